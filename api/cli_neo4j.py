@@ -1,0 +1,59 @@
+"""`vintage neo4j start|stop|status`: manage the local (non-Docker) Neo4j server."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+from graph import neo4j_launcher
+
+neo4j_app = typer.Typer(
+    name="neo4j",
+    help="Run a local Neo4j 5.26 Community server (Java + Maven, no Docker needed).",
+    no_args_is_help=True,
+)
+
+_out = Console()
+_err = Console(stderr=True)
+
+
+def _describe(info: neo4j_launcher.ServerInfo) -> str:
+    return f"[bold]{info.uri}[/bold] (pid {info.pid}, home {info.home})"
+
+
+@neo4j_app.command()
+def start(
+    port: int | None = typer.Option(None, "--port", help="Bolt port; a free one if omitted."),
+) -> None:
+    """Start the server (builds it on first use); no-op if it already runs."""
+    try:
+        with _err.status("Starting Neo4j (the first run compiles the launcher)..."):
+            info = neo4j_launcher.start(port=port)
+    except neo4j_launcher.LauncherError as exc:
+        _err.print(f"[red]Neo4j failed to start:[/red] {exc}", markup=True, highlight=False)
+        raise typer.Exit(1) from exc
+    if port is not None and info.port != port:
+        # start() is idempotent: an already running server wins over the requested port.
+        _err.print(f"[yellow]already running on port {info.port}, not {port}[/yellow]")
+    _out.print(f"Neo4j running at {_describe(info)}")
+
+
+@neo4j_app.command()
+def stop() -> None:
+    """Stop the server if it runs."""
+    try:
+        stopped = neo4j_launcher.stop()
+    except neo4j_launcher.LauncherError as exc:
+        _err.print(f"[red]Neo4j failed to stop:[/red] {exc}", highlight=False)
+        raise typer.Exit(1) from exc
+    _out.print("Neo4j stopped" if stopped else "Neo4j was not running")
+
+
+@neo4j_app.command()
+def status() -> None:
+    """Print the running server's URI; exit status 1 when none runs."""
+    info = neo4j_launcher.status()
+    if info is None:
+        _out.print("Neo4j is not running")
+        raise typer.Exit(1)
+    _out.print(f"Neo4j running at {_describe(info)}")

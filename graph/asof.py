@@ -1,0 +1,149 @@
+"""The as-of predicate: defined once, compiled to Cypher for Neo4j and to Python for embedded.
+
+For tenant τ, scope σ, knowledge cutoff C, valid window V and system instant T, a fact is
+visible iff (DESIGN.md, "Three time axes")::
+
+    tenant = τ ∧ scope ⊇ σ ∧ available_at ≤ C < superseded_at ∧ valid ∩ V ≠ ∅
+    ∧ recorded_at ≤ T < invalidated_at ∧ status ∈ admitted
+
+One refinement makes system time exact: a fact's knowledge interval is closed by a later write,
+so ``superseded_at`` only counts at system instants on or after ``superseded_recorded_at``. Before
+the engine learned of the correction, it would have answered with the open interval.
+
+Defaults, resolved against the store's clock when the read runs: C = now, T = now, V = all time,
+admitted statuses = {active}.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from graph.model import Fact, FactKind, Scope, Status
+from graph.temporal import Interval, all_time, require_utc
+
+
+class TenantRequired(ValueError):
+    """A read or write that names no tenant. It is never widened to every tenant."""
+
+
+@dataclass(frozen=True)
+class AsOf:
+    scope: Scope
+    known_at: datetime | None = None
+    valid: Interval = field(default_factory=all_time)
+    system_at: datetime | None = None
+    statuses: frozenset[Status] = frozenset({Status.ACTIVE})
+    subjects: tuple[str, ...] | None = None
+    predicates: tuple[str, ...] | None = None
+    kinds: tuple[FactKind, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.scope, Scope):
+            raise TenantRequired("an as-of read needs a Scope with a tenant")
+        if self.known_at is not None:
+            object.__setattr__(self, "known_at", require_utc(self.known_at, "known_at"))
+        if self.system_at is not None:
+            object.__setattr__(self, "system_at", require_utc(self.system_at, "system_at"))
+        if not self.statuses:
+            raise ValueError("an as-of read must admit at least one status")
+
+    def resolved(self, now: datetime) -> AsOf:
+        """Fill the "now" defaults from the store's clock, once per read."""
+        return replace(
+            self,
+            known_at=self.known_at if self.known_at is not None else now,
+            system_at=self.system_at if self.system_at is not None else now,
+        )
+
+    def _instants(self) -> tuple[datetime, datetime]:
+        if self.known_at is None or self.system_at is None:
+            raise ValueError("resolve the as-of spec against a clock before compiling it")
+        return self.known_at, self.system_at
+
+
+def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
+    """Compile to a Cypher ``WHERE`` body over node ``alias``; every value is a ``$param``."""
+    if not alias.isidentifier():
+        raise ValueError("alias must be a Cypher identifier")
+    known_at, system_at = spec._instants()
+    f = alias
+    clauses = [
+        f"{f}.tenant = $asof_tenant",
+        f"all(term IN $asof_scope WHERE term IN {f}.scope)",
+        f"{f}.available_at <= $asof_known",
+        f"({f}.superseded_at IS NULL OR $asof_known < {f}.superseded_at"
+        f" OR $asof_system < {f}.superseded_recorded_at)",
+        f"{f}.recorded_at <= $asof_system",
+        f"({f}.invalidated_at IS NULL OR $asof_system < {f}.invalidated_at)",
+        f"{f}.status IN $asof_statuses",
+    ]
+    params: dict[str, Any] = {
+        "asof_tenant": spec.scope.tenant,
+        "asof_scope": spec.scope.terms(),
+        "asof_known": known_at,
+        "asof_system": system_at,
+        "asof_statuses": sorted(s.value for s in spec.statuses),
+    }
+    valid = spec.valid
+    if valid.is_instant:
+        clauses.append(f"{f}.valid_from <= $asof_valid_at")
+        clauses.append(f"({f}.valid_to IS NULL OR $asof_valid_at < {f}.valid_to)")
+        params["asof_valid_at"] = valid.start
+    else:
+        if valid.end is not None:
+            clauses.append(f"{f}.valid_from < $asof_valid_end")
+            params["asof_valid_end"] = valid.end
+        if valid.start is not None:
+            clauses.append(f"({f}.valid_to IS NULL OR $asof_valid_start < {f}.valid_to)")
+            params["asof_valid_start"] = valid.start
+    for name, values in (
+        ("subject", spec.subjects),
+        ("predicate", spec.predicates),
+        ("kind", None if spec.kinds is None else tuple(k.value for k in spec.kinds)),
+    ):
+        if values is not None:
+            clauses.append(f"{f}.{name} IN $asof_{name}s")
+            params[f"asof_{name}s"] = list(values)
+    return "\n  AND ".join(clauses), params
+
+
+def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
+    """Compile to a Python predicate with exactly the semantics of :func:`to_cypher`."""
+    known_at, system_at = spec._instants()
+    tenant = spec.scope.tenant
+    scope_terms = spec.scope.terms()
+    statuses = spec.statuses
+    subjects = _as_set(spec.subjects)
+    predicates = _as_set(spec.predicates)
+    kinds = _as_set(spec.kinds)
+    valid = spec.valid
+
+    def visible(fact: Fact) -> bool:
+        superseded_counts = (
+            fact.superseded_at is not None
+            and fact.superseded_recorded_at is not None
+            and fact.superseded_recorded_at <= system_at
+        )
+        return (
+            fact.tenant == tenant
+            and all(term in fact.scope for term in scope_terms)
+            and fact.available_at <= known_at
+            and not (superseded_counts and fact.superseded_at is not None
+                     and fact.superseded_at <= known_at)
+            and fact.recorded_at <= system_at
+            and (fact.invalidated_at is None or system_at < fact.invalidated_at)
+            and fact.status in statuses
+            and valid.overlaps(fact.valid_from, fact.valid_to)
+            and (subjects is None or fact.subject in subjects)
+            and (predicates is None or fact.predicate in predicates)
+            and (kinds is None or fact.kind in kinds)
+        )
+
+    return visible
+
+
+def _as_set(values: Iterable[Any] | None) -> frozenset[Any] | None:
+    return None if values is None else frozenset(values)

@@ -1,0 +1,60 @@
+"""JSON encoding of the records that cross the storage boundary (the embedded log's lines)."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+from graph.model import DerivationIn, Event, Fact, Source, Subject
+from graph.store import Closure, DerivationWrite, Supersession, Support
+
+_DATACLASSES: dict[str, type[Any]] = {
+    "support": Support,
+    "close": Closure,
+    "supersedes": Supersession,
+}
+_MODELS: dict[str, type[Any]] = {
+    "subject": Subject,
+    "source": Source,
+    "fact": Fact,
+    "event": Event,
+}
+
+
+def encode(op: str, record: Any) -> list[Any]:
+    if op in _MODELS:
+        return [op, record.model_dump(mode="json")]
+    if op == "derivation":
+        assert isinstance(record, DerivationWrite)
+        return [op, {
+            "derivation": record.derivation.model_dump(mode="json"),
+            "used": [list(u) for u in record.used],
+            "generated": list(record.generated),
+            "recorded_at": record.recorded_at.isoformat(),
+        }]
+    fields = dataclasses.asdict(record)
+    return [op, {k: v.isoformat() if isinstance(v, datetime) else v for k, v in fields.items()}]
+
+
+def decode(item: list[Any]) -> tuple[str, Any]:
+    op, payload = item
+    if op in _MODELS:
+        return op, _MODELS[op].model_validate(payload)
+    if op == "derivation":
+        return op, DerivationWrite(
+            derivation=DerivationIn.model_validate(payload["derivation"]),
+            used=tuple((fid, role) for fid, role in payload["used"]),
+            generated=tuple(payload["generated"]),
+            recorded_at=datetime.fromisoformat(payload["recorded_at"]),
+        )
+    cls = _DATACLASSES[op]
+    kwargs = {
+        f.name: _instant(payload[f.name]) if f.type in ("datetime", datetime) else payload[f.name]
+        for f in dataclasses.fields(cls)
+    }
+    return op, cls(**kwargs)
+
+
+def _instant(value: str) -> datetime:
+    return datetime.fromisoformat(value)

@@ -1,0 +1,288 @@
+"""The records Vintage stores: subjects, sources, facts, derivations and events.
+
+Callers build ``*In`` drafts; the engine turns them into stored records, adding what only the
+engine may set (ids of versions, revisions, system time). Validation errors name the field and
+never echo more than a short prefix of the offending value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from datetime import datetime
+from enum import IntEnum, StrEnum
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from graph.temporal import require_utc
+
+MAX_TEXT_BYTES = 16 * 1024
+MAX_NAME_CHARS = 512
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
+
+
+class FactKind(StrEnum):
+    OBSERVATION = "observation"
+    DERIVED = "derived"
+    PREFERENCE = "preference"
+    EXPERIENCE = "experience"
+    TASK_STATE = "task_state"
+    INFERENCE = "inference"
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    CANDIDATE = "candidate"
+    CONFLICTED = "conflicted"
+
+
+class SourceKind(StrEnum):
+    FILING = "filing"
+    EARNINGS_RELEASE = "earnings_release"
+    USER_MESSAGE = "user_message"
+    TOOL_RESULT = "tool_result"
+    DOCUMENT = "document"
+    APPROVED_SUMMARY = "approved_summary"
+    AGENT_OUTPUT = "agent_output"
+    MODEL_INFERENCE = "model_inference"
+    UNKNOWN = "unknown"
+
+
+class Authority(IntEnum):
+    """Higher wins. The order is the one the memory gates use (issue 5)."""
+
+    UNKNOWN_TEXT = 0
+    MODEL_GUESS = 1
+    MULTI_TURN_INFERENCE = 2
+    APPROVED_SUMMARY = 3
+    AUTHORITATIVE = 4
+    USER_STATEMENT = 5
+
+
+DEFAULT_AUTHORITY: dict[SourceKind, Authority] = {
+    SourceKind.FILING: Authority.AUTHORITATIVE,
+    SourceKind.EARNINGS_RELEASE: Authority.AUTHORITATIVE,
+    SourceKind.USER_MESSAGE: Authority.USER_STATEMENT,
+    SourceKind.TOOL_RESULT: Authority.AUTHORITATIVE,
+    SourceKind.DOCUMENT: Authority.AUTHORITATIVE,
+    SourceKind.APPROVED_SUMMARY: Authority.APPROVED_SUMMARY,
+    SourceKind.AGENT_OUTPUT: Authority.MODEL_GUESS,
+    SourceKind.MODEL_INFERENCE: Authority.MODEL_GUESS,
+    SourceKind.UNKNOWN: Authority.UNKNOWN_TEXT,
+}
+
+
+def _name(value: str) -> str:
+    if not value or not value.strip():
+        raise ValueError("must not be empty")
+    if len(value) > MAX_NAME_CHARS:
+        raise ValueError(f"longer than {MAX_NAME_CHARS} characters")
+    return value
+
+
+Name = Annotated[str, AfterValidator(_name)]
+UtcInstant = Annotated[datetime, AfterValidator(require_utc)]
+Value = bool | int | float | str
+
+
+def check_value(value: Value) -> Value:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError("integer outside the 64-bit range")
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError("NaN and infinity are not values")
+        return value
+    if len(value.encode()) > MAX_TEXT_BYTES:
+        raise ValueError(f"text value larger than {MAX_TEXT_BYTES} bytes")
+    return value
+
+
+class Scope(BaseModel):
+    """Tenant (mandatory) plus further hard-filter keys such as user, project or thread."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tenant: Name
+    keys: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("tenant")
+    @classmethod
+    def _tenant_chars(cls, value: str) -> str:
+        if not _SCOPE_PART.match(value):
+            raise ValueError("tenant may use letters, digits and _.:@/- (at most 128)")
+        return value
+
+    @field_validator("keys")
+    @classmethod
+    def _key_chars(cls, value: dict[str, str]) -> dict[str, str]:
+        for k, v in value.items():
+            if k == "tenant":
+                raise ValueError("'tenant' is not a further scope key")
+            if not _SCOPE_PART.match(k) or not _SCOPE_PART.match(v):
+                raise ValueError(f"scope key {k[:40]!r}: letters, digits and _.:@/- only")
+        return value
+
+    def terms(self) -> list[str]:
+        """The canonical ``key=value`` list stored on nodes (Neo4j has no map properties)."""
+        return [f"{k}={v}" for k, v in sorted(self.keys.items())]
+
+    @classmethod
+    def from_terms(cls, tenant: str, terms: list[str]) -> Scope:
+        return cls(tenant=tenant, keys=dict(term.split("=", 1) for term in terms))
+
+
+def digest(*parts: object) -> str:
+    blob = json.dumps(parts, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+class Subject(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Name
+    kind: Name = "entity"
+    name: str | None = None
+    identifiers: tuple[str, ...] = ()
+
+
+class SourceIn(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Name
+    kind: SourceKind
+    available_at: UtcInstant
+    authority: Authority | None = None
+    uri: str | None = None
+    accession: str | None = None
+    form: str | None = None
+    title: str | None = None
+    version: str | None = None
+
+    @property
+    def effective_authority(self) -> Authority:
+        # A caller may lower a source's authority, never raise it above its kind's ceiling.
+        ceiling = DEFAULT_AUTHORITY[self.kind]
+        return ceiling if self.authority is None else min(self.authority, ceiling)
+
+
+class Source(SourceIn):
+    recorded_at: UtcInstant
+
+
+class FactIn(BaseModel):
+    """One assertion as a caller states it. ``source`` names a ``SourceIn`` of the same batch or
+    one already stored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subject: Name
+    predicate: Name
+    value: Value
+    unit: str | None = None
+    valid_from: UtcInstant
+    valid_to: UtcInstant | None = None
+    kind: FactKind = FactKind.OBSERVATION
+    status: Status = Status.ACTIVE
+    source: Name | None = None
+    owner: str | None = None
+    retention_reason: str | None = None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _strict_value(cls, value: Any) -> Any:
+        if not isinstance(value, bool | int | float | str):
+            raise ValueError(f"unsupported value type {type(value).__name__}")
+        return value
+
+    @field_validator("value")
+    @classmethod
+    def _checked_value(cls, value: Value) -> Value:
+        return check_value(value)
+
+    @model_validator(mode="after")
+    def _valid_interval(self) -> FactIn:
+        if self.source is None and self.kind is not FactKind.DERIVED:
+            raise ValueError(f"a {self.kind.value} fact needs a source (derived facts have none)")
+        if self.valid_to is not None and self.valid_to <= self.valid_from:
+            raise ValueError(
+                f"valid_to {self.valid_to.isoformat()} must be after "
+                f"valid_from {self.valid_from.isoformat()} (intervals are half-open)"
+            )
+        return self
+
+    def assertion_key(self, scope: Scope) -> str:
+        """Identity of the assertion (not of a value): what supersede and history group by.
+        The tenant is not hashed in: it is part of every key and constraint beside the id."""
+        return "k" + digest(
+            scope.terms(), self.subject, self.predicate,
+            self.valid_from.isoformat(), self.valid_to.isoformat() if self.valid_to else None,
+        )
+
+    def content_hash(self) -> str:
+        return digest(type(self.value).__name__, self.value, self.unit)
+
+
+def version_id(key: str, revision: int) -> str:
+    return f"{key}.r{revision}"
+
+
+class Fact(BaseModel):
+    """A stored version of an assertion, with all three axes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    key: str
+    revision: int
+    tenant: str
+    scope: tuple[str, ...]
+    kind: FactKind
+    status: Status
+    subject: str
+    predicate: str
+    value: Value
+    unit: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+    available_at: datetime
+    superseded_at: datetime | None
+    superseded_recorded_at: datetime | None
+    recorded_at: datetime
+    invalidated_at: datetime | None
+    authority: int
+    owner: str | None
+    retention_reason: str | None
+    content_hash: str
+    event_id: str
+
+
+class DerivationIn(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Name
+    recipe: Name
+    version: Name
+    formula: str | None = None
+    parameters: dict[str, Value] = Field(default_factory=dict)
+
+
+class Event(BaseModel):
+    """Append-only audit record of one mutation. ``details`` never carries erased content."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    tenant: str
+    at: datetime
+    actor: str
+    action: str
+    reason: str | None = None
+    details: dict[str, Value] = Field(default_factory=dict)

@@ -1,0 +1,452 @@
+"""Start, stop and inspect a local Neo4j 5.26 Community server without Docker.
+
+The server is the small embedded launcher in ``docker/neo4j-embedded`` (a Maven project that
+depends on ``org.neo4j:neo4j``). It is compiled once with Maven, then run as a detached ``java``
+process whose state (Neo4j home, ``server.json``, ``server.log``) lives in :func:`state_dir`.
+
+Environment:
+
+* ``VINTAGE_NEO4J_HOME``: state directory (default ``<repo>/.vintage/neo4j``).
+* ``VINTAGE_NEO4J_HEAP``: maximum JVM heap, e.g. ``1g`` (default ``768m``).
+* ``VINTAGE_NEO4J_PASSWORD``: turns authentication on, user ``neo4j`` (Neo4j requires at
+  least 8 characters). Unset means no authentication.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+__all__ = [
+    "HEAP_ENV",
+    "HOME_ENV",
+    "MAIN_CLASS",
+    "PASSWORD_ENV",
+    "READY_MARKER",
+    "BuildResult",
+    "LauncherError",
+    "ServerInfo",
+    "auth",
+    "build",
+    "ensure_running",
+    "java_command",
+    "launcher_dir",
+    "start",
+    "state_dir",
+    "status",
+    "stop",
+]
+
+MAIN_CLASS = "dev.vintage.neo4j.Launcher"
+READY_MARKER = "VINTAGE_NEO4J_READY "
+HOME_ENV = "VINTAGE_NEO4J_HOME"
+HEAP_ENV = "VINTAGE_NEO4J_HEAP"
+PASSWORD_ENV = "VINTAGE_NEO4J_PASSWORD"
+
+_DEFAULT_HEAP = "768m"
+_INITIAL_HEAP_BYTES = 128 * 1024**2
+_LOG_TAIL_CHARS = 4000
+_SIZE_RE = re.compile(r"^(\d+)([kmg]?)$", re.IGNORECASE)
+
+# Servers spawned by this process. Holding the Popen keeps it from being garbage collected
+# while the server runs (which would raise a ResourceWarning) and lets us reap it on exit.
+_spawned: dict[int, subprocess.Popen[bytes]] = {}
+
+# Neo4j 5.26's own `server.jvm.additional` defaults from neo4j.conf, minus the ones that do not
+# fit a small dev/test server: -XX:+AlwaysPreTouch would commit the whole heap up front, and
+# the TLS / flight-recorder flags concern features this server never enables.
+_NEO4J_JVM_FLAGS: tuple[str, ...] = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Dlog4j2.disable.jmx=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+)
+
+
+class LauncherError(RuntimeError):
+    """The local Neo4j server could not be built, started or stopped."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    classes_dir: Path
+    classpath: str
+    rebuilt: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    uri: str
+    pid: int
+    port: int
+    home: Path
+
+
+def launcher_dir() -> Path:
+    return Path(__file__).resolve().parents[1] / "docker" / "neo4j-embedded"
+
+
+def state_dir() -> Path:
+    override = os.environ.get(HOME_ENV)
+    if override:
+        return Path(override).expanduser().resolve()
+    return Path(__file__).resolve().parents[1] / ".vintage" / "neo4j"
+
+
+def auth() -> tuple[str, str] | None:
+    """Credentials a client needs for the server this environment starts."""
+    password = os.environ.get(PASSWORD_ENV)
+    return ("neo4j", password) if password else None
+
+
+# --------------------------------------------------------------------------- build
+
+
+def _classes_dir() -> Path:
+    return launcher_dir() / "target" / "classes"
+
+
+def _classpath_file() -> Path:
+    return launcher_dir() / "target" / "classpath.txt"
+
+
+def _main_class_file() -> Path:
+    return _classes_dir() / Path(*MAIN_CLASS.split(".")).with_suffix(".class")
+
+
+def _tail(text: str, limit: int = _LOG_TAIL_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else "...\n" + text[-limit:]
+
+
+def _read_classpath() -> str | None:
+    try:
+        return _classpath_file().read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+
+
+def _is_stale() -> bool:
+    outputs = [_classpath_file(), _main_class_file()]
+    if not all(p.exists() for p in outputs):
+        return True
+    root = launcher_dir()
+    inputs = [root / "pom.xml", *(root / "src").rglob("*.java")]
+    newest_input = max(p.stat().st_mtime for p in inputs)
+    if min(p.stat().st_mtime for p in outputs) < newest_input:
+        return True
+    # A wiped or pruned ~/.m2 leaves classpath.txt pointing at jars that no longer exist.
+    classpath = _read_classpath() or ""
+    return not all(Path(jar).exists() for jar in classpath.split(os.pathsep) if jar)
+
+
+def _require_tool(name: str) -> str:
+    if name == "java":
+        java_home = os.environ.get("JAVA_HOME")
+        if java_home and (Path(java_home) / "bin" / "java").is_file():
+            return str(Path(java_home) / "bin" / "java")
+    found = shutil.which(name)
+    if found is None:
+        raise LauncherError(
+            f"`{name}` is not on PATH; the local Neo4j server needs Java 17+ and Maven 3.8+ "
+            "(or set NEO4J_URI to use an existing server)"
+        )
+    return found
+
+
+def build(force: bool = False) -> BuildResult:
+    """Compile the launcher and resolve Neo4j's classpath, only when something changed."""
+    began = time.monotonic()
+    _require_tool("java")
+    if force or _is_stale():
+        mvn = _require_tool("mvn")
+        root = launcher_dir()
+        command = [
+            mvn, "-q", "-B", "-f", str(root / "pom.xml"),
+            "compile", "dependency:build-classpath",
+            f"-Dmdep.outputFile={_classpath_file()}",
+        ]  # fmt: skip
+        try:
+            done = subprocess.run(
+                command, cwd=root, capture_output=True, text=True, check=False, timeout=1800
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise LauncherError(f"build timed out: {' '.join(command)}") from exc
+        if done.returncode != 0 or _is_stale():
+            raise LauncherError(
+                f"build failed (exit {done.returncode}): {' '.join(command)}\n"
+                f"{_tail(done.stdout + done.stderr)}"
+            )
+        rebuilt = True
+    else:
+        rebuilt = False
+    classpath = _read_classpath()
+    if classpath is None:  # pragma: no cover - _is_stale() guarantees the file exists
+        raise LauncherError(f"missing {_classpath_file()} after build")
+    return BuildResult(_classes_dir(), classpath, rebuilt, time.monotonic() - began)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _parse_size(value: str) -> int:
+    match = _SIZE_RE.match(value.strip())
+    if match is None:
+        raise LauncherError(f"invalid size {value!r}; expected e.g. 512m or 1g")
+    number, unit = int(match.group(1)), match.group(2).lower()
+    return number * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[unit]
+
+
+def java_command(port: int, home: Path, pagecache: str = "64m") -> list[str]:
+    classpath = _read_classpath()
+    if classpath is None:
+        raise LauncherError("the launcher is not built yet; call build() first")
+    _parse_size(pagecache)
+    heap = os.environ.get(HEAP_ENV) or _DEFAULT_HEAP
+    # -Xms above -Xmx makes the JVM refuse to start, so a tiny override lowers both.
+    initial = min(_parse_size(heap), _INITIAL_HEAP_BYTES)
+    return [
+        _require_tool("java"),
+        f"-Xms{initial // 1024}k",
+        f"-Xmx{heap}",
+        *_NEO4J_JVM_FLAGS,
+        "-cp",
+        os.pathsep.join([str(_classes_dir()), classpath]),
+        MAIN_CLASS,
+        "--port", str(port),
+        "--home", str(home),
+        "--pagecache", pagecache,
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- process state
+
+
+def _server_file() -> Path:
+    return state_dir() / "server.json"
+
+
+def _log_file() -> Path:
+    return state_dir() / "server.log"
+
+
+def _neo4j_home() -> Path:
+    return state_dir() / "data"
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    # Parallel test workers or CLI calls must not spawn two servers on one store.
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / ".lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _read_server() -> ServerInfo | None:
+    try:
+        raw = json.loads(_server_file().read_text(encoding="utf-8"))
+        return ServerInfo(str(raw["uri"]), int(raw["pid"]), int(raw["port"]), Path(raw["home"]))
+    except FileNotFoundError:
+        return None
+    except (ValueError, KeyError, TypeError):
+        _server_file().unlink(missing_ok=True)
+        return None
+
+
+def _write_server(info: ServerInfo) -> None:
+    target = _server_file()
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    payload = {**asdict(info), "home": str(info.home)}
+    with tmp.open("w", encoding="utf-8") as handle:
+        json.dump(payload, handle, indent=2)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, target)
+
+
+def _pid_alive(pid: int) -> bool:
+    child = _spawned.get(pid)
+    if child is not None:
+        # Our own child turns into a zombie when it exits; kill(pid, 0) would still see it.
+        if child.poll() is None:
+            return True
+        del _spawned[pid]
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc") / str(pid)
+    if not proc.exists():
+        return True  # no procfs (macOS): the kill probe is all we have
+    try:
+        # The pid may have been recycled by an unrelated process since server.json was written.
+        if MAIN_CLASS.encode() not in (proc / "cmdline").read_bytes():
+            return False
+        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in {"Z", "X"}
+
+
+def _bolt_answers(uri: str, timeout: float = 5.0) -> bool:
+    try:
+        with GraphDatabase.driver(
+            uri, auth=auth(), connection_timeout=timeout, max_connection_lifetime=timeout * 2
+        ) as driver:
+            driver.verify_connectivity()
+    except AuthError:
+        return True  # the server is up; the caller just holds other credentials
+    except (DriverError, Neo4jError, OSError):
+        return False
+    return True
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _log_tail() -> str:
+    try:
+        return _tail(_log_file().read_text(encoding="utf-8", errors="replace"))
+    except FileNotFoundError:
+        return "(no server.log)"
+
+
+def _terminate(pid: int, timeout: float) -> None:
+    def signal_group(sig: signal.Signals) -> None:
+        # The server leads its own session, so the group reaches any helper it forked too.
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+
+    signal_group(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid):
+            return
+        time.sleep(0.1)
+    signal_group(signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _pid_alive(pid):
+        time.sleep(0.1)
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def status() -> ServerInfo | None:
+    info = _read_server()
+    if info is None:
+        return None
+    if not _pid_alive(info.pid):
+        _server_file().unlink(missing_ok=True)
+        return None
+    # Alive but deaf (hung, or mid-shutdown): keep server.json so stop() can still reach it.
+    return info if _bolt_answers(info.uri) else None
+
+
+def _wait_ready(process: subprocess.Popen[bytes], deadline: float) -> str:
+    log = _log_file()
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise LauncherError(
+                f"Neo4j exited with code {process.returncode} during startup; {log}:\n{_log_tail()}"
+            )
+        with contextlib.suppress(FileNotFoundError):
+            for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+                if line.startswith(READY_MARKER):
+                    uri = line[len(READY_MARKER) :].strip()
+                    if _bolt_answers(uri):
+                        return uri
+        time.sleep(0.2)
+    raise LauncherError(f"Neo4j did not become ready before the timeout; {log}:\n{_log_tail()}")
+
+
+def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
+    """Return the running server, starting (and if needed building) it first."""
+    with _locked():
+        current = _read_server()
+        if current is not None and _pid_alive(current.pid):
+            if _bolt_answers(current.uri):
+                return current
+            _terminate(current.pid, 30)
+        _server_file().unlink(missing_ok=True)
+
+        deadline = time.monotonic() + timeout
+        build()
+        chosen = port if port is not None else _free_port()
+        home = _neo4j_home()
+        home.mkdir(parents=True, exist_ok=True)
+        command = java_command(chosen, home)
+        with _log_file().open("wb") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=state_dir(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        _spawned[process.pid] = process
+        try:
+            uri = _wait_ready(process, deadline)
+        except BaseException:
+            _terminate(process.pid, 20)
+            raise
+        info = ServerInfo(uri=uri, pid=process.pid, port=chosen, home=home)
+        _write_server(info)
+        return info
+
+
+def stop(timeout: float = 60) -> bool:
+    """Stop the server recorded in server.json; False when none was running."""
+    with _locked():
+        info = _read_server()
+        if info is None:
+            return False
+        running = _pid_alive(info.pid)
+        if running:
+            _terminate(info.pid, timeout)
+            if _pid_alive(info.pid):
+                raise LauncherError(f"Neo4j (pid {info.pid}) survived SIGKILL")
+        _server_file().unlink(missing_ok=True)
+        return running
+
+
+def ensure_running() -> str:
+    return start().uri

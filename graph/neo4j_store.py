@@ -1,0 +1,251 @@
+"""The Neo4j backend: runs the builders of ``graph.cypher``; holds no query text of its own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j.exceptions import ConstraintError
+from neo4j.time import DateTime
+
+from graph import cypher
+from graph.asof import AsOf
+from graph.model import DerivationIn, Event, Fact, Source, Subject
+from graph.schema import FACT, SCHEMA_STATEMENTS, SOURCE
+from graph.store import (
+    Clock,
+    Closure,
+    ConflictError,
+    DerivationWrite,
+    Direction,
+    Edge,
+    Reached,
+    Supersession,
+    Support,
+    Walk,
+)
+
+T = TypeVar("T")
+_FACT_FIELDS = tuple(Fact.model_fields)
+_CONSTRAINT_RETRIES = 3
+
+
+def native(value: Any) -> Any:
+    return value.to_native() if isinstance(value, DateTime) else value
+
+
+def _props(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: native(v) for k, v in record.items()}
+
+
+def fact_from(props: dict[str, Any]) -> Fact:
+    values = _props(props)
+    values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
+    values["scope"] = tuple(values["scope"] or ())
+    return Fact.model_validate(values)
+
+
+def fact_row(fact: Fact) -> dict[str, Any]:
+    row = fact.model_dump()
+    row["scope"] = list(fact.scope)
+    row["kind"] = fact.kind.value
+    row["status"] = fact.status.value
+    return {k: v for k, v in row.items() if v is not None}
+
+
+class Neo4jStore:
+    def __init__(self, driver: neo4j.Driver, clock: Clock, database: str | None = None) -> None:
+        self.driver = driver
+        self.database = database
+        self._clock = clock
+
+    @classmethod
+    def connect(
+        cls, uri: str, clock: Clock, auth: tuple[str, str] | None = None,
+        database: str | None = None,
+    ) -> Neo4jStore:
+        driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+        driver.verify_connectivity()
+        return cls(driver, clock, database)
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def _session(self) -> neo4j.Session:
+        return self.driver.session(database=self.database)
+
+    def ensure_schema(self) -> None:
+        with self._session() as session:
+            for statement in SCHEMA_STATEMENTS:
+                session.run(statement).consume()
+            session.run("CALL db.awaitIndexes(300)").consume()
+
+    def run(self, query: cypher.Query) -> list[dict[str, Any]]:
+        """Run one read query in its own transaction."""
+        def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+            return [r.data() for r in tx.run(query.text, query.params)]
+        with self._session() as session:
+            return session.execute_read(work)
+
+    def write(self, tenant: str, work: Callable[[Any], T]) -> T:
+        # Two writers that plan the same new version collide on the (tenant, id) constraint;
+        # the loser replans on the state the winner left (a CAS then reports the conflict).
+        for attempt in range(_CONSTRAINT_RETRIES):
+            try:
+                with self._session() as session:
+                    return session.execute_write(lambda tx: work(_Tx(tx, tenant)))
+            except ConstraintError as exc:
+                if attempt == _CONSTRAINT_RETRIES - 1:
+                    raise ConflictError(f"concurrent write kept colliding: {exc.message}") from exc
+        raise AssertionError("unreachable")
+
+    def purge_tenant(self, tenant: str) -> None:
+        query = cypher.purge_tenant(tenant)
+        with self._session() as session:
+            session.run(query.text, query.params).consume()
+
+    def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
+        rows = self.run(cypher.read_facts(spec.resolved(self.now()), limit))
+        return [fact_from(r["f"]) for r in rows]
+
+    def history(self, tenant: str, key: str) -> list[Fact]:
+        return [fact_from(r["f"]) for r in self.run(cypher.history(tenant, key))]
+
+    def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]:
+        rows = self.run(cypher.supports(tenant, fact_ids))
+        return [Support(**_props(r)) for r in rows]
+
+    def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
+        rows = self.run(cypher.nodes_by_id(tenant, SOURCE, ids))
+        return [_source(r["n"]) for r in rows]
+
+    def events(self, tenant: str) -> list[Event]:
+        return [_event(r["e"]) for r in self.run(cypher.events(tenant))]
+
+    def walk(
+        self, tenant: str, start_ids: Sequence[str], direction: Direction,
+        system_at: datetime, max_depth: int = 32,
+    ) -> Walk:
+        def work(tx: neo4j.ManagedTransaction) -> Walk:
+            reach = cypher.walk_reach(tenant, start_ids, direction, system_at, max_depth)
+            rows = [r.data() for r in tx.run(reach.text, reach.params)]
+            starts = cypher.start_elements(tenant, start_ids)
+            frontier = [r["element"] for r in tx.run(starts.text, starts.params)]
+            frontier += [r["element"] for r in rows if r["depth"] < max_depth]
+            edges_q = cypher.walk_edges(tenant, frontier, direction, system_at)
+            edges = {
+                Edge(r["start"], r["type"], r["end"], _props(r["props"]))
+                for r in tx.run(edges_q.text, edges_q.params)
+            }
+            reached = tuple(Reached(r["id"], r["label"], r["depth"]) for r in rows)
+            return Walk(reached, tuple(sorted(edges, key=lambda e: (e.type, e.start, e.end))))
+
+        with self._session() as session:
+            return session.execute_read(work)
+
+
+def _source(props: dict[str, Any]) -> Source:
+    values = _props(props)
+    values.pop("tenant", None)
+    return Source.model_validate(values)
+
+
+def _event(props: dict[str, Any]) -> Event:
+    values = _props(props)
+    values["details"] = json.loads(values.get("details") or "{}")
+    return Event.model_validate(values)
+
+
+class _Tx:
+    def __init__(self, tx: neo4j.ManagedTransaction, tenant: str) -> None:
+        self.tx = tx
+        self.tenant = tenant
+
+    def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
+        return [r.data() for r in self.tx.run(query.text, query.params)]
+
+    def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
+        found: dict[str, list[Fact]] = {}
+        for row in self._run(cypher.live_versions(self.tenant, keys)):
+            fact = fact_from(row["f"])
+            found.setdefault(fact.key, []).append(fact)
+        return found
+
+    def existing(self, label: str, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        return {r["id"] for r in self._run(cypher.existing(self.tenant, label, ids))}
+
+    def get_sources(self, ids: Sequence[str]) -> dict[str, Source]:
+        rows = self._run(cypher.nodes_by_id(self.tenant, SOURCE, ids)) if ids else []
+        return {s.id: s for s in map(_source, (r["n"] for r in rows))}
+
+    def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
+        rows = self._run(cypher.nodes_by_id(self.tenant, FACT, ids)) if ids else []
+        return {f.id: f for f in (fact_from(r["n"]) for r in rows)}
+
+    def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
+        if not fact_ids:
+            return []
+        return [Support(**_props(r)) for r in self._run(cypher.supports(self.tenant, fact_ids))]
+
+    def put_subjects(self, subjects: Sequence[Subject]) -> None:
+        if subjects:
+            rows = [{k: v for k, v in s.model_dump().items() if v is not None} for s in subjects]
+            for row in rows:
+                row["identifiers"] = list(row["identifiers"])
+            self._run(cypher.merge_subjects(self.tenant, rows))
+
+    def put_sources(self, sources: Sequence[Source]) -> None:
+        if sources:
+            rows = [s.model_dump(mode="python", exclude_none=True) for s in sources]
+            for row, source in zip(rows, sources, strict=True):
+                row["kind"] = source.kind.value
+                if source.authority is not None:
+                    row["authority"] = int(source.authority)
+            self._run(cypher.create_sources(self.tenant, rows))
+
+    def create_facts(self, facts: Sequence[Fact]) -> None:
+        if facts:
+            self._run(cypher.create_facts(self.tenant, [fact_row(f) for f in facts]))
+
+    def add_support(self, rows: Sequence[Support]) -> None:
+        if rows:
+            self._run(cypher.add_support(self.tenant, [asdict(r) for r in rows]))
+
+    def close_knowledge(self, rows: Sequence[Closure]) -> None:
+        if rows:
+            closed = self._run(cypher.close_knowledge(self.tenant, [asdict(r) for r in rows]))
+            if closed[0]["closed"] != len(rows):
+                raise ConflictError("another writer closed one of these facts first")
+
+    def link_supersedes(self, rows: Sequence[Supersession]) -> None:
+        if rows:
+            self._run(cypher.link_supersedes(self.tenant, [asdict(r) for r in rows]))
+
+    def put_derivation(self, write: DerivationWrite) -> None:
+        self._run(cypher.create_derivation(
+            self.tenant,
+            _derivation_props(write.derivation, write.recorded_at),
+            [{"fact_id": fid, "role": role} for fid, role in write.used],
+            list(write.generated),
+        ))
+
+    def append_event(self, event: Event) -> None:
+        props = event.model_dump(exclude={"details"}, exclude_none=True)
+        props["details"] = json.dumps(event.details, sort_keys=True)
+        self._run(cypher.create_event(self.tenant, props))
+
+
+def _derivation_props(derivation: DerivationIn, recorded_at: datetime) -> dict[str, Any]:
+    props = derivation.model_dump(exclude={"parameters"}, exclude_none=True)
+    props["parameters"] = json.dumps(derivation.parameters, sort_keys=True)
+    props["recorded_at"] = recorded_at
+    return props

@@ -1,0 +1,137 @@
+"""The storage boundary: the primitives each backend implements, and nothing more.
+
+Semantics (idempotency, supersede, compare-and-set, the as-of predicate) live above this line,
+written once (``graph.writes``, ``graph.asof``). A backend only has to store records atomically,
+answer the compiled as-of predicate inside its own query, and walk lineage edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Protocol, TypeVar
+
+from graph.asof import AsOf
+from graph.model import DerivationIn, Event, Fact, Source, Subject
+
+T = TypeVar("T")
+Clock = Callable[[], datetime]
+
+
+class StoreError(RuntimeError):
+    """The store refused an operation; nothing of it was written."""
+
+
+class ConflictError(StoreError):
+    """A compare-and-set saw another revision than the caller expected."""
+
+
+class UnknownReference(StoreError):
+    """A write names a subject, source or fact that does not exist in its tenant."""
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    fact_id: str
+    source_id: str
+    available_at: datetime
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Closure:
+    """Close a fact's knowledge interval at ``superseded_at``, learned at ``recorded_at``."""
+
+    fact_id: str
+    superseded_at: datetime
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Supersession:
+    new_id: str
+    old_id: str
+    source_id: str
+    at: datetime
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DerivationWrite:
+    derivation: DerivationIn
+    used: tuple[tuple[str, str], ...]  # (fact id, role)
+    generated: tuple[str, ...]
+    recorded_at: datetime
+
+
+class Direction(StrEnum):
+    UPSTREAM = "upstream"  # towards evidence: inputs, sources, older versions
+    DOWNSTREAM = "downstream"  # towards consequences: derived facts, newer versions
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    start: str
+    type: str
+    end: str
+    props: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Reached:
+    id: str
+    label: str
+    depth: int
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What a lineage walk reached (with its shortest depth) and every live edge among it."""
+
+    reached: tuple[Reached, ...]
+    edges: tuple[Edge, ...]
+
+    def ids(self, label: str | None = None) -> set[str]:
+        return {r.id for r in self.reached if label is None or r.label == label}
+
+
+class StoreTx(Protocol):
+    """One atomic unit of work within one tenant. Reads see committed state only."""
+
+    tenant: str
+
+    def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
+        """Versions live in system time now, per assertion key, oldest revision first."""
+        ...
+    def existing(self, label: str, ids: Sequence[str]) -> set[str]: ...
+    def get_sources(self, ids: Sequence[str]) -> dict[str, Source]: ...
+    def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]: ...
+    def supports_of(self, fact_ids: Sequence[str]) -> list[Support]: ...
+    def put_subjects(self, subjects: Sequence[Subject]) -> None: ...
+    def put_sources(self, sources: Sequence[Source]) -> None: ...
+    def create_facts(self, facts: Sequence[Fact]) -> None: ...
+    def add_support(self, rows: Sequence[Support]) -> None: ...
+    def close_knowledge(self, rows: Sequence[Closure]) -> None: ...
+    def link_supersedes(self, rows: Sequence[Supersession]) -> None: ...
+    def put_derivation(self, write: DerivationWrite) -> None: ...
+    def append_event(self, event: Event) -> None: ...
+
+
+class Store(Protocol):
+    """A backend. ``now`` is its clock: system time is set here, never by callers."""
+
+    def now(self) -> datetime: ...
+    def ensure_schema(self) -> None: ...
+    def write(self, tenant: str, work: Callable[[StoreTx], T]) -> T: ...
+    def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]: ...
+    def history(self, tenant: str, key: str) -> list[Fact]: ...
+    def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]: ...
+    def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]: ...
+    def events(self, tenant: str) -> list[Event]: ...
+    def walk(
+        self, tenant: str, start_ids: Sequence[str], direction: Direction,
+        system_at: datetime, max_depth: int = 32,
+    ) -> Walk: ...
+    def close(self) -> None: ...

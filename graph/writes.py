@@ -1,0 +1,301 @@
+"""Write semantics, once for every backend: idempotent batches, supersede, compare-and-set.
+
+A batch is planned inside one store transaction: read the current version of every assertion it
+touches, decide per draft (new, repeat, correction), then write the plan with a handful of bulk
+primitives. Any refusal raises before the first write, so bad input changes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from graph.model import (
+    DerivationIn,
+    Event,
+    Fact,
+    FactIn,
+    FactKind,
+    Scope,
+    Source,
+    SourceIn,
+    Subject,
+    version_id,
+)
+from graph.schema import FACT, SUBJECT
+from graph.store import (
+    Closure,
+    ConflictError,
+    DerivationWrite,
+    Store,
+    StoreError,
+    StoreTx,
+    Supersession,
+    Support,
+    UnknownReference,
+)
+
+
+@dataclass(frozen=True)
+class Batch:
+    subjects: Sequence[Subject] = ()
+    sources: Sequence[SourceIn] = ()
+    facts: Sequence[FactIn] = ()
+
+
+@dataclass
+class WriteReport:
+    event_id: str | None = None
+    created: list[str] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
+    superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
+
+    @property
+    def changed(self) -> bool:
+        return self.event_id is not None
+
+
+@dataclass
+class _Plan:
+    now: datetime
+    scope: Scope
+    sources: dict[str, Source]
+    history: dict[str, list[Fact]]  # live versions per assertion key, oldest first
+    pending: dict[str, Fact] = field(default_factory=dict)
+    supports: list[Support] = field(default_factory=list)
+    closures: list[Closure] = field(default_factory=list)
+    links: list[Supersession] = field(default_factory=list)
+    report: WriteReport = field(default_factory=WriteReport)
+
+
+def record(
+    store: Store,
+    scope: Scope,
+    batch: Batch,
+    *,
+    actor: str,
+    reason: str | None = None,
+    expected: Mapping[str, int | None] | None = None,
+) -> WriteReport:
+    """Write a batch atomically. ``expected`` maps assertion keys to the revision the caller
+    last saw (``None``: "must not exist yet"); a mismatch raises :class:`ConflictError`."""
+
+    def work(tx: StoreTx) -> WriteReport:
+        now = store.now()
+        sources, new_sources = _resolve_sources(tx, batch, now)
+        _check_subjects(tx, batch)
+        keys = [draft.assertion_key(scope) for draft in batch.facts]
+        plan = _Plan(now, scope, sources, tx.versions(sorted(set(keys))))
+        _check_expected(plan.history, expected or {})
+        event_id = "e" + uuid.uuid4().hex
+        for key, draft in zip(keys, batch.facts, strict=True):
+            _plan_draft(plan, key, draft, event_id)
+        known = tx.existing(SUBJECT, [s.id for s in batch.subjects])
+        new_subjects = [s for s in batch.subjects if s.id not in known]
+        plan.supports = _fresh(tx, plan.supports)
+        if not (plan.pending or plan.supports or new_sources or new_subjects):
+            return plan.report  # an idempotent rewrite: nothing to record, no event
+        tx.put_subjects(new_subjects)
+        tx.put_sources(new_sources)
+        tx.create_facts(list(plan.pending.values()))
+        tx.add_support(plan.supports)
+        tx.close_knowledge(plan.closures)
+        tx.link_supersedes(plan.links)
+        tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan))
+        plan.report.event_id = event_id
+        return plan.report
+
+    return store.write(scope.tenant, work)
+
+
+def _resolve_sources(
+    tx: StoreTx, batch: Batch, now: datetime,
+) -> tuple[dict[str, Source], list[Source]]:
+    given = {s.id: s for s in batch.sources}
+    named = {d.source for d in batch.facts if d.source is not None}
+    stored = tx.get_sources(sorted(set(given) | named))
+    resolved: dict[str, Source] = dict(stored)
+    new: list[Source] = []
+    for sid, draft in given.items():
+        if sid in stored:
+            if stored[sid].model_dump(exclude={"recorded_at"}) != draft.model_dump():
+                raise StoreError(f"source {sid!r} is already recorded with other attributes")
+        else:
+            resolved[sid] = Source(**draft.model_dump(), recorded_at=now)
+            new.append(resolved[sid])
+    missing = named - set(resolved)
+    if missing:
+        raise UnknownReference(f"unknown source(s): {', '.join(sorted(missing)[:5])}")
+    return resolved, new
+
+
+def _check_subjects(tx: StoreTx, batch: Batch) -> None:
+    named = {d.subject for d in batch.facts} - {s.id for s in batch.subjects}
+    missing = named - tx.existing(SUBJECT, sorted(named))
+    if missing:
+        raise UnknownReference(f"unknown subject(s): {', '.join(sorted(missing)[:5])}")
+
+
+def _check_expected(
+    history: Mapping[str, list[Fact]], expected: Mapping[str, int | None],
+) -> None:
+    for key, revision in expected.items():
+        seen = history[key][-1].revision if history.get(key) else None
+        if seen != revision:
+            raise ConflictError(
+                f"assertion {key}: expected revision {revision}, the store holds {seen}"
+            )
+
+
+def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
+    assert draft.source is not None
+    source = plan.sources[draft.source]
+    versions = plan.history.setdefault(key, [])
+    cur = versions[-1] if versions else None
+    if cur is not None and source.available_at < cur.available_at:
+        # A late-arriving older source: it may only repeat the vintage it was published in.
+        then = _version_at(versions, source.available_at)
+        if then is not None and then.content_hash == draft.content_hash():
+            _support(plan, then, source)
+            return
+        raise StoreError(
+            f"{draft.subject} {draft.predicate}: source {source.id!r} (available "
+            f"{source.available_at.isoformat()}) is older than the current version (available "
+            f"{cur.available_at.isoformat()}) and disagrees with what was known then; "
+            "out-of-order corrections are refused"
+        )
+    if cur is not None and cur.content_hash == draft.content_hash():
+        _support(plan, cur, source)
+        return
+    fact = _new_fact(plan, key, draft, source, 1 if cur is None else cur.revision + 1, event_id)
+    plan.pending[fact.id] = fact
+    versions.append(fact)
+    plan.supports.append(Support(fact.id, source.id, source.available_at, plan.now))
+    plan.report.created.append(fact.id)
+    if cur is None:
+        return
+    plan.links.append(Supersession(fact.id, cur.id, source.id, source.available_at, plan.now))
+    plan.report.superseded.append((cur.id, fact.id))
+    closed = {"superseded_at": source.available_at, "superseded_recorded_at": plan.now}
+    if cur.id in plan.pending:  # corrected within the same batch
+        plan.pending[cur.id] = versions[-2] = cur.model_copy(update=closed)
+    else:
+        versions[-2] = cur.model_copy(update=closed)
+        plan.closures.append(Closure(cur.id, source.available_at, plan.now))
+
+
+def _version_at(versions: list[Fact], t: datetime) -> Fact | None:
+    for fact in versions:
+        if fact.available_at <= t and (fact.superseded_at is None or t < fact.superseded_at):
+            return fact
+    return None
+
+
+def _support(plan: _Plan, fact: Fact, source: Source) -> None:
+    plan.supports.append(Support(fact.id, source.id, source.available_at, plan.now))
+    plan.report.repeated.append(fact.id)
+
+
+def _new_fact(
+    plan: _Plan, key: str, draft: FactIn, source: Source, revision: int, event_id: str,
+) -> Fact:
+    return Fact(
+        id=version_id(key, revision), key=key, revision=revision,
+        tenant=plan.scope.tenant, scope=tuple(plan.scope.terms()),
+        kind=draft.kind, status=draft.status, subject=draft.subject,
+        predicate=draft.predicate, value=draft.value, unit=draft.unit,
+        valid_from=draft.valid_from, valid_to=draft.valid_to,
+        available_at=source.available_at, superseded_at=None, superseded_recorded_at=None,
+        recorded_at=plan.now, invalidated_at=None,
+        authority=int(source.effective_authority), owner=draft.owner,
+        retention_reason=draft.retention_reason, content_hash=draft.content_hash(),
+        event_id=event_id,
+    )
+
+
+def _fresh(tx: StoreTx, supports: list[Support]) -> list[Support]:
+    """Drop support edges that already exist, so that a repeat of a repeat is a no-op."""
+    have = {(s.fact_id, s.source_id) for s in tx.supports_of(sorted({s.fact_id for s in supports}))}
+    seen: set[tuple[str, str]] = set()
+    fresh = []
+    for s in supports:
+        pair = (s.fact_id, s.source_id)
+        if pair not in have and pair not in seen:
+            seen.add(pair)
+            fresh.append(s)
+    return fresh
+
+
+def _event(
+    tenant: str, event_id: str, now: datetime, actor: str, action: str,
+    reason: str | None, plan: _Plan,
+) -> Event:
+    return Event(
+        id=event_id, tenant=tenant, at=now, actor=actor, action=action, reason=reason,
+        details={
+            "created": len(plan.report.created),
+            "superseded": len(plan.report.superseded),
+            "support_added": len(plan.supports),
+        },
+    )
+
+
+def derive(
+    store: Store,
+    scope: Scope,
+    derivation: DerivationIn,
+    used: Sequence[tuple[str, str]],
+    outputs: Sequence[FactIn],
+    *,
+    actor: str,
+) -> list[Fact]:
+    """Persist a derivation over stored input facts and the derived facts it generated.
+
+    Knowledge time follows DESIGN.md: a derived fact is knowable once all inputs are,
+    ``available_at = max(inputs)``, and is superseded as soon as any input is.
+    """
+    if not used:
+        raise StoreError("a derivation needs at least one input fact")
+    if any(out.kind is not FactKind.DERIVED or out.source is not None for out in outputs):
+        raise StoreError("derivation outputs must be derived facts without a source")
+
+    def work(tx: StoreTx) -> list[Fact]:
+        now = store.now()
+        _check_subjects(tx, Batch(facts=outputs))
+        inputs = tx.get_facts([fid for fid, _ in used])
+        missing = {fid for fid, _ in used} - set(inputs)
+        if missing:
+            raise UnknownReference(f"unknown input fact(s): {', '.join(sorted(missing)[:5])}")
+        available = max(f.available_at for f in inputs.values())
+        closes = [f for f in inputs.values() if f.superseded_at is not None]
+        first_close = min(closes, key=lambda f: f.superseded_at or now, default=None)
+        event_id = "e" + uuid.uuid4().hex
+        facts = []
+        for out in outputs:
+            key = out.assertion_key(scope)
+            facts.append(Fact(
+                id=version_id(key, 1) + "." + derivation.id, key=key, revision=1,
+                tenant=scope.tenant, scope=tuple(scope.terms()), kind=out.kind,
+                status=out.status, subject=out.subject, predicate=out.predicate,
+                value=out.value, unit=out.unit, valid_from=out.valid_from,
+                valid_to=out.valid_to, available_at=available,
+                superseded_at=first_close.superseded_at if first_close else None,
+                superseded_recorded_at=first_close.superseded_recorded_at if first_close else None,
+                recorded_at=now, invalidated_at=None,
+                authority=min(f.authority for f in inputs.values()), owner=out.owner,
+                retention_reason=out.retention_reason, content_hash=out.content_hash(),
+                event_id=event_id,
+            ))
+        if tx.existing(FACT, [f.id for f in facts]):
+            return list(tx.get_facts([f.id for f in facts]).values())
+        tx.create_facts(facts)
+        tx.put_derivation(DerivationWrite(derivation, tuple(used), tuple(f.id for f in facts), now))
+        tx.append_event(Event(
+            id=event_id, tenant=tx.tenant, at=now, actor=actor, action="derive",
+            details={"derivation": derivation.id, "generated": len(facts)},
+        ))
+        return facts
+
+    return store.write(scope.tenant, work)

@@ -1,0 +1,267 @@
+"""The store contract, run unchanged against the embedded store and a real Neo4j server."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.asof import AsOf, TenantRequired
+from graph.model import FactKind, Scope, Status
+from graph.store import ConflictError, Store, StoreError, UnknownReference
+from graph.temporal import as_of, from_to, parse_instant
+from graph.writes import Batch, record
+from tests.conftest import PinnedClock
+from tests.factories import batch, fact, source
+
+A1 = source("0001652044-18-000016", "2018-04-24", form="10-Q")
+A2 = source("0001652044-19-000010", "2019-04-30", form="10-Q")
+
+
+def values(store: Store, scope: Scope, **spec: object) -> list[object]:
+    return [f.value for f in store.read(AsOf(scope, **spec))]  # type: ignore[arg-type]
+
+
+def restated(store: Store, scope: Scope) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    record(store, scope, batch(fact(7633, A2.id), sources=(A2,)), actor="test")
+
+
+# -- knowledge time ---------------------------------------------------------------------------
+
+def test_fact_available_exactly_at_the_cutoff_is_visible(store: Store, scope: Scope) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    assert values(store, scope, known_at=parse_instant("2018-04-24")) == [7001]
+
+
+def test_fact_is_invisible_one_microsecond_before_it_became_public(
+    store: Store, scope: Scope,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    assert values(store, scope, known_at=parse_instant("2018-04-23T23:59:59.999999Z")) == []
+
+
+def test_restated_value_is_invisible_before_its_filing_date(store: Store, scope: Scope) -> None:
+    restated(store, scope)
+    assert values(store, scope, known_at=parse_instant("2019-04-29T23:59:59Z")) == [7001]
+
+
+def test_superseded_value_is_invisible_exactly_at_the_restatement(
+    store: Store, scope: Scope,
+) -> None:
+    restated(store, scope)
+    assert values(store, scope, known_at=parse_instant("2019-04-30")) == [7633]
+
+
+def test_open_knowledge_interval_stays_visible_for_every_later_cutoff(
+    store: Store, scope: Scope,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    assert values(store, scope, known_at=parse_instant("2999-01-01")) == [7001]
+
+
+# -- valid time -------------------------------------------------------------------------------
+
+def test_period_ending_exactly_at_the_instant_does_not_hold_then(
+    store: Store, scope: Scope,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    assert values(store, scope, valid=as_of(parse_instant("2018-04-01"))) == []
+    assert values(store, scope, valid=as_of(parse_instant("2018-03-31T23:59:59Z"))) == [7001]
+    assert values(store, scope, valid=as_of(parse_instant("2018-01-01"))) == [7001]
+
+
+def test_window_touching_a_period_end_does_not_overlap_it(store: Store, scope: Scope) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    after = from_to(parse_instant("2018-04-01"), parse_instant("2018-07-01"))
+    before = from_to(parse_instant("2017-10-01"), parse_instant("2018-01-01"))
+    inside = from_to(parse_instant("2018-03-01"), None)
+    assert values(store, scope, valid=after) == []
+    assert values(store, scope, valid=before) == []
+    assert values(store, scope, valid=inside) == [7001]
+
+
+def test_open_valid_interval_holds_for_every_later_instant(store: Store, scope: Scope) -> None:
+    open_ended = fact("Mountain View", A1.id, predicate="Headquarters", period=("2018-01-01", None),
+                      unit=None)
+    record(store, scope, batch(open_ended, sources=(A1,)), actor="test")
+    assert values(store, scope, valid=as_of(parse_instant("2030-01-01"))) == ["Mountain View"]
+    assert values(store, scope, valid=as_of(parse_instant("2017-12-31"))) == []
+
+
+# -- system time ------------------------------------------------------------------------------
+
+def test_system_time_before_a_correction_was_recorded_sees_the_old_answer(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    before = clock.now
+    clock.advance(days=1)
+    record(store, scope, batch(fact(7633, A2.id), sources=(A2,)), actor="test")
+    late_cutoff = parse_instant("2020-01-01")
+    assert values(store, scope, known_at=late_cutoff, system_at=before) == [7001]
+    assert values(store, scope, known_at=late_cutoff) == [7633]
+
+
+def test_nothing_is_visible_at_a_system_time_before_it_was_recorded(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    earlier = clock.now
+    clock.advance(seconds=1)
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    assert values(store, scope, system_at=earlier) == []
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+def test_rewriting_the_same_batch_changes_nothing(store: Store, scope: Scope) -> None:
+    restated(store, scope)
+    events = len(store.events(scope.tenant))
+    report = record(store, scope, batch(fact(7633, A2.id), sources=(A2,)), actor="test")
+    assert not report.changed
+    assert report.created == []
+    assert len(store.events(scope.tenant)) == events
+    key = store.read(AsOf(scope))[0].key
+    assert [f.value for f in store.history(scope.tenant, key)] == [7001, 7633]
+
+
+def test_a_later_filing_repeating_a_value_adds_support_not_a_fact(
+    store: Store, scope: Scope,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    report = record(store, scope, batch(fact(7001, A2.id), sources=(A2,)), actor="test")
+    assert report.created == [] and report.changed
+    (current,) = store.read(AsOf(scope))
+    assert current.available_at == A1.available_at
+    cited = [s.source_id for s in store.supports(scope.tenant, [current.id])]
+    assert cited == [A1.id, A2.id]
+
+
+def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:
+    restated(store, scope)
+    key = store.read(AsOf(scope))[0].key
+    old, new = store.history(scope.tenant, key)
+    assert (old.value, old.revision, new.value, new.revision) == (7001, 1, 7633, 2)
+    assert old.superseded_at == A2.available_at and new.superseded_at is None
+    assert old.invalidated_at is None
+    walk = store.walk(scope.tenant, [new.id], __import__("graph.store").store.Direction.UPSTREAM,
+                      store.now(), max_depth=1)
+    assert {(e.start, e.type, e.end) for e in walk.edges} >= {(new.id, "SUPERSEDES", old.id)}
+
+
+def test_every_mutation_writes_one_event(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    clock.advance(seconds=1)
+    record(store, scope, batch(fact(7633, A2.id), sources=(A2,)), actor="test")
+    events = store.events(scope.tenant)
+    assert [e.action for e in events] == ["record", "record"]
+    assert events[1].details["superseded"] == 1
+
+
+def test_compare_and_set_with_a_stale_revision_is_a_conflict(store: Store, scope: Scope) -> None:
+    restated(store, scope)
+    key = store.read(AsOf(scope))[0].key
+    late = source("late", "2020-01-01")
+    with pytest.raises(ConflictError):
+        record(store, scope, batch(fact(1, late.id), sources=(late,)), actor="test",
+               expected={key: 1})
+    assert values(store, scope) == [7633]
+    assert store.sources(scope.tenant, ["late"]) == []
+    record(store, scope, batch(fact(1, late.id), sources=(late,)), actor="test",
+           expected={key: 2})
+    assert values(store, scope) == [1]
+
+
+def test_compare_and_set_expecting_absence_fails_when_the_key_exists(
+    store: Store, scope: Scope,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    key = store.read(AsOf(scope))[0].key
+    with pytest.raises(ConflictError):
+        record(store, scope, batch(fact(5, A2.id), sources=(A2,)), actor="t", expected={key: None})
+
+
+def test_unknown_source_is_refused_and_nothing_is_written(store: Store, scope: Scope) -> None:
+    with pytest.raises(UnknownReference, match="unknown source"):
+        record(store, scope, batch(fact(1, A1.id), fact(2, "nope", predicate="X")), actor="t",
+               )
+    assert store.read(AsOf(scope)) == [] and store.events(scope.tenant) == []
+
+
+def test_unknown_subject_is_refused(store: Store, scope: Scope) -> None:
+    with pytest.raises(UnknownReference, match="unknown subject"):
+        record(store, scope, Batch(sources=[A1], facts=[fact(1, A1.id)]), actor="t")
+    assert store.sources(scope.tenant, [A1.id]) == []
+
+
+def test_an_out_of_order_correction_is_refused(store: Store, scope: Scope) -> None:
+    record(store, scope, batch(fact(7633, A2.id), sources=(A2,)), actor="test")
+    with pytest.raises(StoreError, match="out-of-order"):
+        record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    assert values(store, scope, known_at=parse_instant("2018-05-01")) == []
+
+
+def test_a_late_older_filing_that_agrees_adds_support(store: Store, scope: Scope) -> None:
+    restated(store, scope)
+    older = source("older", "2018-05-01")
+    report = record(store, scope, batch(fact(7001, older.id), sources=(older,)), actor="t")
+    assert report.created == [] and len(report.repeated) == 1
+
+
+# -- scope and status -------------------------------------------------------------------------
+
+def test_two_tenants_writing_the_same_ids_never_see_each_other(store: Store) -> None:
+    left, right = Scope(tenant=f"{_unique()}-left"), Scope(tenant=f"{_unique()}-right")
+    try:
+        record(store, left, batch(fact(1, A1.id), sources=(A1,)), actor="t")
+        record(store, right, batch(fact(2, A1.id), sources=(A1,)), actor="t")
+        assert values(store, left) == [1]
+        assert values(store, right) == [2]
+        assert store.read(AsOf(left))[0].id == store.read(AsOf(right))[0].id
+    finally:
+        for s in (left, right):
+            if hasattr(store, "purge_tenant"):
+                store.purge_tenant(s.tenant)
+
+
+def test_a_read_without_a_tenant_fails() -> None:
+    with pytest.raises(TenantRequired):
+        AsOf(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="tenant"):
+        Scope(tenant="")
+
+
+def test_further_scope_keys_are_hard_filters(store: Store, tenant: str) -> None:
+    alice = Scope(tenant=tenant, keys={"user": "alice"})
+    bob = Scope(tenant=tenant, keys={"user": "bob"})
+    record(store, alice, batch(fact("aisle", A1.id, predicate="seat", unit=None), sources=(A1,)),
+           actor="t")
+    record(store, bob, batch(fact("window", A1.id, predicate="seat", unit=None)), actor="t")
+    assert values(store, alice) == ["aisle"]
+    assert values(store, bob) == ["window"]
+    assert sorted(values(store, Scope(tenant=tenant))) == ["aisle", "window"]
+    thread = Scope(tenant=tenant, keys={"user": "alice", "thread": "9"})
+    assert values(store, thread) == []
+
+
+def test_candidates_are_not_admitted_by_default(store: Store, scope: Scope) -> None:
+    guess = fact(9, A1.id, kind=FactKind.INFERENCE, status=Status.CANDIDATE)
+    record(store, scope, batch(guess, sources=(A1,)), actor="t")
+    assert values(store, scope) == []
+    assert values(store, scope, statuses=frozenset({Status.CANDIDATE})) == [9]
+
+
+def test_filtering_happens_before_the_limit(store: Store, scope: Scope) -> None:
+    early = source("early", "2010-01-01")
+    rows = [fact(i, A2.id, predicate=f"p{i}") for i in range(5)]
+    record(store, scope, batch(*rows, sources=(A2,)), actor="t")
+    record(store, scope, batch(fact("x", early.id, predicate="z", unit=None), sources=(early,)),
+           actor="t")
+    cutoff = parse_instant("2015-01-01")
+    assert [f.value for f in store.read(AsOf(scope, known_at=cutoff), limit=1)] == ["x"]
+
+
+def _unique() -> str:
+    import uuid
+
+    return uuid.uuid4().hex[:10]
