@@ -56,6 +56,7 @@ READY_MARKER = "VINTAGE_NEO4J_READY "
 HOME_ENV = "VINTAGE_NEO4J_HOME"
 HEAP_ENV = "VINTAGE_NEO4J_HEAP"
 PASSWORD_ENV = "VINTAGE_NEO4J_PASSWORD"
+PAGECACHE_ENV = "VINTAGE_NEO4J_PAGECACHE"
 
 _DEFAULT_HEAP = "768m"
 _INITIAL_HEAP_BYTES = 128 * 1024**2
@@ -412,7 +413,7 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
         chosen = port if port is not None else _free_port()
         home = _neo4j_home()
         home.mkdir(parents=True, exist_ok=True)
-        command = java_command(chosen, home)
+        command = java_command(chosen, home, os.environ.get(PAGECACHE_ENV, "64m"))
         with _log_file().open("wb") as log:
             process = subprocess.Popen(
                 command,

@@ -48,7 +48,7 @@ def _indexes() -> list[str]:
         # The as-of read: tenant + subject + predicate narrow to a handful of versions, whose
         # stamps are then checked; the knowledge and valid stamps serve range scans.
         "fact_lookup": "(n.tenant, n.subject, n.predicate)",
-        "fact_key": "(n.tenant, n.key)",
+        "fact_assertion": "(n.tenant, n.key)",  # not *_key: that names a constraint
         "fact_available": "(n.tenant, n.available_at)",
         "fact_valid": "(n.tenant, n.valid_from)",
         "fact_recorded": "(n.tenant, n.recorded_at)",

@@ -12,7 +12,7 @@ Q1_2018 = (parse_instant("2018-01-01"), parse_instant("2018-04-01"))
 
 
 def source(sid: str, available: str, kind: str = "filing", **extra: Any) -> SourceIn:
-    return SourceIn(id=sid, kind=kind, available_at=parse_instant(available), **extra)  # type: ignore[arg-type]
+    return SourceIn(id=sid, kind=kind, available_at=parse_instant(available), **extra)
 
 
 def fact(
@@ -32,5 +32,7 @@ def company(sid: str = "GOOGL") -> Subject:
     return Subject(id=sid, kind="company", name=sid)
 
 
-def batch(*facts: FactIn, sources: tuple[SourceIn, ...] = (), subjects: tuple[str, ...] = ("GOOGL",)) -> Batch:
+def batch(
+    *facts: FactIn, sources: tuple[SourceIn, ...] = (), subjects: tuple[str, ...] = ("GOOGL",),
+) -> Batch:
     return Batch(subjects=[company(s) for s in subjects], sources=list(sources), facts=list(facts))

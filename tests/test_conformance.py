@@ -6,7 +6,7 @@ import pytest
 
 from graph.asof import AsOf, TenantRequired
 from graph.model import FactKind, Scope, Status
-from graph.store import ConflictError, Store, StoreError, UnknownReference
+from graph.store import ConflictError, Direction, Store, StoreError, UnknownReference
 from graph.temporal import as_of, from_to, parse_instant
 from graph.writes import Batch, record
 from tests.conftest import PinnedClock
@@ -142,8 +142,7 @@ def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:
     assert (old.value, old.revision, new.value, new.revision) == (7001, 1, 7633, 2)
     assert old.superseded_at == A2.available_at and new.superseded_at is None
     assert old.invalidated_at is None
-    walk = store.walk(scope.tenant, [new.id], __import__("graph.store").store.Direction.UPSTREAM,
-                      store.now(), max_depth=1)
+    walk = store.walk(scope.tenant, [new.id], Direction.UPSTREAM, store.now(), max_depth=1)
     assert {(e.start, e.type, e.end) for e in walk.edges} >= {(new.id, "SUPERSEDES", old.id)}
 
 
@@ -183,8 +182,7 @@ def test_compare_and_set_expecting_absence_fails_when_the_key_exists(
 
 def test_unknown_source_is_refused_and_nothing_is_written(store: Store, scope: Scope) -> None:
     with pytest.raises(UnknownReference, match="unknown source"):
-        record(store, scope, batch(fact(1, A1.id), fact(2, "nope", predicate="X")), actor="t",
-               )
+        record(store, scope, batch(fact(1, A1.id), fact(2, "nope", predicate="X")), actor="t")
     assert store.read(AsOf(scope)) == [] and store.events(scope.tenant) == []
 
 
@@ -239,7 +237,7 @@ def test_further_scope_keys_are_hard_filters(store: Store, tenant: str) -> None:
     record(store, bob, batch(fact("window", A1.id, predicate="seat", unit=None)), actor="t")
     assert values(store, alice) == ["aisle"]
     assert values(store, bob) == ["window"]
-    assert sorted(values(store, Scope(tenant=tenant))) == ["aisle", "window"]
+    assert sorted(map(str, values(store, Scope(tenant=tenant)))) == ["aisle", "window"]
     thread = Scope(tenant=tenant, keys={"user": "alice", "thread": "9"})
     assert values(store, thread) == []
 

@@ -81,7 +81,7 @@ def test_a_fact_other_than_derived_needs_a_source() -> None:
 
 
 def test_a_source_cannot_claim_more_authority_than_its_kind_allows() -> None:
-    guess = SourceIn(id="s", kind="agent_output", available_at=START, authority=5)  # type: ignore[arg-type]
+    guess = SourceIn(id="s", kind="agent_output", available_at=START, authority=5)
     assert guess.effective_authority == 1
 
 

@@ -1,0 +1,127 @@
+"""Where the numbers came from (machine, commit, date) and how they are shown."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+Result = dict[str, Any]
+
+
+def _run(*command: str) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return done.stdout.strip() or "unknown"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _memory_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024**2, 1)
+    except OSError:
+        pass
+    return None
+
+
+def machine() -> Result:
+    return {
+        "uname": _run("uname", "-a"),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_gib": _memory_gib(),
+        "python": platform.python_version(),
+    }
+
+
+def provenance() -> Result:
+    dirty = _run("git", "status", "--porcelain", "--untracked-files=no") != "unknown"
+    return {
+        "commit": _run("git", "rev-parse", "--short", "HEAD"),
+        # Uncommitted edits to tracked files mean the commit alone does not pin the code run.
+        "dirty_worktree": dirty,
+        "date_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def peak_rss_mib() -> float:
+    # Linux reports ru_maxrss in KiB. It is a high-water mark for the whole process, so later
+    # sizes include whatever earlier ones reached.
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mib() -> float:
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1024**2
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def tables(results: list[Result]) -> str:
+    ingest = [
+        "| facts | path | seconds | facts/s | vs raw UNWIND |",
+        "|---:|---|---:|---:|---:|",
+    ]
+    reads = [
+        "| facts | backend | reads | p50 ms | p95 ms | p99 ms | rows/read |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    other = [
+        "| facts | embedded log MiB | RSS after embedded MiB | peak RSS MiB | Neo4j purge s "
+        "| answers that differ |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        n = _n(r["facts"])
+        raw = r["raw_unwind"]["facts_per_s"]
+        naive = r["naive_per_fact"]
+        naive_label = "naive: one CREATE query per fact"
+        if naive["projected"]:
+            naive_label += f" ({_n(naive['timed_facts'])} timed, projected)"
+        rows = [
+            ("Vintage embedded (`record`)", r["embedded"]["ingest"]),
+            ("Vintage Neo4j (`record`)", r["neo4j"]["ingest"]),
+            ("raw UNWIND + edge (speed limit)", r["raw_unwind"]),
+            (naive_label, naive),
+        ]
+        for label, m in rows:
+            ingest.append(f"| {n} | {label} | {m['seconds']:.1f} | {_n(m['facts_per_s'])} "
+                          f"| {m['facts_per_s'] / raw:.2f}x |")
+        for backend in ("embedded", "neo4j"):
+            s = r[backend]["reads"]
+            reads.append(
+                f"| {n} | {backend} | {s['reads']} | {s['p50_ms']:.2f} | {s['p95_ms']:.2f} "
+                f"| {s['p99_ms']:.2f} | {s['rows'] / s['reads']:.2f} |"
+            )
+        other.append(
+            f"| {n} | {r['embedded']['log_mib']:.1f} | {r['embedded']['rss_after_mib']:.0f} "
+            f"| {r['peak_rss_mib']:.0f} | {r['neo4j']['purge_seconds']:.1f} "
+            f"| {r['read_disagreements']} |"
+        )
+    return "\n".join([
+        "Ingest (batches of 10,000 facts; 10% of facts are restatements that supersede)", "",
+        *ingest, "", "As-of point reads (one subject, one predicate, a cutoff, a valid instant)",
+        "", *reads, "", "Footprint and checks", "", *other,
+    ])

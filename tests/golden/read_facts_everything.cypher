@@ -1,0 +1,39 @@
+MATCH (f:Fact)
+WHERE f.tenant = $asof_tenant
+  AND all(term IN $asof_scope WHERE term IN f.scope)
+  AND f.available_at <= $asof_known
+  AND (f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at)
+  AND f.recorded_at <= $asof_system
+  AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at)
+  AND f.status IN $asof_statuses
+  AND (f.valid_to IS NULL OR $asof_valid_start < f.valid_to)
+  AND f.subject IN $asof_subjects
+  AND f.predicate IN $asof_predicates
+  AND f.kind IN $asof_kinds
+RETURN properties(f) AS f
+ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id
+LIMIT $limit
+// params
+{
+  "asof_kinds": [
+    "observation"
+  ],
+  "asof_known": "2019-04-30 00:00:00+00:00",
+  "asof_predicates": [
+    "Revenues"
+  ],
+  "asof_scope": [
+    "user=42"
+  ],
+  "asof_statuses": [
+    "active",
+    "candidate"
+  ],
+  "asof_subjects": [
+    "GOOGL"
+  ],
+  "asof_system": "2019-04-30 00:00:00+00:00",
+  "asof_tenant": "acme",
+  "asof_valid_start": "2019-04-30 00:00:00+00:00",
+  "limit": 10
+}

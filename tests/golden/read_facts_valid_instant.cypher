@@ -1,0 +1,25 @@
+MATCH (f:Fact)
+WHERE f.tenant = $asof_tenant
+  AND all(term IN $asof_scope WHERE term IN f.scope)
+  AND f.available_at <= $asof_known
+  AND (f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at)
+  AND f.recorded_at <= $asof_system
+  AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at)
+  AND f.status IN $asof_statuses
+  AND f.valid_from <= $asof_valid_at
+  AND (f.valid_to IS NULL OR $asof_valid_at < f.valid_to)
+RETURN properties(f) AS f
+ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id
+// params
+{
+  "asof_known": "2019-04-30 00:00:00+00:00",
+  "asof_scope": [
+    "user=42"
+  ],
+  "asof_statuses": [
+    "active"
+  ],
+  "asof_system": "2019-04-30 00:00:00+00:00",
+  "asof_tenant": "acme",
+  "asof_valid_at": "2019-04-30 00:00:00+00:00"
+}

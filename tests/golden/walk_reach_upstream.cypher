@@ -1,0 +1,18 @@
+MATCH (s)
+WHERE s.tenant = $tenant AND s.id IN $ids AND (s:Fact OR s:Source OR s:Derivation)
+WITH collect(s) AS starts
+UNWIND starts AS s
+MATCH p = (s) ((a)-[r:SUPPORTED_BY|USED|GENERATED|SUPERSEDES]-(b)
+  WHERE b.tenant = $tenant AND (type(r) = 'GENERATED') = (startNode(r) = b) AND r.recorded_at <= $at AND (r.invalidated_at IS NULL OR $at < r.invalidated_at)){1,8} (x)
+WHERE NOT x IN starts
+RETURN elementId(x) AS element, x.id AS id, head(labels(x)) AS label,
+       min(length(p)) AS depth
+ORDER BY depth, label, id
+// params
+{
+  "at": "2019-04-30 00:00:00+00:00",
+  "ids": [
+    "a"
+  ],
+  "tenant": "acme"
+}

@@ -1,0 +1,104 @@
+"""Golden files for every Cypher builder: the generated text and parameters, no server needed.
+
+Regenerate after an intended change with ``UPDATE_GOLDEN=1 pytest tests/test_cypher_golden.py``
+and review the diff like code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from graph import cypher
+from graph.asof import AsOf
+from graph.model import FactKind, Scope, Status
+from graph.schema import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SCHEMA_STATEMENTS
+from graph.store import Direction
+from graph.temporal import as_of, from_to, parse_instant
+
+GOLDEN = Path(__file__).parent / "golden"
+T = parse_instant("2019-04-30")
+ROWS = [{"id": "x", "recorded_at": T}]
+SCOPE = Scope(tenant="acme", keys={"user": "42"})
+
+CASES: dict[str, Callable[[], cypher.Query]] = {
+    "existing": lambda: cypher.existing("acme", FACT, ["a", "b"]),
+    "nodes_by_id": lambda: cypher.nodes_by_id("acme", FACT, ["a"]),
+    "live_versions": lambda: cypher.live_versions("acme", ["k1"]),
+    "history": lambda: cypher.history("acme", "k1"),
+    "merge_subjects": lambda: cypher.merge_subjects("acme", ROWS),
+    "create_sources": lambda: cypher.create_sources("acme", ROWS),
+    "create_facts": lambda: cypher.create_facts("acme", ROWS),
+    "add_support": lambda: cypher.add_support("acme", ROWS),
+    "close_knowledge": lambda: cypher.close_knowledge("acme", ROWS),
+    "link_supersedes": lambda: cypher.link_supersedes("acme", ROWS),
+    "create_derivation": lambda: cypher.create_derivation(
+        "acme", {"id": "d1"}, [{"fact_id": "a", "role": "x"}], ["b"]),
+    "create_event": lambda: cypher.create_event("acme", {"id": "e1"}),
+    "read_facts_defaults": lambda: cypher.read_facts(AsOf(SCOPE).resolved(T), None),
+    "read_facts_everything": lambda: cypher.read_facts(AsOf(
+        SCOPE, known_at=T, system_at=T, valid=from_to(T, None),
+        statuses=frozenset({Status.ACTIVE, Status.CANDIDATE}), subjects=("GOOGL",),
+        predicates=("Revenues",), kinds=(FactKind.OBSERVATION,)), 10),
+    "read_facts_valid_instant": lambda: cypher.read_facts(
+        AsOf(SCOPE, known_at=T, system_at=T, valid=as_of(T)), None),
+    "supports": lambda: cypher.supports("acme", ["a"]),
+    "events": lambda: cypher.events("acme"),
+    "walk_reach_upstream": lambda: cypher.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 8),
+    "walk_reach_downstream": lambda: cypher.walk_reach(
+        "acme", ["a"], Direction.DOWNSTREAM, T, 8),
+    "walk_edges_upstream": lambda: cypher.walk_edges("acme", ["4:x:1"], Direction.UPSTREAM, T),
+    "start_elements": lambda: cypher.start_elements("acme", ["a"]),
+    "purge_tenant": lambda: cypher.purge_tenant("acme"),
+}
+
+
+def render(query: cypher.Query) -> str:
+    params = json.dumps(query.params, sort_keys=True, indent=2, default=str)
+    return f"{query.text.strip()}\n// params\n{params}\n"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_generated_cypher_matches_its_golden_file(name: str) -> None:
+    path = GOLDEN / f"{name}.cypher"
+    text = render(CASES[name]())
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(text)
+    assert path.exists(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1"
+    assert text == path.read_text()
+
+
+def test_schema_statements_match_their_golden_file() -> None:
+    path = GOLDEN / "schema.cypher"
+    text = ";\n".join(SCHEMA_STATEMENTS) + ";\n"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def test_no_graphiti_label_or_type_is_ever_used() -> None:
+    assert not (set(LABELS) | set(REL_TYPES)) & FORBIDDEN_NAMES
+    for name, build in CASES.items():
+        text = build().text
+        assert not any(f":{bad}" in text for bad in FORBIDDEN_NAMES), name
+
+
+def test_labels_come_from_constants_never_from_callers() -> None:
+    with pytest.raises(ValueError, match="not a Vintage label"):
+        cypher.existing("acme", "Fact) DETACH DELETE (n", ["a"])
+
+
+def test_values_are_parameters_not_text() -> None:
+    evil = "x' OR 1=1 //"
+    query = cypher.read_facts(AsOf(SCOPE, subjects=(evil,)).resolved(T), None)
+    assert evil not in query.text
+    assert query.params["asof_subjects"] == [evil]
+
+
+def test_walk_depth_must_be_a_small_integer() -> None:
+    with pytest.raises(ValueError, match="max_depth"):
+        cypher.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 0)
