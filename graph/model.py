@@ -219,15 +219,22 @@ class FactIn(BaseModel):
         return self
 
     def assertion_key(self, scope: Scope) -> str:
-        """Identity of the assertion (not of a value): what supersede and history group by.
-        The tenant is not hashed in: it is part of every key and constraint beside the id."""
-        return "k" + digest(
-            scope.terms(), self.subject, self.predicate,
-            self.valid_from.isoformat(), self.valid_to.isoformat() if self.valid_to else None,
-        )
+        return assertion_key(scope, self.subject, self.predicate, self.valid_from, self.valid_to)
 
     def content_hash(self) -> str:
         return digest(type(self.value).__name__, self.value, self.unit)
+
+
+def assertion_key(
+    scope: Scope, subject: str, predicate: str, valid_from: datetime, valid_to: datetime | None,
+) -> str:
+    """Identity of an assertion (not of a value): what supersede and history group by.
+    The tenant is not hashed in: it is part of every key and constraint beside the id."""
+    return "k" + digest(
+        scope.terms(), subject, predicate,
+        require_utc(valid_from).isoformat(),
+        require_utc(valid_to).isoformat() if valid_to else None,
+    )
 
 
 def version_id(key: str, revision: int) -> str:

@@ -1,0 +1,173 @@
+"""The ``vintage`` command line. It parses, calls ``queries``/``ingest``, and formats; nothing
+more. Global options go before the command: ``vintage --store URI --tenant T asof ...``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from api import render
+from api.cli_neo4j import neo4j_app
+from graph.asof import TenantRequired
+from graph.model import Scope
+from graph.neo4j_launcher import LauncherError
+from graph.store import Store, StoreError
+from graph.stores import open_store, resolve_uri
+from graph.temporal import TimeError, as_of, parse_instant
+from ingest.facts_table import IngestError, ingest_table
+from queries import asof as asof_queries
+from queries.demo import DEMO_TENANT, run_demo
+
+app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
+                  pretty_exceptions_enable=False,
+                  help="Bitemporal facts on Neo4j: what was known, when, and why.")
+ingest_app = typer.Typer(name="ingest", no_args_is_help=True, help="Load sources into facts.")
+app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(ingest_app, name="ingest")
+out = Console()
+err = Console(stderr=True)
+
+USER_ERRORS = (StoreError, IngestError, TenantRequired, ValidationError, TimeError, LauncherError,
+               ValueError)
+
+
+@dataclass
+class Options:
+    store: str | None
+    tenant: str | None
+
+    def open(self) -> Store:
+        return open_store(self.store)
+
+    def scope(self, **keys: str) -> Scope:
+        if not self.tenant:
+            raise TenantRequired("this command reads or writes facts: give --tenant or "
+                                 "set VINTAGE_TENANT (a request is never widened to all tenants)")
+        return Scope(tenant=self.tenant, keys=keys)
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    store: Annotated[str | None, typer.Option(
+        "--store", envvar="VINTAGE_STORE",
+        help="bolt:// or neo4j:// URI, or a directory for the embedded store "
+             "(default: ./.vintage/store).")] = None,
+    tenant: Annotated[str | None, typer.Option(
+        "--tenant", envvar="VINTAGE_TENANT", help="Tenant every read and write is scoped to.")]
+        = None,
+) -> None:
+    ctx.obj = Options(store, tenant)
+
+
+@app.command()
+def demo(ctx: typer.Context) -> None:
+    """Load bundled real SEC filings and answer as-of questions around real revisions."""
+    options: Options = ctx.obj
+    store = options.open()
+    try:
+        result = run_demo(store, tenant=options.tenant or DEMO_TENANT)
+    finally:
+        store.close()
+    render.demo(out, result)
+    out.print(f"[dim]store: {resolve_uri(options.store)}[/dim]")
+
+
+@ingest_app.command("facts")
+def ingest_facts(
+    ctx: typer.Context,
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
+    options: Options = ctx.obj
+    scope = options.scope()
+    store = options.open()
+    try:
+        summary = {}
+        for path in files:
+            reports = ingest_table(store, scope, path, actor="vintage ingest facts")
+            summary[str(path)] = {
+                "created": sum(len(r.created) for r in reports),
+                "repeated": sum(len(r.repeated) for r in reports),
+                "superseded": sum(len(r.superseded) for r in reports),
+            }
+    finally:
+        store.close()
+    if as_json:
+        out.print_json(json.dumps(summary))
+    else:
+        for name, counts in summary.items():
+            out.print(f"{name}: {counts['created']} new versions, {counts['repeated']} repeats, "
+                      f"{counts['superseded']} superseded")
+
+
+@app.command()
+def asof(
+    ctx: typer.Context,
+    predicate: Annotated[str, typer.Argument(help="e.g. us-gaap:Revenues")],
+    subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],
+    cutoff: Annotated[str | None, typer.Option(help="Knowledge cutoff (default: now).")] = None,
+    valid_at: Annotated[str | None, typer.Option(help="Valid instant (default: any).")] = None,
+    system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
+        = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Facts visible at a knowledge cutoff (filtered inside the store, before any limit)."""
+    options: Options = ctx.obj
+    scope = options.scope()
+    store = options.open()
+    try:
+        answers = asof_queries.facts_as_of(
+            store, scope, subjects=subject, predicates=[predicate],
+            known_at=parse_instant(cutoff, "cutoff") if cutoff else None,
+            valid=as_of(parse_instant(valid_at, "valid_at")) if valid_at else None,
+            system_at=parse_instant(system_at, "system_at") if system_at else None,
+        )
+    finally:
+        store.close()
+    if as_json:
+        out.print_json(json.dumps([render.answer_json(a) for a in answers]))
+    else:
+        out.print(render.answers_table(f"{predicate} as of {cutoff or 'now'}", answers))
+
+
+@app.command("history")
+def history_cmd(
+    ctx: typer.Context,
+    predicate: str,
+    subject: Annotated[str, typer.Option("--subject")],
+    period: Annotated[str, typer.Option(help="START..END, half-open ISO instants or dates.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Every version of one assertion, on every axis."""
+    options: Options = ctx.obj
+    start, sep, end = period.partition("..")
+    if not sep:
+        raise typer.BadParameter("use START..END", param_hint="--period")
+    store = options.open()
+    try:
+        answers = asof_queries.history(store, options.scope(), subject, predicate,
+                                       parse_instant(start, "period start"),
+                                       parse_instant(end, "period end") if end else None)
+    finally:
+        store.close()
+    if as_json:
+        out.print_json(json.dumps([render.answer_json(a) for a in answers]))
+    else:
+        out.print(render.answers_table(f"history of {subject} {predicate}", answers))
+
+
+def main() -> None:
+    try:
+        app()
+    except USER_ERRORS as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)

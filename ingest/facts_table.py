@@ -1,0 +1,188 @@
+"""``vintage ingest facts``: observations from a CSV or JSON-lines table.
+
+For figures that are not in XBRL (payment volume, GMV, other KPIs from earnings releases), and
+for the bundled demo data. One row is one (fact, source) pair:
+
+    subject, predicate, value, unit, period_start, period_end, source_id, available_at
+    optional: subject_name, form, url, source_kind (default: filing)
+
+Periods follow the SEC convention: ``period_end`` is the last day, inclusive; an empty
+``period_start`` marks an instant (a balance at the end of ``period_end``). Both become the
+half-open valid interval ``[start, end + 1 day)``. The whole file is validated before anything is
+written: one bad row, and the error names file, row and field, and nothing of the file is stored.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
+from graph.store import Store
+from graph.temporal import TimeError, day_start, parse_instant
+from graph.writes import Batch, WriteReport, record
+
+REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", "available_at")
+BATCH_SIZE = 10_000
+_UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
+
+
+class IngestError(ValueError):
+    """Malformed input; ``problems`` lists every (row, field, message) found, first ones first."""
+
+    def __init__(self, path: Path, problems: list[tuple[int, str, str]]) -> None:
+        self.path = path
+        self.problems = problems
+        shown = "; ".join(f"row {r}, field {f!r}: {m}" for r, f, m in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        super().__init__(f"{path}: {shown}{more}; nothing from this file was written")
+
+
+@dataclass
+class TableIngest:
+    rows: int = 0
+    subjects: dict[str, Subject] = field(default_factory=dict)
+    sources: dict[str, SourceIn] = field(default_factory=dict)
+    facts: list[FactIn] = field(default_factory=list)
+
+
+def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows numbered as a person counts them: CSV data rows from 2 (after the header)."""
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        with path.open(encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if line.strip():
+                    try:
+                        item = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise IngestError(path, [(number, "-", f"bad JSON: {exc.msg}")]) from exc
+                    if not isinstance(item, dict):
+                        raise IngestError(path, [(number, "-", "expected a JSON object")])
+                    yield number, item
+    elif path.suffix.lower() == ".csv":
+        with path.open(encoding="utf-8", newline="") as handle:
+            yield from enumerate(csv.DictReader(handle), start=2)
+    else:
+        raise IngestError(path, [(0, "-", "expected a .csv or .jsonl file")])
+
+
+def parse_table(path: Path) -> TableIngest:
+    parsed = TableIngest()
+    problems: list[tuple[int, str, str]] = []
+    for number, row in read_rows(path):
+        parsed.rows += 1
+        try:
+            _parse_row(row, parsed)
+        except _RowError as exc:
+            problems.append((number, exc.field, exc.message))
+    if problems:
+        raise IngestError(path, problems)
+    if not parsed.facts:
+        raise IngestError(path, [(0, "-", "no rows")])
+    return parsed
+
+
+def ingest_table(store: Store, scope: Scope, path: Path, actor: str) -> list[WriteReport]:
+    """Validate the whole file, then write it in batches ordered by availability."""
+    parsed = parse_table(path)
+    facts = sorted(parsed.facts, key=lambda f: parsed.sources[str(f.source)].available_at)
+    reports = []
+    for start in range(0, len(facts), BATCH_SIZE):
+        chunk = facts[start:start + BATCH_SIZE]
+        used = {str(f.source) for f in chunk}
+        batch = Batch(
+            subjects=list(parsed.subjects.values()) if start == 0 else [],
+            sources=[parsed.sources[s] for s in sorted(used)],
+            facts=chunk,
+        )
+        reports.append(record(store, scope, batch, actor=actor, reason=f"ingest {path.name}"))
+    return reports
+
+
+class _RowError(Exception):
+    def __init__(self, field_name: str, message: str) -> None:
+        self.field = field_name
+        self.message = message
+
+
+def _text(row: dict[str, Any], name: str, required: bool = True) -> str:
+    value = row.get(name)
+    text = "" if value is None else str(value).strip()
+    if required and not text:
+        raise _RowError(name, "missing")
+    return text
+
+
+def _number(text: str) -> int | float:
+    try:
+        value: int | float = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            raise _RowError("value", f"not a number: {text[:40]!r}") from None
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        raise _RowError("value", "NaN and infinity are not values")
+    return value
+
+
+def _day(row: dict[str, Any], name: str, required: bool = True) -> date | None:
+    text = _text(row, name, required)
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise _RowError(name, f"not an ISO date (YYYY-MM-DD): {text[:40]!r}") from None
+
+
+def _parse_row(row: dict[str, Any], parsed: TableIngest) -> None:
+    for name in REQUIRED:
+        _text(row, name)
+    unit = _text(row, "unit")
+    if not _UNIT.match(unit):
+        raise _RowError("unit", f"unknown unit {unit[:20]!r} (ISO currency, shares, pure, ...)")
+    end = _day(row, "period_end")
+    start = _day(row, "period_start", required=False) or end
+    assert start is not None and end is not None
+    if end < start:
+        raise _RowError("period_end", f"period ends ({end}) before it starts ({start})")
+    try:
+        available = parse_instant(_text(row, "available_at"), "available_at")
+    except TimeError as exc:
+        raise _RowError("available_at", str(exc)) from None
+    kind_text = _text(row, "source_kind", required=False) or SourceKind.FILING.value
+    try:
+        kind = SourceKind(kind_text)
+    except ValueError:
+        raise _RowError("source_kind", f"unknown source kind {kind_text[:30]!r}") from None
+    subject_id = _text(row, "subject")
+    source_id = _text(row, "source_id")
+    try:
+        source = SourceIn(id=source_id, kind=kind, available_at=available,
+                          form=_text(row, "form", False) or None,
+                          accession=source_id if kind is SourceKind.FILING else None,
+                          uri=_text(row, "url", False) or None)
+        fact = FactIn(subject=subject_id, predicate=_text(row, "predicate"),
+                      value=_number(_text(row, "value")), unit=unit,
+                      valid_from=day_start(start), valid_to=day_start(end) + timedelta(days=1),
+                      source=source_id)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise _RowError(".".join(map(str, first["loc"])) or "-", first["msg"]) from None
+    known = parsed.sources.get(source_id)
+    if known is not None and known != source:
+        raise _RowError("source_id", f"source {source_id!r} appears with other attributes")
+    parsed.sources[source_id] = source
+    parsed.subjects.setdefault(subject_id, Subject(
+        id=subject_id, kind="company", name=_text(row, "subject_name", False) or None))
+    parsed.facts.append(fact)
