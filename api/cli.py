@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -43,8 +45,13 @@ class Options:
     store: str | None
     tenant: str | None
 
-    def open(self) -> Store:
-        return open_store(self.store)
+    @contextmanager
+    def opened(self) -> Iterator[Store]:
+        store = open_store(self.store)
+        try:
+            yield store
+        finally:
+            store.close()
 
     def scope(self, **keys: str) -> Scope:
         if not self.tenant:
@@ -71,11 +78,8 @@ def main_options(
 def demo(ctx: typer.Context) -> None:
     """Load bundled real SEC filings and answer as-of questions around real revisions."""
     options: Options = ctx.obj
-    store = options.open()
-    try:
+    with options.opened() as store:
         result = run_demo(store, tenant=options.tenant or DEMO_TENANT)
-    finally:
-        store.close()
     render.demo(out, result)
     out.print(f"[dim]store: {resolve_uri(options.store)}[/dim]")
 
@@ -89,9 +93,8 @@ def ingest_facts(
     """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
     options: Options = ctx.obj
     scope = options.scope()
-    store = options.open()
-    try:
-        summary = {}
+    summary = {}
+    with options.opened() as store:
         for path in files:
             reports = ingest_table(store, scope, path, actor="vintage ingest facts")
             summary[str(path)] = {
@@ -99,8 +102,6 @@ def ingest_facts(
                 "repeated": sum(len(r.repeated) for r in reports),
                 "superseded": sum(len(r.superseded) for r in reports),
             }
-    finally:
-        store.close()
     if as_json:
         out.print_json(json.dumps(summary))
     else:
@@ -123,20 +124,14 @@ def asof(
     """Facts visible at a knowledge cutoff (filtered inside the store, before any limit)."""
     options: Options = ctx.obj
     scope = options.scope()
-    store = options.open()
-    try:
+    with options.opened() as store:
         answers = asof_queries.facts_as_of(
             store, scope, subjects=subject, predicates=[predicate],
             known_at=parse_instant(cutoff, "cutoff") if cutoff else None,
             valid=as_of(parse_instant(valid_at, "valid_at")) if valid_at else None,
             system_at=parse_instant(system_at, "system_at") if system_at else None,
         )
-    finally:
-        store.close()
-    if as_json:
-        out.print_json(json.dumps([render.answer_json(a) for a in answers]))
-    else:
-        out.print(render.answers_table(f"{predicate} as of {cutoff or 'now'}", answers))
+    show(answers, as_json, f"{predicate} as of {cutoff or 'now'}")
 
 
 @app.command("history")
@@ -152,17 +147,18 @@ def history_cmd(
     start, sep, end = period.partition("..")
     if not sep:
         raise typer.BadParameter("use START..END", param_hint="--period")
-    store = options.open()
-    try:
+    with options.opened() as store:
         answers = asof_queries.history(store, options.scope(), subject, predicate,
                                        parse_instant(start, "period start"),
                                        parse_instant(end, "period end") if end else None)
-    finally:
-        store.close()
+    show(answers, as_json, f"history of {subject} {predicate}")
+
+
+def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:
     if as_json:
         out.print_json(json.dumps([render.answer_json(a) for a in answers]))
     else:
-        out.print(render.answers_table(f"history of {subject} {predicate}", answers))
+        out.print(render.answers_table(title, answers))
 
 
 def main() -> None:

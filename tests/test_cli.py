@@ -1,0 +1,104 @@
+"""The ``vintage`` command line, end to end on both backends: what a person types and reads."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.cli import main
+from graph.neo4j_store import Neo4jStore
+from tests.neo4j_server import Neo4jTarget
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["vintage", *args])
+    monkeypatch.setenv("COLUMNS", "200")
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(params=["embedded", "neo4j"])
+def store_args(request: pytest.FixtureRequest, tmp_path: Path, tenant: str) -> Iterator[list[str]]:
+    if request.param == "embedded":
+        yield ["--store", str(tmp_path / "store"), "--tenant", tenant]
+        return
+    target: Neo4jTarget = request.getfixturevalue("neo4j_target")
+    shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
+    yield ["--store", target.uri, "--tenant", tenant]
+    shared.purge_tenant(tenant)
+
+
+def test_demo_answers_each_cutoff_with_the_value_public_then(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, _ = run([*store_args, "demo"], capsys, monkeypatch)
+    assert code == 0
+    assert "as of 2018-04-23  nothing public yet" in out
+    assert "as of 2018-06-30  7,001M USD" in out
+    assert "as of 2019-06-30  7,633M USD" in out
+    assert "as of 2016-06-30  2,146M USD" in out
+    assert "as of 2025-06-30  1.19 USD/shares" in out
+    code, again, _ = run([*store_args, "demo"], capsys, monkeypatch)
+    assert code == 0
+    assert "(0 new fact versions this run" in again
+
+
+def test_asof_json_names_the_value_its_interval_and_its_filing(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run([*store_args, "demo"], capsys, monkeypatch)
+    code, out, _ = run([*store_args, "asof", "us-gaap:OperatingIncomeLoss", "--subject", "GOOGL",
+                        "--cutoff", "2018-06-30", "--json"], capsys, monkeypatch)
+    assert code == 0
+    (answer,) = json.loads(out)
+    assert answer["value"] == 7001000000
+    assert answer["knowledge"] == ["2018-04-24T00:00:00+00:00", "2019-04-30T00:00:00+00:00"]
+    assert [s["id"] for s in answer["sources"]] == ["0001652044-18-000016"]
+
+
+def test_a_command_that_reads_facts_without_a_tenant_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("VINTAGE_TENANT", raising=False)
+    code, out, err = run(["--store", str(tmp_path), "asof", "x", "--subject", "GOOGL"],
+                         capsys, monkeypatch)
+    assert code == 2
+    assert "--tenant" in err
+    assert out == ""
+
+
+def test_malformed_file_names_row_and_field_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = tmp_path / "kpis.csv"
+    table.write_text(
+        "subject,predicate,value,unit,period_start,period_end,source_id,available_at\n"
+        "PYPL,TPV,1,USD,2025-01-01,2025-03-31,r1,2025-04-29\n"
+        "PYPL,TPV,abc,USD,2025-04-01,2025-06-30,r2,2025-07-29\n"
+    )
+    store = ["--store", str(tmp_path / "store"), "--tenant", "acme"]
+    code, _, err = run([*store, "ingest", "facts", str(table)], capsys, monkeypatch)
+    assert code == 2
+    assert "row 3, field 'value': not a number" in err
+    code, out, _ = run([*store, "asof", "TPV", "--subject", "PYPL", "--json"], capsys,
+                       monkeypatch)
+    assert json.loads(out) == []
+
+
+def test_bad_cutoff_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = run(["--store", str(tmp_path), "--tenant", "a", "asof", "x", "--subject", "S",
+                        "--cutoff", "31/12/2018"], capsys, monkeypatch)
+    assert code == 2
+    assert "cutoff" in err
