@@ -58,6 +58,7 @@ class EmbeddedStore:
         self._lock = threading.RLock()
         self.graph: Any = nx.MultiDiGraph()
         self._by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self._by_subject: dict[tuple[str, str], list[str]] = defaultdict(list)
         self._facts: dict[str, dict[str, Fact]] = defaultdict(dict)
         self._events: dict[str, list[Event]] = defaultdict(list)
 
@@ -117,6 +118,7 @@ class EmbeddedStore:
                 g.add_edge((FACT, tenant, rec.id), (SUBJECT, tenant, rec.subject), key=ABOUT,
                            role="subject", recorded_at=rec.recorded_at, invalidated_at=None)
                 self._by_key[(tenant, rec.key)].append(rec.id)
+                self._by_subject[(tenant, rec.subject)].append(rec.id)
             elif op == "support":
                 g.add_edge((FACT, tenant, rec.fact_id), (SOURCE, tenant, rec.source_id),
                            key=SUPPORTED_BY, available_at=rec.available_at,
@@ -152,8 +154,16 @@ class EmbeddedStore:
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         visible = to_predicate(spec.resolved(self.now()))
+        tenant = spec.scope.tenant
         with self._lock:
-            facts = [f for f in self._facts.get(spec.scope.tenant, {}).values() if visible(f)]
+            every = self._facts.get(tenant, {})
+            # A subject filter narrows the scan first, as the (tenant, subject, ...) index does.
+            candidates = (
+                every.values() if spec.subjects is None
+                else (every[i] for s in set(spec.subjects)
+                      for i in self._by_subject.get((tenant, s), []))
+            )
+            facts = [f for f in candidates if visible(f)]
         facts.sort(key=lambda f: (f.subject, f.predicate, f.valid_from, f.revision, f.id))
         return facts if limit is None else facts[:limit]
 
