@@ -7,12 +7,21 @@ from datetime import datetime
 from typing import Any
 
 from graph.model import DerivationIn, Event, Fact, Source, Subject
-from graph.store import Closure, DerivationWrite, Supersession, Support
+from graph.store import (
+    Closure,
+    DerivationWrite,
+    Invalidation,
+    Retraction,
+    Supersession,
+    Support,
+)
 
 _DATACLASSES: dict[str, type[Any]] = {
     "support": Support,
     "close": Closure,
     "supersedes": Supersession,
+    "invalidate": Invalidation,
+    "retract": Retraction,
 }
 _MODELS: dict[str, type[Any]] = {
     "subject": Subject,

@@ -182,7 +182,11 @@ RETURN properties(e) AS e
 ORDER BY e.at, e.id""", {"tenant": tenant})
 
 
-_LINEAGE = "|".join(LINEAGE_TYPES)
+def _types(types: Sequence[str]) -> str:
+    unknown = set(types) - set(LINEAGE_TYPES)
+    if unknown or not types:
+        raise ValueError(f"not lineage relationship types: {sorted(unknown) or 'none given'}")
+    return "|".join(t for t in LINEAGE_TYPES if t in types)
 
 
 def _step(direction: Direction, a: str, r: str, b: str) -> str:
@@ -197,6 +201,7 @@ def _step(direction: Direction, a: str, r: str, b: str) -> str:
 
 def walk_reach(
     tenant: str, ids: Sequence[str], direction: Direction, at: Any, max_depth: int,
+    types: Sequence[str] = LINEAGE_TYPES,
 ) -> Query:
     if not isinstance(max_depth, int) or not 1 <= max_depth <= 256:
         raise ValueError("max_depth must be an integer in 1..256")
@@ -206,7 +211,7 @@ MATCH (s)
 WHERE s.tenant = $tenant AND s.id IN $ids AND (s:{FACT} OR s:{SOURCE} OR s:{DERIVATION})
 WITH collect(s) AS starts
 UNWIND starts AS s
-MATCH p = (s) ((a)-[r:{_LINEAGE}]-(b)
+MATCH p = (s) ((a)-[r:{_types(types)}]-(b)
   WHERE b.tenant = $tenant AND {_step(direction, "a", "r", "b")}){{1,{max_depth}}} (x)
 WHERE NOT x IN starts
 RETURN elementId(x) AS element, x.id AS id, head(labels(x)) AS label,
@@ -214,12 +219,53 @@ RETURN elementId(x) AS element, x.id AS id, head(labels(x)) AS label,
 ORDER BY depth, label, id""", {"tenant": tenant, "ids": list(ids), "at": at})
 
 
-def walk_edges(tenant: str, elements: Sequence[str], direction: Direction, at: Any) -> Query:
+def walk_edges(
+    tenant: str, elements: Sequence[str], direction: Direction, at: Any,
+    types: Sequence[str] = LINEAGE_TYPES,
+) -> Query:
     return Query(f"""
-MATCH (a)-[r:{_LINEAGE}]-(b)
+MATCH (a)-[r:{_types(types)}]-(b)
 WHERE elementId(a) IN $elements AND b.tenant = $tenant AND {_step(direction, "a", "r", "b")}
 RETURN DISTINCT startNode(r).id AS start, type(r) AS type, endNode(r).id AS end,
        properties(r) AS props""", {"tenant": tenant, "elements": list(elements), "at": at})
+
+
+def justifications(tenant: str, fact_ids: Sequence[str], at: Any) -> Query:
+    return Query(f"""
+MATCH (d:{DERIVATION})-[g:{GENERATED}]->(f:{FACT})
+WHERE f.tenant = $tenant AND f.id IN $ids AND d.tenant = $tenant
+  AND g.recorded_at <= $at AND (g.invalidated_at IS NULL OR $at < g.invalidated_at)
+OPTIONAL MATCH (d)-[u:{USED}]->(i:{FACT})
+WHERE u.recorded_at <= $at AND (u.invalidated_at IS NULL OR $at < u.invalidated_at)
+RETURN f.id AS output, properties(d) AS derivation,
+       collect([i.id, u.role]) AS inputs
+ORDER BY output, derivation.id""", {"tenant": tenant, "ids": list(fact_ids), "at": at})
+
+
+def generated_by(tenant: str, derivation_ids: Sequence[str]) -> Query:
+    return Query(f"""
+MATCH (d:{DERIVATION})-[:{GENERATED}]->(f:{FACT})
+WHERE d.tenant = $tenant AND d.id IN $ids
+RETURN d.id AS derivation, properties(f) AS f""", {"tenant": tenant, "ids": list(derivation_ids)})
+
+
+def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+WHERE f.invalidated_at IS NULL
+SET f.invalidated_at = row.at""", {"tenant": tenant, "rows": rows})
+
+
+def retract_support(tenant: str, source_id: str, at: Any) -> Query:
+    return Query(f"""
+MATCH (f:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
+WHERE r.invalidated_at IS NULL
+SET r.invalidated_at = $at
+WITH DISTINCT f
+WHERE NOT EXISTS {{ MATCH (f)-[live:{SUPPORTED_BY}]->() WHERE live.invalidated_at IS NULL }}
+RETURN f.id AS id
+ORDER BY id""", {"tenant": tenant, "source": source_id, "at": at})
 
 
 def start_elements(tenant: str, ids: Sequence[str]) -> Query:
@@ -229,15 +275,14 @@ WHERE s.tenant = $tenant AND s.id IN $ids AND (s:{FACT} OR s:{SOURCE} OR s:{DERI
 RETURN elementId(s) AS element""", {"tenant": tenant, "ids": list(ids)})
 
 
-def purge_tenant(tenant: str) -> Query:
+def purge_tenant(tenant: str) -> list[Query]:
     # Administrative, unaudited, Neo4j-only: tests use it to wipe exactly what they wrote.
-    # One branch per label, so each seeks the (tenant, id) constraint index instead of
-    # scanning every node in the database.
-    branches = "\n  UNION\n".join(
-        f"  MATCH (n:{label}) WHERE n.tenant = $tenant RETURN n" for label in LABELS
-    )
-    return Query(f"""
-CALL () {{
-{branches}
-}}
+    # One statement per label: each seeks the (tenant, id) constraint index and streams its
+    # deletes in batches (a UNION would first hold every node of the tenant in memory).
+    return [
+        Query(f"""
+MATCH (n:{label})
+WHERE n.tenant = $tenant
 CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS""", {"tenant": tenant})
+        for label in LABELS
+    ]

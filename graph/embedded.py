@@ -10,27 +10,21 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-import networkx as nx
-
 from graph import codec
 from graph.asof import AsOf, to_predicate
+from graph.embedded_state import Journal, State
 from graph.model import Event, Fact, Source, Subject
 from graph.schema import (
-    ABOUT,
     DERIVATION,
-    EVENT,
     FACT,
     GENERATED,
     LINEAGE_TYPES,
     SOURCE,
-    SUBJECT,
-    SUPERSEDES,
     SUPPORTED_BY,
     USED,
 )
@@ -40,7 +34,10 @@ from graph.store import (
     DerivationWrite,
     Direction,
     Edge,
+    Invalidation,
+    Justification,
     Reached,
+    Retraction,
     Supersession,
     Support,
     Walk,
@@ -56,11 +53,12 @@ class EmbeddedStore:
         self.path = path
         self._clock = clock
         self._lock = threading.RLock()
-        self.graph: Any = nx.MultiDiGraph()
-        self._by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
-        self._by_subject: dict[tuple[str, str], list[str]] = defaultdict(list)
-        self._facts: dict[str, dict[str, Fact]] = defaultdict(dict)
-        self._events: dict[str, list[Event]] = defaultdict(list)
+        self.state = State()
+        self.graph = self.state.graph
+        self._by_key = self.state.by_key
+        self._by_subject = self.state.by_subject
+        self._facts = self.state.facts
+        self._events = self.state.events
 
     @classmethod
     def open(cls, path: Path | None, clock: Clock) -> EmbeddedStore:
@@ -73,7 +71,8 @@ class EmbeddedStore:
                 with log.open(encoding="utf-8") as lines:
                     for line in lines:
                         entry = json.loads(line)
-                        store._apply(entry["tenant"], [codec.decode(i) for i in entry["ops"]])
+                        for item in entry["ops"]:
+                            store.state.apply(entry["tenant"], *codec.decode(item))
         return store
 
     def now(self) -> datetime:
@@ -90,10 +89,14 @@ class EmbeddedStore:
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._lock:
             tx = _Tx(self, tenant)
-            result = work(tx)
-            if tx.ops:
-                self._persist(tenant, tx.ops)
-                self._apply(tenant, tx.ops)
+            try:
+                result = work(tx)
+                if tx.ops:
+                    self._persist(tenant, tx.ops)
+            except BaseException:
+                for undo in reversed(tx.journal):
+                    undo()
+                raise
             return result
 
     def _persist(self, tenant: str, ops: list[tuple[str, Any]]) -> None:
@@ -105,52 +108,15 @@ class EmbeddedStore:
             log.flush()
             os.fsync(log.fileno())
 
-    def _apply(self, tenant: str, ops: list[tuple[str, Any]]) -> None:
-        g = self.graph
-        for op, rec in ops:
-            if op in ("subject", "source", "event"):
-                label = {"subject": SUBJECT, "source": SOURCE, "event": EVENT}[op]
-                g.add_node((label, tenant, rec.id), label=label, record=rec)
-                if op == "event":
-                    self._events[tenant].append(rec)
-            elif op == "fact":
-                self._put_fact(rec)
-                g.add_edge((FACT, tenant, rec.id), (SUBJECT, tenant, rec.subject), key=ABOUT,
-                           role="subject", recorded_at=rec.recorded_at, invalidated_at=None)
-                self._by_key[(tenant, rec.key)].append(rec.id)
-                self._by_subject[(tenant, rec.subject)].append(rec.id)
-            elif op == "support":
-                g.add_edge((FACT, tenant, rec.fact_id), (SOURCE, tenant, rec.source_id),
-                           key=SUPPORTED_BY, available_at=rec.available_at,
-                           recorded_at=rec.recorded_at, invalidated_at=None)
-            elif op == "close":
-                fact = self._facts[tenant][rec.fact_id]
-                self._put_fact(fact.model_copy(update={
-                    "superseded_at": rec.superseded_at,
-                    "superseded_recorded_at": rec.recorded_at,
-                }))
-            elif op == "supersedes":
-                g.add_edge((FACT, tenant, rec.new_id), (FACT, tenant, rec.old_id),
-                           key=SUPERSEDES, source_id=rec.source_id, at=rec.at,
-                           recorded_at=rec.recorded_at, invalidated_at=None)
-            elif op == "derivation":
-                self._apply_derivation(tenant, rec)
-
-    def _put_fact(self, fact: Fact) -> None:
-        self._facts[fact.tenant][fact.id] = fact
-        self.graph.add_node((FACT, fact.tenant, fact.id), label=FACT, record=fact)
-
-    def _apply_derivation(self, tenant: str, w: DerivationWrite) -> None:
-        node = (DERIVATION, tenant, w.derivation.id)
-        self.graph.add_node(node, label=DERIVATION, record=w.derivation,
-                            recorded_at=w.recorded_at)
-        stamps = {"recorded_at": w.recorded_at, "invalidated_at": None}
-        for fact_id, role in w.used:
-            self.graph.add_edge(node, (FACT, tenant, fact_id), key=USED, role=role, **stamps)
-        for fact_id in w.generated:
-            self.graph.add_edge(node, (FACT, tenant, fact_id), key=GENERATED, **stamps)
-
     # -- reads --------------------------------------------------------------------------------
+
+    def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
+        with self._lock:
+            tx = _Tx(self, tenant)
+            result = work(tx)
+            if tx.ops:
+                raise RuntimeError("a read-only unit of work tried to write")
+            return result
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         visible = to_predicate(spec.resolved(self.now()))
@@ -201,7 +167,7 @@ class EmbeddedStore:
 
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
-        system_at: datetime, max_depth: int = 32,
+        system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk:
         with self._lock:
             starts = [(label, tenant, i) for i in dict.fromkeys(start_ids)
@@ -213,7 +179,7 @@ class EmbeddedStore:
             for level in range(1, max_depth + 1):
                 nxt: list[Node] = []
                 for node in frontier:
-                    for nb, edge in self._steps(node, direction, system_at):
+                    for nb, edge in self._steps(node, direction, system_at, set(types)):
                         edges.append(edge)
                         if nb not in depth:
                             depth[nb] = level
@@ -226,14 +192,14 @@ class EmbeddedStore:
             return Walk(reached, tuple(sorted(set(edges), key=_edge_order)))
 
     def _steps(
-        self, node: Node, direction: Direction, at: datetime,
+        self, node: Node, direction: Direction, at: datetime, types: set[str],
     ) -> Iterator[tuple[Node, Edge]]:
         forward = direction is Direction.UPSTREAM
         for src, dst, key, data in self.graph.out_edges(node, keys=True, data=True):
-            if key in LINEAGE_TYPES and (key == GENERATED) != forward and _live(data, at):
+            if key in types and (key == GENERATED) != forward and _live(data, at):
                 yield dst, Edge(src[2], key, dst[2], _props(data))
         for src, dst, key, data in self.graph.in_edges(node, keys=True, data=True):
-            if key in LINEAGE_TYPES and (key == GENERATED) == forward and _live(data, at):
+            if key in types and (key == GENERATED) == forward and _live(data, at):
                 yield src, Edge(src[2], key, dst[2], _props(data))
 
 
@@ -251,12 +217,19 @@ def _edge_order(e: Edge) -> tuple[str, str, str]:
 
 
 class _Tx:
-    """Buffers one unit of work; reads see the committed graph only."""
+    """One unit of work: each write applies at once (so later reads see it), is logged for
+    the commit, and journalled for the rollback."""
 
     def __init__(self, store: EmbeddedStore, tenant: str) -> None:
         self.store = store
         self.tenant = tenant
         self.ops: list[tuple[str, Any]] = []
+        self.journal: Journal = []
+
+    def _do(self, op: str, records: Sequence[Any]) -> None:
+        for rec in records:
+            self.store.state.apply(self.tenant, op, rec, self.journal)
+            self.ops.append((op, rec))
 
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
         facts = self.store._facts[self.tenant]
@@ -282,25 +255,74 @@ class _Tx:
         return self.store.supports(self.tenant, fact_ids)
 
     def put_subjects(self, subjects: Sequence[Subject]) -> None:
-        self.ops += [("subject", s) for s in subjects]
+        self._do("subject", subjects)
 
     def put_sources(self, sources: Sequence[Source]) -> None:
-        self.ops += [("source", s) for s in sources]
+        self._do("source", sources)
 
     def create_facts(self, facts: Sequence[Fact]) -> None:
-        self.ops += [("fact", f) for f in facts]
+        self._do("fact", facts)
 
     def add_support(self, rows: Sequence[Support]) -> None:
-        self.ops += [("support", r) for r in rows]
+        self._do("support", rows)
 
     def close_knowledge(self, rows: Sequence[Closure]) -> None:
-        self.ops += [("close", r) for r in rows]
+        self._do("close", rows)
 
     def link_supersedes(self, rows: Sequence[Supersession]) -> None:
-        self.ops += [("supersedes", r) for r in rows]
+        self._do("supersedes", rows)
 
     def put_derivation(self, write: DerivationWrite) -> None:
-        self.ops.append(("derivation", write))
+        self._do("derivation", [write])
 
     def append_event(self, event: Event) -> None:
-        self.ops.append(("event", event))
+        self._do("event", [event])
+
+    def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
+        self._do("invalidate", rows)
+
+    def retract_support(self, source_id: str, at: datetime) -> list[str]:
+        g = self.store.graph
+        node = (SOURCE, self.tenant, source_id)
+        if node not in g:
+            return []
+        facts = sorted(src[2] for src, _, key, data in g.in_edges(node, keys=True, data=True)
+                       if key == SUPPORTED_BY and data["invalidated_at"] is None)
+        self._do("retract", [Retraction(fid, source_id, at) for fid in facts])
+        return [fid for fid in facts if not any(
+            key == SUPPORTED_BY and data["invalidated_at"] is None
+            for _, _, key, data in g.out_edges((FACT, self.tenant, fid), keys=True, data=True))]
+
+    def walk(
+        self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
+        types: Sequence[str] = LINEAGE_TYPES,
+    ) -> Walk:
+        return self.store.walk(self.tenant, start_ids, direction, at, max_depth, types)
+
+    def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
+        g = self.store.graph
+        found = []
+        for fid in sorted(set(fact_ids)):
+            node = (FACT, self.tenant, fid)
+            if node not in g:
+                continue
+            for d, _, key, data in g.in_edges(node, keys=True, data=True):
+                if key != GENERATED or not _live(data, at):
+                    continue
+                inputs = tuple(sorted(
+                    (dst[2], e["role"]) for _, dst, k, e in g.out_edges(d, keys=True, data=True)
+                    if k == USED and _live(e, at)
+                ))
+                found.append(Justification(g.nodes[d]["record"], fid, inputs))
+        return sorted(found, key=lambda j: (j.output_id, j.derivation.id))
+
+    def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
+        g = self.store.graph
+        found = {}
+        for did in derivation_ids:
+            node = (DERIVATION, self.tenant, did)
+            if node in g:
+                for _, dst, key in g.out_edges(node, keys=True):
+                    if key == GENERATED:
+                        found[did] = g.nodes[dst]["record"]
+        return found

@@ -15,7 +15,7 @@ from neo4j.time import DateTime
 from graph import cypher
 from graph.asof import AsOf
 from graph.model import DerivationIn, Event, Fact, Source, Subject
-from graph.schema import FACT, SCHEMA_STATEMENTS, SOURCE
+from graph.schema import FACT, LINEAGE_TYPES, SCHEMA_STATEMENTS, SOURCE
 from graph.store import (
     Clock,
     Closure,
@@ -23,6 +23,8 @@ from graph.store import (
     DerivationWrite,
     Direction,
     Edge,
+    Invalidation,
+    Justification,
     Reached,
     Supersession,
     Support,
@@ -107,9 +109,9 @@ class Neo4jStore:
         raise AssertionError("unreachable")
 
     def purge_tenant(self, tenant: str) -> None:
-        query = cypher.purge_tenant(tenant)
         with self._session() as session:
-            session.run(query.text, query.params).consume()
+            for query in cypher.purge_tenant(tenant):
+                session.run(query.text, query.params).consume()
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         rows = self.run(cypher.read_facts(spec.resolved(self.now()), limit))
@@ -131,24 +133,16 @@ class Neo4jStore:
 
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
-        system_at: datetime, max_depth: int = 32,
+        system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk:
-        def work(tx: neo4j.ManagedTransaction) -> Walk:
-            reach = cypher.walk_reach(tenant, start_ids, direction, system_at, max_depth)
-            rows = [r.data() for r in tx.run(reach.text, reach.params)]
-            starts = cypher.start_elements(tenant, start_ids)
-            frontier = [r["element"] for r in tx.run(starts.text, starts.params)]
-            frontier += [r["element"] for r in rows if r["depth"] < max_depth]
-            edges_q = cypher.walk_edges(tenant, frontier, direction, system_at)
-            edges = {
-                Edge(r["start"], r["type"], r["end"], _props(r["props"]))
-                for r in tx.run(edges_q.text, edges_q.params)
-            }
-            reached = tuple(Reached(r["id"], r["label"], r["depth"]) for r in rows)
-            return Walk(reached, tuple(sorted(edges, key=lambda e: (e.type, e.start, e.end))))
+        def work(tx: _Tx) -> Walk:
+            return tx.walk(start_ids, direction, system_at, max_depth, types)
 
+        return self.reading(tenant, work)
+
+    def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._session() as session:
-            return session.execute_read(work)
+            return session.execute_read(lambda tx: work(_Tx(tx, tenant)))
 
 
 def _source(props: dict[str, Any]) -> Source:
@@ -238,10 +232,55 @@ class _Tx:
             list(write.generated),
         ))
 
+    def walk(
+        self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
+        types: Sequence[str] = LINEAGE_TYPES,
+    ) -> Walk:
+        # Two queries: reach (one variable-length traversal), then the live edges among it.
+        reach = self._run(cypher.walk_reach(self.tenant, start_ids, direction, at, max_depth,
+                                            types))
+        frontier = [r["element"] for r in self._run(cypher.start_elements(self.tenant,
+                                                                          start_ids))]
+        frontier += [r["element"] for r in reach if r["depth"] < max_depth]
+        edges = {
+            Edge(r["start"], r["type"], r["end"], _props(r["props"]))
+            for r in self._run(cypher.walk_edges(self.tenant, frontier, direction, at, types))
+        }
+        reached = tuple(Reached(r["id"], r["label"], r["depth"]) for r in reach)
+        return Walk(reached, tuple(sorted(edges, key=lambda e: (e.type, e.start, e.end))))
+
+    def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
+        if not fact_ids:
+            return []
+        rows = self._run(cypher.justifications(self.tenant, fact_ids, at))
+        return [
+            Justification(_derivation(r["derivation"]), r["output"],
+                          tuple(sorted((i, role) for i, role in r["inputs"] if i is not None)))
+            for r in rows
+        ]
+
+    def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
+        if rows:
+            self._run(cypher.invalidate_facts(self.tenant, [asdict(r) for r in rows]))
+
+    def retract_support(self, source_id: str, at: datetime) -> list[str]:
+        return [r["id"] for r in self._run(cypher.retract_support(self.tenant, source_id, at))]
+
+    def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
+        rows = self._run(cypher.generated_by(self.tenant, derivation_ids))
+        return {r["derivation"]: fact_from(r["f"]) for r in rows}
+
     def append_event(self, event: Event) -> None:
         props = event.model_dump(exclude={"details"}, exclude_none=True)
         props["details"] = json.dumps(event.details, sort_keys=True)
         self._run(cypher.create_event(self.tenant, props))
+
+
+def _derivation(props: dict[str, Any]) -> DerivationIn:
+    values = _props(props)
+    values["parameters"] = json.loads(values.get("parameters") or "{}")
+    return DerivationIn.model_validate(
+        {k: v for k, v in values.items() if k not in ("tenant", "recorded_at")})
 
 
 def _derivation_props(derivation: DerivationIn, recorded_at: datetime) -> dict[str, Any]:

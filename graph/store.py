@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from graph.asof import AsOf
 from graph.model import DerivationIn, Event, Fact, Source, Subject
+from graph.schema import LINEAGE_TYPES
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
@@ -59,11 +60,37 @@ class Supersession:
 
 
 @dataclass(frozen=True, slots=True)
+class Invalidation:
+    """The engine stops holding a fact at ``at`` (system time); history keeps it."""
+
+    fact_id: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """A fact loses the support of one source at ``at`` (system time)."""
+
+    fact_id: str
+    source_id: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class DerivationWrite:
     derivation: DerivationIn
     used: tuple[tuple[str, str], ...]  # (fact id, role)
     generated: tuple[str, ...]
     recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Justification:
+    """One live derivation that generated ``output_id``, with its live inputs (id, role)."""
+
+    derivation: DerivationIn
+    output_id: str
+    inputs: tuple[tuple[str, str], ...]
 
 
 class Direction(StrEnum):
@@ -117,6 +144,16 @@ class StoreTx(Protocol):
     def link_supersedes(self, rows: Sequence[Supersession]) -> None: ...
     def put_derivation(self, write: DerivationWrite) -> None: ...
     def append_event(self, event: Event) -> None: ...
+    def walk(
+        self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
+        types: Sequence[str] = LINEAGE_TYPES,
+    ) -> Walk: ...
+    def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]: ...
+    def invalidate_facts(self, rows: Sequence[Invalidation]) -> None: ...
+    def retract_support(self, source_id: str, at: datetime) -> list[str]:
+        """Close every live support edge to the source; return the facts left with none."""
+        ...
+    def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]: ...
 
 
 class Store(Protocol):
@@ -125,6 +162,9 @@ class Store(Protocol):
     def now(self) -> datetime: ...
     def ensure_schema(self) -> None: ...
     def write(self, tenant: str, work: Callable[[StoreTx], T]) -> T: ...
+    def reading(self, tenant: str, work: Callable[[StoreTx], T]) -> T:
+        """Run ``work`` in a read-only transaction (it must call no write primitive)."""
+        ...
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]: ...
     def history(self, tenant: str, key: str) -> list[Fact]: ...
     def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]: ...
@@ -132,6 +172,6 @@ class Store(Protocol):
     def events(self, tenant: str) -> list[Event]: ...
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
-        system_at: datetime, max_depth: int = 32,
+        system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk: ...
     def close(self) -> None: ...

@@ -12,23 +12,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from graph.corrections import Fate, Outcome, cascade_knowledge
 from graph.model import (
-    DerivationIn,
     Event,
     Fact,
     FactIn,
-    FactKind,
     Scope,
     Source,
     SourceIn,
     Subject,
     version_id,
 )
-from graph.schema import FACT, SUBJECT
+from graph.schema import SUBJECT
 from graph.store import (
     Closure,
     ConflictError,
-    DerivationWrite,
     Store,
     StoreError,
     StoreTx,
@@ -51,6 +49,7 @@ class WriteReport:
     created: list[str] = field(default_factory=list)
     repeated: list[str] = field(default_factory=list)
     superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
+    cascade: list[Outcome] = field(default_factory=list)  # derived facts the change reached
 
     @property
     def changed(self) -> bool:
@@ -78,9 +77,14 @@ def record(
     actor: str,
     reason: str | None = None,
     expected: Mapping[str, int | None] | None = None,
+    recompute: bool = False,
+    tolerance: float = 0.0,
 ) -> WriteReport:
     """Write a batch atomically. ``expected`` maps assertion keys to the revision the caller
-    last saw (``None``: "must not exist yet"); a mismatch raises :class:`ConflictError`."""
+    last saw (``None``: "must not exist yet"); a mismatch raises :class:`ConflictError`.
+
+    A correction cascades in the same transaction to every derived fact downstream; with
+    ``recompute`` those are computed again from the corrected inputs (``graph.corrections``)."""
 
     def work(tx: StoreTx) -> WriteReport:
         now = store.now()
@@ -103,6 +107,11 @@ def record(
         tx.add_support(plan.supports)
         tx.close_knowledge(plan.closures)
         tx.link_supersedes(plan.links)
+        plan.report.cascade = cascade_knowledge(
+            tx, now, {c.fact_id: c.superseded_at for c in plan.closures},
+            {s.old_id: s.new_id for s in plan.links}, actor=actor, recompute=recompute,
+            tolerance=tolerance,
+        )
         tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan))
         plan.report.event_id = event_id
         return plan.report
@@ -238,64 +247,7 @@ def _event(
             "created": len(plan.report.created),
             "superseded": len(plan.report.superseded),
             "support_added": len(plan.supports),
+            "cascade_closed": sum(o.fate is Fate.CLOSED for o in plan.report.cascade),
+            "recomputed": sum(o.fate is Fate.RECOMPUTED for o in plan.report.cascade),
         },
     )
-
-
-def derive(
-    store: Store,
-    scope: Scope,
-    derivation: DerivationIn,
-    used: Sequence[tuple[str, str]],
-    outputs: Sequence[FactIn],
-    *,
-    actor: str,
-) -> list[Fact]:
-    """Persist a derivation over stored input facts and the derived facts it generated.
-
-    Knowledge time follows DESIGN.md: a derived fact is knowable once all inputs are,
-    ``available_at = max(inputs)``, and is superseded as soon as any input is.
-    """
-    if not used:
-        raise StoreError("a derivation needs at least one input fact")
-    if any(out.kind is not FactKind.DERIVED or out.source is not None for out in outputs):
-        raise StoreError("derivation outputs must be derived facts without a source")
-
-    def work(tx: StoreTx) -> list[Fact]:
-        now = store.now()
-        _check_subjects(tx, Batch(facts=outputs))
-        inputs = tx.get_facts([fid for fid, _ in used])
-        missing = {fid for fid, _ in used} - set(inputs)
-        if missing:
-            raise UnknownReference(f"unknown input fact(s): {', '.join(sorted(missing)[:5])}")
-        available = max(f.available_at for f in inputs.values())
-        closes = [f for f in inputs.values() if f.superseded_at is not None]
-        first_close = min(closes, key=lambda f: f.superseded_at or now, default=None)
-        event_id = "e" + uuid.uuid4().hex
-        facts = []
-        for out in outputs:
-            key = out.assertion_key(scope)
-            facts.append(Fact(
-                id=version_id(key, 1) + "." + derivation.id, key=key, revision=1,
-                tenant=scope.tenant, scope=tuple(scope.terms()), kind=out.kind,
-                status=out.status, subject=out.subject, predicate=out.predicate,
-                value=out.value, unit=out.unit, valid_from=out.valid_from,
-                valid_to=out.valid_to, available_at=available,
-                superseded_at=first_close.superseded_at if first_close else None,
-                superseded_recorded_at=first_close.superseded_recorded_at if first_close else None,
-                recorded_at=now, invalidated_at=None,
-                authority=min(f.authority for f in inputs.values()), owner=out.owner,
-                retention_reason=out.retention_reason, content_hash=out.content_hash(),
-                event_id=event_id,
-            ))
-        if tx.existing(FACT, [f.id for f in facts]):
-            return list(tx.get_facts([f.id for f in facts]).values())
-        tx.create_facts(facts)
-        tx.put_derivation(DerivationWrite(derivation, tuple(used), tuple(f.id for f in facts), now))
-        tx.append_event(Event(
-            id=event_id, tenant=tx.tenant, at=now, actor=actor, action="derive",
-            details={"derivation": derivation.id, "generated": len(facts)},
-        ))
-        return facts
-
-    return store.write(scope.tenant, work)

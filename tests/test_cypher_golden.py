@@ -53,7 +53,11 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         "acme", ["a"], Direction.DOWNSTREAM, T, 8),
     "walk_edges_upstream": lambda: cypher.walk_edges("acme", ["4:x:1"], Direction.UPSTREAM, T),
     "start_elements": lambda: cypher.start_elements("acme", ["a"]),
-    "purge_tenant": lambda: cypher.purge_tenant("acme"),
+    "justifications": lambda: cypher.justifications("acme", ["f1"], T),
+    "generated_by": lambda: cypher.generated_by("acme", ["d1"]),
+    "invalidate_facts": lambda: cypher.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
+    "retract_support": lambda: cypher.retract_support("acme", "s1", T),
+    "purge_tenant_facts": lambda: cypher.purge_tenant("acme")[2],
 }
 
 

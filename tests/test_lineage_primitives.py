@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from graph.asof import AsOf
-from graph.model import DerivationIn, Fact, FactIn, FactKind, Scope
+from graph.derivations import Output, derive
+from graph.model import Fact, Scope
+from graph.recipes import expression
 from graph.store import Direction, Store, StoreError, UnknownReference
 from graph.temporal import parse_instant
-from graph.writes import derive, record
+from graph.writes import record
 from tests.conftest import PinnedClock
 from tests.factories import Q1_2018, batch, fact, source
 
@@ -16,9 +18,13 @@ S1 = source("s1", "2018-04-24")
 S2 = source("s2", "2018-05-02")
 
 
-def derived(predicate: str, value: float) -> FactIn:
-    return FactIn(subject="GOOGL", predicate=predicate, value=value, unit="USD",
-                  valid_from=Q1_2018[0], valid_to=Q1_2018[1], kind=FactKind.DERIVED)
+def out(predicate: str) -> Output:
+    return Output("GOOGL", predicate, Q1_2018[0], Q1_2018[1], "USD")
+
+
+GROSS = expression("gross_profit", "1", "revenue - cost")
+DOUBLE = expression("double", "1", "2 * x")
+COPY = expression("copy", "1", "x")
 
 
 def chain(store: Store, scope: Scope) -> tuple[Fact, Fact, Fact]:
@@ -27,28 +33,33 @@ def chain(store: Store, scope: Scope) -> tuple[Fact, Fact, Fact]:
                                fact(60, S2.id, predicate="CostOfRevenue"),
                                sources=(S1, S2)), actor="t")
     revenue, cost = sorted(store.read(AsOf(scope)), key=lambda f: f.predicate, reverse=True)
-    (gross,) = derive(store, scope, DerivationIn(id="d1", recipe="gross_profit", version="1",
-                                                 formula="revenue - cost"),
-                      [(revenue.id, "revenue"), (cost.id, "cost")], [derived("GrossProfit", 40)],
-                      actor="t")
-    (doubled,) = derive(store, scope, DerivationIn(id="d2", recipe="double", version="1"),
-                        [(gross.id, "x")], [derived("Doubled", 80)], actor="t")
+    gross = derive(store, scope, GROSS, {"revenue": revenue.id, "cost": cost.id},
+                   out("GrossProfit"), actor="t").fact
+    doubled = derive(store, scope, DOUBLE, {"x": gross.id}, out("Doubled"), actor="t").fact
+    assert (gross.value, doubled.value) == (40, 80)
     return revenue, gross, doubled
+
+
+def derivation_of(store: Store, scope: Scope, fact: Fact) -> str:
+    walk = store.walk(scope.tenant, [fact.id], Direction.UPSTREAM, store.now(), max_depth=1)
+    (did,) = walk.ids("Derivation")
+    return did
 
 
 def test_upstream_walk_reaches_every_input_and_source_with_its_depth(
     store: Store, scope: Scope,
 ) -> None:
     revenue, gross, doubled = chain(store, scope)
+    d1, d2 = derivation_of(store, scope, gross), derivation_of(store, scope, doubled)
     walk = store.walk(scope.tenant, [doubled.id], Direction.UPSTREAM, store.now())
     depth = {(r.label, r.id): r.depth for r in walk.reached}
-    assert depth[("Derivation", "d2")] == 1
+    assert depth[("Derivation", d2)] == 1
     assert depth[("Fact", gross.id)] == 2
-    assert depth[("Derivation", "d1")] == 3
+    assert depth[("Derivation", d1)] == 3
     assert depth[("Fact", revenue.id)] == 4
     assert depth[("Source", "s1")] == 5 and depth[("Source", "s2")] == 5
     used = {(e.start, e.end, e.props.get("role")) for e in walk.edges if e.type == "USED"}
-    assert ("d1", revenue.id, "revenue") in used
+    assert (d1, revenue.id, "revenue") in used
 
 
 def test_downstream_walk_from_a_source_reaches_every_consequence(
@@ -63,7 +74,7 @@ def test_downstream_walk_from_a_source_reaches_every_consequence(
 def test_walk_depth_is_bounded(store: Store, scope: Scope) -> None:
     _, gross, doubled = chain(store, scope)
     walk = store.walk(scope.tenant, [doubled.id], Direction.UPSTREAM, store.now(), max_depth=2)
-    assert walk.ids() == {"d2", gross.id}
+    assert walk.ids() == {derivation_of(store, scope, doubled), gross.id}
 
 
 def test_walk_ignores_edges_recorded_after_the_system_instant(
@@ -73,8 +84,7 @@ def test_walk_ignores_edges_recorded_after_the_system_instant(
     (base,) = store.read(AsOf(scope))
     before = clock.now
     clock.advance(hours=1)
-    derive(store, scope, DerivationIn(id="d1", recipe="copy", version="1"), [(base.id, "x")],
-           [derived("Copy", 100)], actor="t")
+    derive(store, scope, COPY, {"x": base.id}, out("Copy"), actor="t")
     assert store.walk(scope.tenant, [base.id], Direction.DOWNSTREAM, before).reached == ()
     assert store.walk(scope.tenant, [base.id], Direction.DOWNSTREAM, clock.now).ids() != set()
 
@@ -93,22 +103,19 @@ def test_derived_fact_is_knowable_once_all_inputs_are(store: Store, scope: Scope
 
 def test_rederiving_the_same_recipe_is_idempotent(store: Store, scope: Scope) -> None:
     revenue, gross, _ = chain(store, scope)
-    again = derive(store, scope, DerivationIn(id="d1", recipe="gross_profit", version="1",
-                                              formula="revenue - cost"),
-                   [(revenue.id, "revenue"), (cost_id(store, scope), "cost")],
-                   [derived("GrossProfit", 40)], actor="t")
-    assert [f.id for f in again] == [gross.id]
+    again = derive(store, scope, GROSS, {"revenue": revenue.id, "cost": cost_id(store, scope)},
+                   out("GrossProfit"), actor="t")
+    assert again.fact.id == gross.id
+    assert not again.created
     assert len([e for e in store.events(scope.tenant) if e.action == "derive"]) == 2
 
 
 def test_derivation_over_an_unknown_input_is_refused(store: Store, scope: Scope) -> None:
     record(store, scope, batch(fact(1, S1.id), sources=(S1,)), actor="t")
     with pytest.raises(UnknownReference, match="unknown input"):
-        derive(store, scope, DerivationIn(id="d9", recipe="r", version="1"), [("nope", "x")],
-               [derived("Y", 1)], actor="t")
+        derive(store, scope, COPY, {"x": "nope"}, out("Y"), actor="t")
     with pytest.raises(StoreError, match="at least one input"):
-        derive(store, scope, DerivationIn(id="d9", recipe="r", version="1"), [],
-               [derived("Y", 1)], actor="t")
+        derive(store, scope, COPY, {}, out("Y"), actor="t")
 
 
 def cost_id(store: Store, scope: Scope) -> str:

@@ -1,0 +1,183 @@
+"""Applying a change and its cascade in one transaction: supersede (knowledge axis), invalidate
+and retract a source (system axis). History is kept: intervals close, nothing is deleted.
+
+Recompute (on request, knowledge axis): each derived fact whose justifications all broke is
+computed again from the current inputs, in topological order. A value equal to the old one
+(within ``tolerance``) becomes a second justification of the old fact, which therefore stays
+current, and the cascade stops there; a different value becomes a new version that supersedes
+the old one, and the cascade carries on with it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from graph.cascade import Axis, _justified_until, plan
+from graph.derivations import Output, derive_in
+from graph.model import Event, Fact, Scope, Value
+from graph.recipes import from_derivation
+from graph.store import (
+    Closure,
+    DerivationWrite,
+    Invalidation,
+    Justification,
+    Store,
+    StoreTx,
+    UnknownReference,
+)
+
+
+class Fate(StrEnum):
+    SURVIVES = "survives"  # another justification still holds it
+    CLOSED = "closed"  # its interval ends; not recomputed
+    UNCHANGED = "unchanged"  # recomputed to the same value: stays current, cascade stops
+    RECOMPUTED = "recomputed"  # recomputed to a new value: a new version supersedes it
+
+
+@dataclass(frozen=True)
+class Outcome:
+    fact: Fact
+    depth: int
+    path: tuple[str, ...]
+    fate: Fate
+    ends_at: datetime | None
+    replacement: Fact | None = None
+
+
+def cascade_knowledge(
+    tx: StoreTx, now: datetime, changed: Mapping[str, datetime], successors: Mapping[str, str],
+    *, actor: str, recompute: bool = False, tolerance: float = 0.0,
+) -> list[Outcome]:
+    """Close (or recompute) every derived fact whose inputs were superseded."""
+    p = plan(tx, changed, Axis.KNOWLEDGE, now)
+    ends: dict[str, datetime | None] = dict(changed)
+    replaced = dict(successors)
+    closures: list[Closure] = []
+    outcomes = []
+    for a in p.affected:
+        fid = a.fact.id
+        end = _justified_until(p.justifications.get(fid, []), ends, p.facts, Axis.KNOWLEDGE)
+        ends[fid] = end
+        if end is None:
+            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.SURVIVES, None))
+            continue
+        fresh = _recomputed(tx, now, a.fact, p.justifications.get(fid, []), replaced,
+                            tolerance, end, actor) if recompute else None
+        if fresh is None:
+            closures.append(Closure(fid, end, now))
+            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.CLOSED, end))
+        elif fresh.id == fid:
+            ends[fid] = None
+            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.UNCHANGED, None))
+        else:
+            replaced[fid] = fresh.id
+            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.RECOMPUTED, end, fresh))
+    tx.close_knowledge(closures)
+    return outcomes
+
+
+def _recomputed(
+    tx: StoreTx, now: datetime, fact: Fact, justs: list[Justification],
+    replaced: Mapping[str, str], tolerance: float, end: datetime, actor: str,
+) -> Fact | None:
+    usable = [j for j in justs if any(i in replaced for i, _ in j.inputs)]
+    if not usable:
+        return None  # nothing to recompute from: the broken inputs have no successor
+    j = min(usable, key=lambda x: x.derivation.id)
+    recipe = from_derivation(j.derivation)
+    inputs = {role: replaced.get(i, i) for i, role in j.inputs}
+    values = tx.get_facts(sorted(set(inputs.values())))
+    value = recipe.evaluate({role: values[i].value for role, i in inputs.items()})
+    if _same(value, fact.value, tolerance):
+        derivation = recipe.derivation(inputs, fact.key)
+        used = tuple(sorted((i, role) for role, i in inputs.items()))
+        tx.put_derivation(DerivationWrite(derivation, used, (fact.id,), now))
+        return fact
+    tx.close_knowledge([Closure(fact.id, end, now)])
+    scope = Scope.from_terms(fact.tenant, list(fact.scope))
+    output = Output(fact.subject, fact.predicate, fact.valid_from, fact.valid_to, fact.unit,
+                    fact.status)
+    cause = next(replaced[i] for i, _ in j.inputs if i in replaced)
+    return derive_in(tx, now, scope, recipe, inputs, output, actor=actor, replaces=fact.id,
+                     cause=cause).fact
+
+
+def _same(new: Value, old: Value, tolerance: float) -> bool:
+    numeric = (int, float)
+    if isinstance(new, numeric) and isinstance(old, numeric) and not isinstance(new, bool):
+        return abs(float(new) - float(old)) <= tolerance
+    return new == old
+
+
+def cascade_system(tx: StoreTx, now: datetime, invalid: Sequence[str]) -> list[Outcome]:
+    """Invalidate every derived fact left without a live justification."""
+    p = plan(tx, dict.fromkeys(invalid, now), Axis.SYSTEM, now)
+    tx.invalidate_facts([Invalidation(a.fact.id, now) for a in p.closing])
+    return [Outcome(a.fact, a.depth, a.path, Fate.CLOSED if a.ends_at else Fate.SURVIVES,
+                    a.ends_at) for a in p.affected]
+
+
+@dataclass(frozen=True)
+class ExitReport:
+    event_id: str
+    invalidated: list[str]
+    cascade: list[Outcome]
+
+
+def invalidate(
+    store: Store, scope: Scope, fact_ids: Sequence[str], *, actor: str, reason: str,
+) -> ExitReport:
+    """The engine stops holding these facts from now on (history kept, as-of before unchanged)."""
+
+    def work(tx: StoreTx) -> ExitReport:
+        now = store.now()
+        facts = tx.get_facts(sorted(set(fact_ids)))
+        missing = set(fact_ids) - set(facts)
+        if missing:
+            raise UnknownReference(f"unknown fact(s): {', '.join(sorted(missing)[:5])}")
+        live = [f.id for f in facts.values() if f.invalidated_at is None]
+        tx.invalidate_facts([Invalidation(fid, now) for fid in live])
+        cascade = cascade_system(tx, now, live)
+        return _exit_event(tx, now, actor, "invalidate", reason, live, cascade)
+
+    return store.write(scope.tenant, work)
+
+
+def retract_source(
+    store: Store, scope: Scope, source_id: str, *, actor: str, reason: str,
+) -> ExitReport:
+    """The source's facts lose its support; those left with none are invalidated, and the
+    cascade follows."""
+
+    def work(tx: StoreTx) -> ExitReport:
+        now = store.now()
+        if not tx.get_sources([source_id]):
+            raise UnknownReference(f"unknown source: {source_id}")
+        orphans = tx.retract_support(source_id, now)
+        tx.invalidate_facts([Invalidation(fid, now) for fid in orphans])
+        cascade = cascade_system(tx, now, orphans)
+        return _exit_event(tx, now, actor, "retract", reason, orphans, cascade,
+                           source=source_id)
+
+    return store.write(scope.tenant, work)
+
+
+def _exit_event(
+    tx: StoreTx, now: datetime, actor: str, action: str, reason: str, invalidated: list[str],
+    cascade: list[Outcome], source: str | None = None,
+) -> ExitReport:
+    event_id = "e" + uuid.uuid4().hex
+    details: dict[str, Value] = {
+        "invalidated": len(invalidated),
+        "cascade_closed": sum(o.fate is Fate.CLOSED for o in cascade),
+        "cascade_survived": sum(o.fate is Fate.SURVIVES for o in cascade),
+    }
+    if source is not None:
+        details["source"] = source
+    tx.append_event(Event(id=event_id, tenant=tx.tenant, at=now, actor=actor, action=action,
+                          reason=reason, details=details))
+    return ExitReport(event_id, invalidated, cascade)

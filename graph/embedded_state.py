@@ -1,0 +1,124 @@
+"""The embedded store's in-memory state and how each logged operation changes it.
+
+Operations apply at once, so a transaction reads its own writes exactly as it does on Neo4j;
+each change pushes its inverse onto a journal, and a failing transaction is undone from it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+
+from graph.model import Event, Fact
+from graph.schema import (
+    ABOUT,
+    DERIVATION,
+    EVENT,
+    FACT,
+    GENERATED,
+    SOURCE,
+    SUBJECT,
+    SUPERSEDES,
+    SUPPORTED_BY,
+    USED,
+)
+from graph.store import DerivationWrite
+
+Journal = list[Callable[[], None]]
+Node = tuple[str, str, str]  # (label, tenant, id)
+_NODE_OPS = {"subject": SUBJECT, "source": SOURCE, "event": EVENT}
+
+
+class State:
+    def __init__(self) -> None:
+        self.graph: Any = nx.MultiDiGraph()
+        self.by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.by_subject: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.facts: dict[str, dict[str, Fact]] = defaultdict(dict)
+        self.events: dict[str, list[Event]] = defaultdict(list)
+
+    def apply(self, tenant: str, op: str, rec: Any, journal: Journal | None = None) -> None:
+        j: Journal = journal if journal is not None else []
+        if op in _NODE_OPS:
+            self._node((_NODE_OPS[op], tenant, rec.id), j, label=_NODE_OPS[op], record=rec)
+            if op == "event":
+                self._append(self.events[tenant], rec, j)
+        elif op == "fact":
+            self._fact(rec, j)
+            self._edge((FACT, tenant, rec.id), (SUBJECT, tenant, rec.subject), ABOUT, j,
+                       role="subject", recorded_at=rec.recorded_at, invalidated_at=None)
+            self._append(self.by_key[(tenant, rec.key)], rec.id, j)
+            self._append(self.by_subject[(tenant, rec.subject)], rec.id, j)
+        elif op == "support":
+            self._edge((FACT, tenant, rec.fact_id), (SOURCE, tenant, rec.source_id),
+                       SUPPORTED_BY, j, available_at=rec.available_at,
+                       recorded_at=rec.recorded_at, invalidated_at=None)
+        elif op == "close":
+            fact = self.facts[tenant][rec.fact_id]
+            self._fact(fact.model_copy(update={"superseded_at": rec.superseded_at,
+                                               "superseded_recorded_at": rec.recorded_at}), j)
+        elif op == "supersedes":
+            self._edge((FACT, tenant, rec.new_id), (FACT, tenant, rec.old_id), SUPERSEDES, j,
+                       source_id=rec.source_id, at=rec.at, recorded_at=rec.recorded_at,
+                       invalidated_at=None)
+        elif op == "derivation":
+            self._derivation(tenant, rec, j)
+        elif op == "invalidate":
+            fact = self.facts[tenant][rec.fact_id]
+            self._fact(fact.model_copy(update={"invalidated_at": rec.at}), j)
+        elif op == "retract":
+            u, v = (FACT, tenant, rec.fact_id), (SOURCE, tenant, rec.source_id)
+            self._edge(u, v, SUPPORTED_BY, j, **{**self.graph.edges[u, v, SUPPORTED_BY],
+                                                  "invalidated_at": rec.at})
+        else:
+            raise ValueError(f"unknown embedded log operation {op!r}")
+
+    def _derivation(self, tenant: str, w: DerivationWrite, j: Journal) -> None:
+        node = (DERIVATION, tenant, w.derivation.id)
+        if node not in self.graph:
+            self._node(node, j, label=DERIVATION, record=w.derivation, recorded_at=w.recorded_at)
+        stamps = {"recorded_at": w.recorded_at, "invalidated_at": None}
+        for fact_id, role in w.used:
+            self._edge(node, (FACT, tenant, fact_id), USED, j, role=role, **stamps)
+        for fact_id in w.generated:
+            self._edge(node, (FACT, tenant, fact_id), GENERATED, j, **stamps)
+
+    def _fact(self, fact: Fact, j: Journal) -> None:
+        table = self.facts[fact.tenant]
+        previous = table.get(fact.id)
+        table[fact.id] = fact
+
+        def undo() -> None:
+            if previous is None:
+                del table[fact.id]
+            else:
+                table[fact.id] = previous
+
+        j.append(undo)
+        self._node((FACT, fact.tenant, fact.id), j, label=FACT, record=fact)
+
+    def _node(self, node: Node, j: Journal, **attrs: Any) -> None:
+        g = self.graph
+        previous = dict(g.nodes[node]) if node in g else None
+        g.add_node(node, **attrs)
+        if previous is None:
+            j.append(lambda: g.remove_node(node))
+        else:
+            j.append(lambda: g.nodes[node].update(previous))
+
+    def _edge(self, u: Node, v: Node, key: str, j: Journal, **data: Any) -> None:
+        g = self.graph
+        previous = dict(g.edges[u, v, key]) if g.has_edge(u, v, key) else None
+        g.add_edge(u, v, key=key, **data)
+        if previous is None:
+            j.append(lambda: g.remove_edge(u, v, key))
+        else:
+            j.append(lambda: g.edges[u, v, key].update(previous))
+
+    @staticmethod
+    def _append(items: list[Any], item: Any, j: Journal) -> None:
+        items.append(item)
+        j.append(items.pop)

@@ -1,0 +1,7 @@
+MATCH (n:Fact)
+WHERE n.tenant = $tenant
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
+// params
+{
+  "tenant": "acme"
+}
