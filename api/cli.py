@@ -26,6 +26,8 @@ from graph.temporal import TimeError, as_of, parse_instant
 from ingest.facts_table import IngestError, ingest_table
 from queries import asof as asof_queries
 from queries.demo import DEMO_TENANT, run_demo
+from queries.explain import explain
+from queries.impact import impact
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False,
@@ -152,6 +154,43 @@ def history_cmd(
                                        parse_instant(start, "period start"),
                                        parse_instant(end, "period end") if end else None)
     show(answers, as_json, f"history of {subject} {predicate}")
+
+
+@app.command("explain")
+def explain_cmd(
+    ctx: typer.Context,
+    fact_id: str,
+    system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
+        = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        result = explain(store, options.scope(), fact_id,
+                         parse_instant(system_at, "system_at") if system_at else None)
+    if as_json:
+        out.print_json(result.model_dump_json())
+    else:
+        render.explanation(out, result)
+
+
+@app.command("impact")
+def impact_cmd(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Option("--source", help="A source id / accession.")]
+        = None,
+    fact: Annotated[str | None, typer.Option("--fact", help="A fact id.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Every derived fact downstream of a source or fact, with its path; changes nothing."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        result = impact(store, options.scope(), source_id=source, fact_id=fact)
+    if as_json:
+        out.print_json(result.model_dump_json())
+    else:
+        out.print(render.impact_table(result))
 
 
 def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:

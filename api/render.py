@@ -9,9 +9,12 @@ from typing import Any
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
+from rich.tree import Tree
 
 from queries.asof import Answer
 from queries.demo import DemoResult
+from queries.explain import Explanation, Step
+from queries.impact import Impact
 
 
 def when(t: datetime | None) -> str:
@@ -23,6 +26,8 @@ def when(t: datetime | None) -> str:
 def number(value: object, unit: str | None) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000_000:
         return f"{value / 1_000_000:,.0f}M {unit or ''}".strip()
+    if isinstance(value, float):
+        return f"{value:,.2f} {unit or ''}".strip()  # display only; --json keeps every digit
     return f"{value} {unit or ''}".strip()
 
 
@@ -78,3 +83,52 @@ def demo(console: Console, result: DemoResult) -> None:
                              when(v.fact.available_at), when(v.fact.superseded_at),
                              ", ".join(s.id for s in v.sources))
         console.print(Panel(Group(lines, "", versions), title=q.title, title_align="left"))
+    console.print("\n[bold]Why is the operating margin what it is?[/bold] (vintage explain)")
+    explanation(console, result.explained)
+    console.print("\n[bold]What did the 2019 filing reach?[/bold] (vintage impact --source)")
+    console.print(impact_table(result.impact))
+
+
+def explanation(console: Console, exp: Explanation) -> None:
+    console.print(explanation_tree(exp.root))
+
+
+def explanation_tree(step: Step, tree: Tree | None = None, role: str | None = None) -> Tree:
+    f = step.fact
+    label = (f"[bold]{number(f.value, f.unit)}[/bold]  {f.subject} {f.predicate}  "
+             f"valid {when(f.valid[0])}..{when(f.valid[1])}  "
+             f"known {when(f.knowledge[0])}..{when(f.knowledge[1])}  "
+             f"[dim]recorded {when(f.system[0])}..{when(f.system[1])}  {f.id}[/dim]")
+    if role:
+        label = f"[cyan]{role}[/cyan] = {label}"
+    node = Tree(label) if tree is None else tree.add(label)
+    for older in step.supersedes:
+        node.add(f"[yellow]corrects[/yellow] {older}")
+    for newer in step.superseded_by:
+        node.add(f"[yellow]corrected by[/yellow] {newer}")
+    for s in step.sources:
+        node.add(f"[green]source[/green] {s.kind} {s.form or ''} {s.id}, public "
+                 f"{when(s.available_at)}" + (f"  {s.uri}" if s.uri else ""))
+    for j in step.derived_by:
+        d = j.derivation
+        branch = node.add(f"[magenta]derived by[/magenta] {d.recipe} v{d.version}: "
+                          f"{d.formula or '(python)'}  [dim]{d.id}[/dim]")
+        for i in j.inputs:
+            explanation_tree(i.step, branch, i.role)
+    return node
+
+
+def impact_table(result: Impact) -> Table:
+    table = Table(title=f"impact of {result.start} {result.start_id}: "
+                        f"{len(result.changed)} changed, {len(result.also_supported)} kept by "
+                        f"other sources, {len(result.affected)} downstream "
+                        f"(by depth {result.by_depth}, by kind {result.by_kind})",
+                  title_justify="left")
+    for column in ("depth", "fact", "value", "known", "survives", "path"):
+        table.add_column(column)
+    for r in result.affected:
+        f = r.fact
+        table.add_row(str(r.depth), f"{f.subject} {f.predicate}", number(f.value, f.unit),
+                      f"{when(f.knowledge[0])}..{when(f.knowledge[1])}",
+                      "yes" if r.survives else "no", " -> ".join(r.path))
+    return table

@@ -100,9 +100,9 @@ def _justified_until(
     for j in justs:
         stops = [ends[i] if i in ends else _end(facts[i], axis) for i, _ in j.inputs]
         finite = [s for s in stops if s is not None]
-        if len(finite) < len(stops) or not finite:
-            return None  # this justification holds: the fact survives
-        first = min(finite)
+        if not finite:
+            return None  # every input of this justification holds: so does the fact
+        first = min(finite)  # a justification ends with the first of its inputs to end
         latest = first if latest is None or first > latest else latest
     return latest
 

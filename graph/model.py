@@ -242,7 +242,11 @@ def version_id(key: str, revision: int) -> str:
 
 
 class Fact(BaseModel):
-    """A stored version of an assertion, with all three axes."""
+    """A stored version of an assertion, with all three axes.
+
+    Instants are normalised to ``datetime.UTC``: a driver may hand back another UTC tzinfo
+    (a named zone), which Neo4j would then store as a zone id rather than an offset, and range
+    index seeks do not match the two."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -257,13 +261,13 @@ class Fact(BaseModel):
     predicate: str
     value: Value
     unit: str | None
-    valid_from: datetime
-    valid_to: datetime | None
-    available_at: datetime
-    superseded_at: datetime | None
-    superseded_recorded_at: datetime | None
-    recorded_at: datetime
-    invalidated_at: datetime | None
+    valid_from: UtcInstant
+    valid_to: UtcInstant | None
+    available_at: UtcInstant
+    superseded_at: UtcInstant | None
+    superseded_recorded_at: UtcInstant | None
+    recorded_at: UtcInstant
+    invalidated_at: UtcInstant | None
     authority: int
     owner: str | None
     retention_reason: str | None
@@ -288,7 +292,7 @@ class Event(BaseModel):
 
     id: str
     tenant: str
-    at: datetime
+    at: UtcInstant
     actor: str
     action: str
     reason: str | None = None

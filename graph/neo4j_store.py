@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import neo4j
@@ -37,7 +37,9 @@ _CONSTRAINT_RETRIES = 3
 
 
 def native(value: Any) -> Any:
-    return value.to_native() if isinstance(value, DateTime) else value
+    # to_native() keeps the driver's own UTC tzinfo (a named zone); written back as a
+    # parameter it would become a zone-id DateTime, which index seeks on offsets miss.
+    return value.to_native().astimezone(UTC) if isinstance(value, DateTime) else value
 
 
 def _props(record: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
 from graph.store import Store
-from graph.temporal import TimeError, day_start, parse_instant
+from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
 from graph.writes import Batch, WriteReport, record
 
 REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", "available_at")
@@ -91,10 +91,20 @@ def parse_table(path: Path) -> TableIngest:
     return parsed
 
 
-def ingest_table(store: Store, scope: Scope, path: Path, actor: str) -> list[WriteReport]:
-    """Validate the whole file, then write it in batches ordered by availability."""
+def ingest_table(
+    store: Store, scope: Scope, path: Path, actor: str, *,
+    available: Interval | None = None, recompute: bool = False,
+) -> list[WriteReport]:
+    """Validate the whole file, then write it in batches ordered by availability.
+
+    ``available`` keeps only rows whose source was public in that window (to replay a file in
+    the order the world learned it); ``recompute`` recomputes what corrections cascade to."""
     parsed = parse_table(path)
-    facts = sorted(parsed.facts, key=lambda f: parsed.sources[str(f.source)].available_at)
+    window = available or all_time()
+    facts = sorted(
+        (f for f in parsed.facts if window.contains(parsed.sources[str(f.source)].available_at)),
+        key=lambda f: parsed.sources[str(f.source)].available_at,
+    )
     reports = []
     for start in range(0, len(facts), BATCH_SIZE):
         chunk = facts[start:start + BATCH_SIZE]
@@ -104,7 +114,8 @@ def ingest_table(store: Store, scope: Scope, path: Path, actor: str) -> list[Wri
             sources=[parsed.sources[s] for s in sorted(used)],
             facts=chunk,
         )
-        reports.append(record(store, scope, batch, actor=actor, reason=f"ingest {path.name}"))
+        reports.append(record(store, scope, batch, actor=actor, reason=f"ingest {path.name}",
+                              recompute=recompute))
     return reports
 
 

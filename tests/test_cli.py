@@ -102,3 +102,40 @@ def test_bad_cutoff_is_a_clear_error(
                         "--cutoff", "31/12/2018"], capsys, monkeypatch)
     assert code == 2
     assert "cutoff" in err
+
+
+def test_demo_recomputes_the_operating_margin_and_leaves_the_net_margin(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, _ = run([*store_args, "demo"], capsys, monkeypatch)
+    assert code == 0
+    assert "as of 2018-06-30  22.48 percent" in out  # 7,001 / 31,146, public 2018-04-24
+    assert "as of 2019-06-30  24.51 percent" in out  # 7,633 / 31,146 after the recast
+    assert "as of 2019-06-30  30.18 percent" in out  # net margin: untouched by the recast
+    assert "1 changed, 2 kept by other sources, 1 downstream" in out
+
+
+def test_explain_json_walks_a_derived_fact_down_to_its_filings(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run([*store_args, "demo"], capsys, monkeypatch)
+    _, out, _ = run([*store_args, "asof", "vintage:OperatingMargin", "--subject", "GOOGL",
+                     "--json"], capsys, monkeypatch)
+    (margin,) = json.loads(out)
+    code, out, _ = run([*store_args, "explain", margin["id"], "--json"], capsys, monkeypatch)
+    assert code == 0
+    root = json.loads(out)["root"]
+    (how,) = root["derived_by"]
+    assert how["derivation"]["formula"] == "100 * part / revenue"
+    roles = {i["role"]: i["step"] for i in how["inputs"]}
+    assert roles["part"]["fact"]["value"] == 7633000000
+    assert [s["id"] for s in roles["part"]["sources"]] == ["0001652044-19-000015"]
+    assert len(root["supersedes"]) == 1
+
+
+def test_impact_of_an_unknown_source_is_a_clear_error(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = run([*store_args, "impact", "--source", "nope"], capsys, monkeypatch)
+    assert code == 2
+    assert "unknown source: nope" in err

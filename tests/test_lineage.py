@@ -92,6 +92,19 @@ def test_recompute_gives_the_new_value_after_and_keeps_the_old_before(
     assert [f.value for f in store.history(scope.tenant, new.key)] == [102, 112]
 
 
+def test_a_derived_fact_ends_when_any_one_of_its_inputs_is_corrected(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    given = inputs(store, scope, Revenues=100, CostOfRevenue=60)
+    gross = step(store, scope, "GrossProfit", "revenue - cost", revenue=given["Revenues"].id,
+                 cost=given["CostOfRevenue"].id)
+    report = restate(store, scope, clock, Revenues=110)
+    assert [(o.fact.id, o.fate, o.ends_at) for o in report.cascade] == [
+        (gross.id, Fate.CLOSED, RESTATED.available_at)]
+    assert value_at(store, scope, "GrossProfit", BEFORE) == [40]
+    assert value_at(store, scope, "GrossProfit", AFTER) == []
+
+
 def test_a_diamond_is_reached_once_and_closed_once(
     store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:
