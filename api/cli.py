@@ -27,6 +27,7 @@ from ingest.facts_table import IngestError, ingest_table
 from queries import asof as asof_queries
 from queries.demo import DEMO_TENANT, run_demo
 from queries.explain import explain
+from queries.export import graphml, prov_json
 from queries.impact import impact
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
@@ -163,13 +164,20 @@ def explain_cmd(
     system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
         = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    prov: Annotated[bool, typer.Option("--prov", help="W3C PROV-JSON.")] = False,
+    as_graphml: Annotated[bool, typer.Option("--graphml", help="GraphML (yEd, Gephi).")]
+        = False,
 ) -> None:
     """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps."""
     options: Options = ctx.obj
     with options.opened() as store:
         result = explain(store, options.scope(), fact_id,
                          parse_instant(system_at, "system_at") if system_at else None)
-    if as_json:
+    if prov:
+        out.print_json(json.dumps(prov_json(result)))
+    elif as_graphml:
+        sys.stdout.write(graphml(result) + "\n")
+    elif as_json:
         out.print_json(result.model_dump_json())
     else:
         render.explanation(out, result)

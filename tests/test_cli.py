@@ -139,3 +139,20 @@ def test_impact_of_an_unknown_source_is_a_clear_error(
     code, _, err = run([*store_args, "impact", "--source", "nope"], capsys, monkeypatch)
     assert code == 2
     assert "unknown source: nope" in err
+
+
+def test_explain_exports_prov_json_and_graphml(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run([*store_args, "demo"], capsys, monkeypatch)
+    _, out, _ = run([*store_args, "asof", "vintage:NetMargin", "--subject", "GOOGL", "--json"],
+                    capsys, monkeypatch)
+    fact_id = json.loads(out)[0]["id"]
+    code, out, _ = run([*store_args, "explain", fact_id, "--prov"], capsys, monkeypatch)
+    assert code == 0
+    document = json.loads(out)
+    assert len(document["activity"]) == 1
+    assert len(document["used"]) == 2
+    code, out, _ = run([*store_args, "explain", fact_id, "--graphml"], capsys, monkeypatch)
+    assert code == 0
+    assert out.startswith("<graphml")
