@@ -76,7 +76,10 @@ def cascade_knowledge(
         else:
             replaced[fid] = fresh.id
             outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.RECOMPUTED, end, fresh))
-    tx.close_knowledge(closures)
+    # A recompute may already have closed some of these (a sibling version of the same
+    # assertion); a second close would be a conflict, so close only what is still open.
+    still_open = tx.get_facts([c.fact_id for c in closures])
+    tx.close_knowledge([c for c in closures if still_open[c.fact_id].superseded_at is None])
     return outcomes
 
 
@@ -97,7 +100,8 @@ def _recomputed(
         used = tuple(sorted((i, role) for role, i in inputs.items()))
         tx.put_derivation(DerivationWrite(derivation, used, (fact.id,), now))
         return fact
-    tx.close_knowledge([Closure(fact.id, end, now)])
+    if tx.get_facts([fact.id])[fact.id].superseded_at is None:
+        tx.close_knowledge([Closure(fact.id, end, now)])
     scope = Scope.from_terms(fact.tenant, list(fact.scope))
     output = Output(fact.subject, fact.predicate, fact.valid_from, fact.valid_to, fact.unit,
                     fact.status)

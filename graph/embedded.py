@@ -31,6 +31,7 @@ from graph.schema import (
 from graph.store import (
     Clock,
     Closure,
+    ConflictError,
     DerivationWrite,
     Direction,
     Edge,
@@ -267,6 +268,9 @@ class _Tx:
         self._do("support", rows)
 
     def close_knowledge(self, rows: Sequence[Closure]) -> None:
+        facts = self.store._facts[self.tenant]
+        if any(facts[r.fact_id].superseded_at is not None for r in rows):
+            raise ConflictError("another writer closed one of these facts first")
         self._do("close", rows)
 
     def link_supersedes(self, rows: Sequence[Supersession]) -> None:
