@@ -18,6 +18,7 @@ from rich.console import Console
 from api import render
 from api.cli_neo4j import neo4j_app
 from graph.asof import TenantRequired
+from graph.corrections import restore_source, retract_source
 from graph.model import Scope
 from graph.neo4j_launcher import LauncherError
 from graph.store import Store, StoreError
@@ -199,6 +200,31 @@ def impact_cmd(
         out.print_json(result.model_dump_json())
     else:
         out.print(render.impact_table(result))
+
+
+@app.command("retract")
+def retract_cmd(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--source", help="The source id / accession.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit event).")],
+    undo: Annotated[bool, typer.Option("--undo", help="Undo its latest retraction.")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Retract a source (its facts lose its support; the cascade follows), or undo that."""
+    options: Options = ctx.obj
+    act = restore_source if undo else retract_source
+    with options.opened() as store:
+        report = act(store, options.scope(), source, actor="vintage retract", reason=reason)
+    cascade = [{"fact": o.fact.id, "predicate": o.fact.predicate, "fate": o.fate.value,
+                "depth": o.depth} for o in report.cascade]
+    if as_json:
+        out.print_json(json.dumps({"event": report.event_id, "facts": report.invalidated,
+                                   "cascade": cascade}))
+    else:
+        verb = "held again" if undo else "left without support"
+        out.print(f"{len(report.invalidated)} facts {verb}; cascade: "
+                  + (", ".join(f"{c['predicate']} {c['fate']}" for c in cascade)
+                     or "nothing downstream"))
 
 
 def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:

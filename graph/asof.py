@@ -16,7 +16,7 @@ admitted statuses = {active}.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -78,6 +78,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         f" OR $asof_system < {f}.superseded_recorded_at)",
         f"{f}.recorded_at <= $asof_system",
         f"({f}.invalidated_at IS NULL OR $asof_system < {f}.invalidated_at)",
+        gap_clause(f, "$asof_system"),
         f"{f}.status IN $asof_statuses",
     ]
     params: dict[str, Any] = {
@@ -135,6 +136,7 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
                      and fact.superseded_at <= known_at)
             and fact.recorded_at <= system_at
             and (fact.invalidated_at is None or system_at < fact.invalidated_at)
+            and not in_gap(fact.gaps_from, fact.gaps_to, system_at)
             and fact.status in statuses
             and valid.overlaps(fact.valid_from, fact.valid_to)
             and (subjects is None or fact.subject in subjects)
@@ -143,6 +145,17 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
         )
 
     return visible
+
+
+def gap_clause(alias: str, instant: str) -> str:
+    """Cypher: the node or relationship ``alias`` is not in one of its system-time gaps."""
+    a = alias
+    return (f"({a}.gaps_from IS NULL OR none(i IN range(0, size({a}.gaps_from) - 1)"
+            f" WHERE {a}.gaps_from[i] <= {instant} AND {instant} < {a}.gaps_to[i]))")
+
+
+def in_gap(starts: Sequence[datetime], ends: Sequence[datetime], t: datetime) -> bool:
+    return any(a <= t < b for a, b in zip(starts, ends, strict=True))
 
 
 def _as_set(values: Iterable[Any] | None) -> frozenset[Any] | None:

@@ -47,6 +47,7 @@ class Plan:
     justifications: dict[str, list[Justification]] = field(default_factory=dict)
     facts: dict[str, Fact] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
+    paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def closing(self) -> list[Affected]:
@@ -72,7 +73,7 @@ def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime
              for fid in derived}
     result.order = list(TopologicalSorter(graph).static_order())
     ends: dict[str, datetime | None] = dict(changed)
-    paths = _paths(walk, set(changed))
+    paths = result.paths = _paths(walk, set(changed))
     for fid in result.order:
         fact = result.facts[fid]
         already = _end(fact, axis)

@@ -11,6 +11,8 @@ from graph.store import (
     Closure,
     DerivationWrite,
     Invalidation,
+    Reopening,
+    Restoration,
     Retraction,
     Supersession,
     Support,
@@ -22,6 +24,8 @@ _DATACLASSES: dict[str, type[Any]] = {
     "supersedes": Supersession,
     "invalidate": Invalidation,
     "retract": Retraction,
+    "reopen": Reopening,
+    "restore": Restoration,
 }
 _MODELS: dict[str, type[Any]] = {
     "subject": Subject,

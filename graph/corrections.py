@@ -25,7 +25,9 @@ from graph.store import (
     DerivationWrite,
     Invalidation,
     Justification,
+    Reopening,
     Store,
+    StoreError,
     StoreTx,
     UnknownReference,
 )
@@ -36,6 +38,7 @@ class Fate(StrEnum):
     CLOSED = "closed"  # its interval ends; not recomputed
     UNCHANGED = "unchanged"  # recomputed to the same value: stays current, cascade stops
     RECOMPUTED = "recomputed"  # recomputed to a new value: a new version supersedes it
+    REOPENED = "reopened"  # held again after the retraction that closed it was undone
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,52 @@ def retract_source(
                            source=source_id)
 
     return store.write(scope.tenant, work)
+
+
+def restore_source(
+    store: Store, scope: Scope, source_id: str, *, actor: str, reason: str,
+) -> ExitReport:
+    """Undo the source's latest retraction: its support edges hold again, and every fact that
+    retraction closed (directly or by cascade) and that is justified again is held again. Both
+    get a system-time gap for the retracted stretch, so as-of reads inside it still see the
+    retraction, and nothing of either history is lost."""
+
+    def work(tx: StoreTx) -> ExitReport:
+        now = store.now()
+        if not tx.get_sources([source_id]):
+            raise UnknownReference(f"unknown source: {source_id}")
+        retracted = tx.retracted_at(source_id)
+        if retracted is None:
+            raise StoreError(f"source {source_id!r} has no retraction to undo")
+        regained = tx.restore_support(source_id, retracted, now)
+        facts = tx.get_facts(regained)
+        reopened = [fid for fid in regained if facts[fid].invalidated_at == retracted]
+        tx.reopen_facts([Reopening(fid, now) for fid in reopened])
+        cascade = _reopen_downstream(tx, now, reopened, retracted)
+        return _exit_event(tx, now, actor, "restore", reason, reopened, cascade,
+                           source=source_id)
+
+    return store.write(scope.tenant, work)
+
+
+def _reopen_downstream(
+    tx: StoreTx, now: datetime, reopened: Sequence[str], retracted: datetime,
+) -> list[Outcome]:
+    p = plan(tx, dict.fromkeys(reopened, now), Axis.SYSTEM, now)
+    live = {fid: f.invalidated_at is None for fid, f in p.facts.items()} | dict.fromkeys(
+        reopened, True)
+    outcomes = []
+    for fid in p.order:
+        fact = p.facts[fid]
+        if fact.invalidated_at != retracted:
+            continue  # closed by something else (or never): not this restore's to reopen
+        if any(all(live.get(i, False) for i, _ in j.inputs)
+               for j in p.justifications.get(fid, [])):
+            live[fid] = True
+            path = p.paths.get(fid, (fid,))
+            outcomes.append(Outcome(fact, (len(path) - 1) or 1, path, Fate.REOPENED, None))
+    tx.reopen_facts([Reopening(o.fact.id, now) for o in outcomes])
+    return outcomes
 
 
 def _exit_event(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from graph.asof import AsOf, to_cypher
+from graph.asof import AsOf, gap_clause, to_cypher
 from graph.schema import (
     ABOUT,
     DERIVATION,
@@ -196,6 +196,7 @@ def _step(direction: Direction, a: str, r: str, b: str) -> str:
     return (
         f"(type({r}) = '{GENERATED}') = (startNode({r}) = {tail})"
         f" AND {r}.recorded_at <= $at AND ({r}.invalidated_at IS NULL OR $at < {r}.invalidated_at)"
+        f" AND {gap_clause(r, '$at')}"
     )
 
 
@@ -266,6 +267,35 @@ WITH DISTINCT f
 WHERE NOT EXISTS {{ MATCH (f)-[live:{SUPPORTED_BY}]->() WHERE live.invalidated_at IS NULL }}
 RETURN f.id AS id
 ORDER BY id""", {"tenant": tenant, "source": source_id, "at": at})
+
+
+def retracted_at(tenant: str, source_id: str) -> Query:
+    return Query(f"""
+MATCH (:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
+WHERE r.invalidated_at IS NOT NULL
+RETURN max(r.invalidated_at) AS at""", {"tenant": tenant, "source": source_id})
+
+
+def restore_support(tenant: str, source_id: str, retracted: Any, at: Any) -> Query:
+    # The retracted stretch becomes a gap in the edge's system time; history keeps it.
+    return Query(f"""
+MATCH (f:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
+WHERE r.invalidated_at = $retracted
+SET r.gaps_from = coalesce(r.gaps_from, []) + [r.invalidated_at],
+    r.gaps_to = coalesce(r.gaps_to, []) + [$at],
+    r.invalidated_at = null
+RETURN f.id AS id
+ORDER BY id""", {"tenant": tenant, "source": source_id, "retracted": retracted, "at": at})
+
+
+def reopen_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+WHERE f.invalidated_at IS NOT NULL
+SET f.gaps_from = coalesce(f.gaps_from, []) + [f.invalidated_at],
+    f.gaps_to = coalesce(f.gaps_to, []) + [row.at],
+    f.invalidated_at = null""", {"tenant": tenant, "rows": rows})
 
 
 def start_elements(tenant: str, ids: Sequence[str]) -> Query:

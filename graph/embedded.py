@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from graph import codec
-from graph.asof import AsOf, to_predicate
+from graph.asof import AsOf, in_gap, to_predicate
 from graph.embedded_state import Journal, State
 from graph.model import Event, Fact, Source, Subject
 from graph.schema import (
@@ -38,6 +38,8 @@ from graph.store import (
     Invalidation,
     Justification,
     Reached,
+    Reopening,
+    Restoration,
     Retraction,
     Supersession,
     Support,
@@ -206,7 +208,8 @@ class EmbeddedStore:
 
 def _live(data: dict[str, Any], at: datetime) -> bool:
     until = data.get("invalidated_at")
-    return bool(data["recorded_at"] <= at and (until is None or at < until))
+    return bool(data["recorded_at"] <= at and (until is None or at < until)
+                and not in_gap(data.get("gaps_from", ()), data.get("gaps_to", ()), at))
 
 
 def _props(data: dict[str, Any]) -> dict[str, Any]:
@@ -296,6 +299,27 @@ class _Tx:
         return [fid for fid in facts if not any(
             key == SUPPORTED_BY and data["invalidated_at"] is None
             for _, _, key, data in g.out_edges((FACT, self.tenant, fid), keys=True, data=True))]
+
+    def retracted_at(self, source_id: str) -> datetime | None:
+        node = (SOURCE, self.tenant, source_id)
+        if node not in self.store.graph:
+            return None
+        closed = [data["invalidated_at"] for _, _, key, data
+                  in self.store.graph.in_edges(node, keys=True, data=True)
+                  if key == SUPPORTED_BY and data["invalidated_at"] is not None]
+        return max(closed, default=None)
+
+    def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
+        node = (SOURCE, self.tenant, source_id)
+        facts = sorted(src[2] for src, _, key, data
+                       in self.store.graph.in_edges(node, keys=True, data=True)
+                       if key == SUPPORTED_BY and data["invalidated_at"] == retracted)
+        self._do("restore", [Restoration(fid, source_id, at) for fid in facts])
+        return facts
+
+    def reopen_facts(self, rows: Sequence[Reopening]) -> None:
+        facts = self.store._facts[self.tenant]
+        self._do("reopen", [r for r in rows if facts[r.fact_id].invalidated_at is not None])
 
     def walk(
         self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,

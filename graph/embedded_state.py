@@ -73,6 +73,20 @@ class State:
             u, v = (FACT, tenant, rec.fact_id), (SOURCE, tenant, rec.source_id)
             self._edge(u, v, SUPPORTED_BY, j, **{**self.graph.edges[u, v, SUPPORTED_BY],
                                                   "invalidated_at": rec.at})
+        elif op == "restore":
+            u, v = (FACT, tenant, rec.fact_id), (SOURCE, tenant, rec.source_id)
+            data = self.graph.edges[u, v, SUPPORTED_BY]
+            self._edge(u, v, SUPPORTED_BY, j, **{
+                **data, "invalidated_at": None,
+                "gaps_from": (*data.get("gaps_from", ()), data["invalidated_at"]),
+                "gaps_to": (*data.get("gaps_to", ()), rec.at)})
+        elif op == "reopen":
+            fact = self.facts[tenant][rec.fact_id]
+            assert fact.invalidated_at is not None
+            self._fact(fact.model_copy(update={
+                "invalidated_at": None,
+                "gaps_from": (*fact.gaps_from, fact.invalidated_at),
+                "gaps_to": (*fact.gaps_to, rec.at)}), j)
         else:
             raise ValueError(f"unknown embedded log operation {op!r}")
 

@@ -268,6 +268,10 @@ class Fact(BaseModel):
     superseded_recorded_at: UtcInstant | None
     recorded_at: UtcInstant
     invalidated_at: UtcInstant | None
+    # System-time gaps [gaps_from[i], gaps_to[i]): the engine stopped holding the fact, then
+    # held it again (a retraction undone). Empty for almost every fact.
+    gaps_from: tuple[UtcInstant, ...] = ()
+    gaps_to: tuple[UtcInstant, ...] = ()
     authority: int
     owner: str | None
     retention_reason: str | None

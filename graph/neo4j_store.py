@@ -26,6 +26,7 @@ from graph.store import (
     Invalidation,
     Justification,
     Reached,
+    Reopening,
     Supersession,
     Support,
     Walk,
@@ -39,7 +40,11 @@ _CONSTRAINT_RETRIES = 3
 def native(value: Any) -> Any:
     # to_native() keeps the driver's own UTC tzinfo (a named zone); written back as a
     # parameter it would become a zone-id DateTime, which index seeks on offsets miss.
-    return value.to_native().astimezone(UTC) if isinstance(value, DateTime) else value
+    if isinstance(value, DateTime):
+        return value.to_native().astimezone(UTC)
+    if isinstance(value, list):
+        return [native(v) for v in value]
+    return value
 
 
 def _props(record: dict[str, Any]) -> dict[str, Any]:
@@ -50,6 +55,8 @@ def fact_from(props: dict[str, Any]) -> Fact:
     values = _props(props)
     values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
     values["scope"] = tuple(values["scope"] or ())
+    values["gaps_from"] = tuple(values["gaps_from"] or ())
+    values["gaps_to"] = tuple(values["gaps_to"] or ())
     return Fact.model_validate(values)
 
 
@@ -58,7 +65,8 @@ def fact_row(fact: Fact) -> dict[str, Any]:
     row["scope"] = list(fact.scope)
     row["kind"] = fact.kind.value
     row["status"] = fact.status.value
-    return {k: v for k, v in row.items() if v is not None}
+    row["gaps_from"], row["gaps_to"] = list(fact.gaps_from), list(fact.gaps_to)
+    return {k: v for k, v in row.items() if v is not None and v != []}
 
 
 class Neo4jStore:
@@ -267,6 +275,19 @@ class _Tx:
 
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
         return [r["id"] for r in self._run(cypher.retract_support(self.tenant, source_id, at))]
+
+    def retracted_at(self, source_id: str) -> datetime | None:
+        rows = self._run(cypher.retracted_at(self.tenant, source_id))
+        at: datetime | None = native(rows[0]["at"]) if rows else None
+        return at
+
+    def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
+        query = cypher.restore_support(self.tenant, source_id, retracted, at)
+        return [r["id"] for r in self._run(query)]
+
+    def reopen_facts(self, rows: Sequence[Reopening]) -> None:
+        if rows:
+            self._run(cypher.reopen_facts(self.tenant, [asdict(r) for r in rows]))
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._run(cypher.generated_by(self.tenant, derivation_ids))

@@ -77,6 +77,23 @@ class Retraction:
 
 
 @dataclass(frozen=True, slots=True)
+class Reopening:
+    """The engine holds a fact again from ``at``; the stretch it did not becomes a gap."""
+
+    fact_id: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Restoration:
+    """A retracted support edge holds again from ``at``."""
+
+    fact_id: str
+    source_id: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class DerivationWrite:
     derivation: DerivationIn
     used: tuple[tuple[str, str], ...]  # (fact id, role)
@@ -153,6 +170,13 @@ class StoreTx(Protocol):
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
         """Close every live support edge to the source; return the facts left with none."""
         ...
+    def retracted_at(self, source_id: str) -> datetime | None:
+        """When the source's support was last retracted (None: it never was)."""
+        ...
+    def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
+        """Reopen the support edges that retraction closed; return their facts."""
+        ...
+    def reopen_facts(self, rows: Sequence[Reopening]) -> None: ...
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]: ...
 
 

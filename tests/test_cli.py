@@ -156,3 +156,19 @@ def test_explain_exports_prov_json_and_graphml(
     code, out, _ = run([*store_args, "explain", fact_id, "--graphml"], capsys, monkeypatch)
     assert code == 0
     assert out.startswith("<graphml")
+
+
+def test_retract_and_undo_from_the_command_line(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run([*store_args, "demo"], capsys, monkeypatch)
+    recast = ["--source", "0001652044-19-000015", "--reason", "test"]
+    code, out, _ = run([*store_args, "retract", *recast, "--json"], capsys, monkeypatch)
+    assert code == 0
+    retracted = json.loads(out)
+    assert len(retracted["facts"]) == 1  # only the recast operating income rests on it alone
+    assert [c["fate"] for c in retracted["cascade"]] == ["closed"]
+    code, out, _ = run([*store_args, "retract", *recast, "--undo", "--json"], capsys,
+                       monkeypatch)
+    assert code == 0
+    assert [c["fate"] for c in json.loads(out)["cascade"]] == ["reopened"]

@@ -57,6 +57,9 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "generated_by": lambda: cypher.generated_by("acme", ["d1"]),
     "invalidate_facts": lambda: cypher.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
     "retract_support": lambda: cypher.retract_support("acme", "s1", T),
+    "retracted_at": lambda: cypher.retracted_at("acme", "s1"),
+    "restore_support": lambda: cypher.restore_support("acme", "s1", T, T),
+    "reopen_facts": lambda: cypher.reopen_facts("acme", [{"fact_id": "f", "at": T}]),
     "purge_tenant_facts": lambda: cypher.purge_tenant("acme")[2],
 }
 

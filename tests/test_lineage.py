@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from graph.asof import AsOf
-from graph.corrections import Fate, invalidate, retract_source
+from graph.corrections import Fate, invalidate, restore_source, retract_source
 from graph.derivations import CycleError, Output, VintageError, derive
 from graph.model import Fact, Scope
 from graph.recipes import expression
-from graph.store import Store
+from graph.store import Direction, Store, StoreError
 from graph.temporal import parse_instant
 from graph.writes import WriteReport, record
 from tests.conftest import PinnedClock
@@ -209,3 +209,48 @@ def test_invalidating_an_input_cascades_on_system_time(
     assert [f.predicate for f in store.read(AsOf(scope))] == ["Revenues"]
     events = [e.action for e in store.events(scope.tenant)]
     assert events[-1] == "invalidate"
+
+
+def test_undoing_a_retraction_reopens_what_it_closed_and_keeps_the_gap(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    facts = chain(store, scope, depth=2)
+    before = clock.now
+    retracted = clock.advance(hours=1)
+    retract_source(store, scope, S1.id, actor="t", reason="withdrawn by mistake")
+    restored = clock.advance(hours=1)
+    report = restore_source(store, scope, S1.id, actor="t", reason="undo")
+    assert report.invalidated == [facts[0].id]  # the facts it held again
+    assert [(o.fact.predicate, o.fate) for o in report.cascade] == [
+        ("Level1", Fate.REOPENED), ("Level2", Fate.REOPENED)]
+    ids = {f.id for f in facts}
+    assert {f.id for f in store.read(AsOf(scope, system_at=before))} == ids
+    assert store.read(AsOf(scope, system_at=retracted)) == []  # the retracted stretch
+    assert {f.id for f in store.read(AsOf(scope, system_at=restored))} == ids
+    assert {f.id for f in store.read(AsOf(scope))} == ids
+    (level2,) = store.history(scope.tenant, facts[2].key)
+    assert (level2.gaps_from, level2.gaps_to) == ((retracted,), (restored,))
+    assert [e.action for e in store.events(scope.tenant)][-2:] == ["retract", "restore"]
+    walk = store.walk(scope.tenant, [facts[2].id], Direction.UPSTREAM, retracted)
+    assert "s1" not in walk.ids("Source")  # the support edge was not held then either
+
+
+def test_a_retraction_can_be_undone_and_done_again(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    facts = chain(store, scope, depth=1)
+    for _ in range(2):
+        clock.advance(hours=1)
+        retract_source(store, scope, S1.id, actor="t", reason="r")
+        assert store.read(AsOf(scope)) == []
+        clock.advance(hours=1)
+        restore_source(store, scope, S1.id, actor="t", reason="u")
+        assert {f.id for f in store.read(AsOf(scope))} == {f.id for f in facts}
+    (base,) = store.history(scope.tenant, facts[0].key)
+    assert len(base.gaps_from) == 2
+
+
+def test_restoring_a_source_never_retracted_is_refused(store: Store, scope: Scope) -> None:
+    chain(store, scope, depth=1)
+    with pytest.raises(StoreError, match="no retraction to undo"):
+        restore_source(store, scope, S1.id, actor="t", reason="u")

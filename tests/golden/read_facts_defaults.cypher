@@ -5,6 +5,7 @@ WHERE f.tenant = $asof_tenant
   AND (f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at)
   AND f.recorded_at <= $asof_system
   AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at)
+  AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
   AND f.status IN $asof_statuses
 RETURN properties(f) AS f
 ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id

@@ -5,6 +5,7 @@ WHERE f.tenant = $asof_tenant
   AND (f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at)
   AND f.recorded_at <= $asof_system
   AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at)
+  AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
   AND f.status IN $asof_statuses
   AND f.valid_from <= $asof_valid_at
   AND (f.valid_to IS NULL OR $asof_valid_at < f.valid_to)
