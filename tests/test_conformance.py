@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from graph.asof import AsOf, TenantRequired
@@ -263,3 +265,26 @@ def _unique() -> str:
     import uuid
 
     return uuid.uuid4().hex[:10]
+
+
+def test_concurrent_compare_and_set_lets_exactly_one_writer_win(
+    store: Store, scope: Scope,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    key = store.read(AsOf(scope))[0].key
+    late = [source(f"late-{i}", "2020-01-01") for i in range(8)]
+
+    def attempt(i: int) -> str:
+        try:
+            record(store, scope, batch(fact(i, late[i].id), sources=(late[i],)),
+                   actor=f"writer-{i}", expected={key: 1})
+        except ConflictError:
+            return "conflict"
+        return "won"
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(attempt, range(8)))
+    assert sorted(results) == ["conflict"] * 7 + ["won"]
+    history = store.history(scope.tenant, key)
+    assert [f.revision for f in history] == [1, 2]
+    assert history[0].superseded_at is not None
