@@ -13,6 +13,7 @@ from neo4j.exceptions import ConstraintError
 from neo4j.time import DateTime
 
 from graph import cypher
+from graph import cypher_lineage as lineage
 from graph.asof import AsOf
 from graph.model import DerivationIn, Event, Fact, Source, Subject
 from graph.schema import FACT, LINEAGE_TYPES, SCHEMA_STATEMENTS, SOURCE
@@ -247,14 +248,14 @@ class _Tx:
         types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk:
         # Two queries: reach (one variable-length traversal), then the live edges among it.
-        reach = self._run(cypher.walk_reach(self.tenant, start_ids, direction, at, max_depth,
+        reach = self._run(lineage.walk_reach(self.tenant, start_ids, direction, at, max_depth,
                                             types))
-        frontier = [r["element"] for r in self._run(cypher.start_elements(self.tenant,
+        frontier = [r["element"] for r in self._run(lineage.start_elements(self.tenant,
                                                                           start_ids))]
         frontier += [r["element"] for r in reach if r["depth"] < max_depth]
         edges = {
             Edge(r["start"], r["type"], r["end"], _props(r["props"]))
-            for r in self._run(cypher.walk_edges(self.tenant, frontier, direction, at, types))
+            for r in self._run(lineage.walk_edges(self.tenant, frontier, direction, at, types))
         }
         reached = tuple(Reached(r["id"], r["label"], r["depth"]) for r in reach)
         return Walk(reached, tuple(sorted(edges, key=lambda e: (e.type, e.start, e.end))))
@@ -262,7 +263,7 @@ class _Tx:
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
         if not fact_ids:
             return []
-        rows = self._run(cypher.justifications(self.tenant, fact_ids, at))
+        rows = self._run(lineage.justifications(self.tenant, fact_ids, at))
         return [
             Justification(_derivation(r["derivation"]), r["output"],
                           tuple(sorted((i, role) for i, role in r["inputs"] if i is not None)))
@@ -271,26 +272,26 @@ class _Tx:
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
         if rows:
-            self._run(cypher.invalidate_facts(self.tenant, [asdict(r) for r in rows]))
+            self._run(lineage.invalidate_facts(self.tenant, [asdict(r) for r in rows]))
 
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
-        return [r["id"] for r in self._run(cypher.retract_support(self.tenant, source_id, at))]
+        return [r["id"] for r in self._run(lineage.retract_support(self.tenant, source_id, at))]
 
     def retracted_at(self, source_id: str) -> datetime | None:
-        rows = self._run(cypher.retracted_at(self.tenant, source_id))
+        rows = self._run(lineage.retracted_at(self.tenant, source_id))
         at: datetime | None = native(rows[0]["at"]) if rows else None
         return at
 
     def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
-        query = cypher.restore_support(self.tenant, source_id, retracted, at)
+        query = lineage.restore_support(self.tenant, source_id, retracted, at)
         return [r["id"] for r in self._run(query)]
 
     def reopen_facts(self, rows: Sequence[Reopening]) -> None:
         if rows:
-            self._run(cypher.reopen_facts(self.tenant, [asdict(r) for r in rows]))
+            self._run(lineage.reopen_facts(self.tenant, [asdict(r) for r in rows]))
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
-        rows = self._run(cypher.generated_by(self.tenant, derivation_ids))
+        rows = self._run(lineage.generated_by(self.tenant, derivation_ids))
         return {r["derivation"]: fact_from(r["f"]) for r in rows}
 
     def append_event(self, event: Event) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from graph import cypher
+from graph import cypher_lineage as lineage
 from graph.asof import AsOf
 from graph.model import FactKind, Scope, Status
 from graph.schema import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SCHEMA_STATEMENTS
@@ -48,18 +49,18 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         AsOf(SCOPE, known_at=T, system_at=T, valid=as_of(T)), None),
     "supports": lambda: cypher.supports("acme", ["a"]),
     "events": lambda: cypher.events("acme"),
-    "walk_reach_upstream": lambda: cypher.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 8),
-    "walk_reach_downstream": lambda: cypher.walk_reach(
+    "walk_reach_upstream": lambda: lineage.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 8),
+    "walk_reach_downstream": lambda: lineage.walk_reach(
         "acme", ["a"], Direction.DOWNSTREAM, T, 8),
-    "walk_edges_upstream": lambda: cypher.walk_edges("acme", ["4:x:1"], Direction.UPSTREAM, T),
-    "start_elements": lambda: cypher.start_elements("acme", ["a"]),
-    "justifications": lambda: cypher.justifications("acme", ["f1"], T),
-    "generated_by": lambda: cypher.generated_by("acme", ["d1"]),
-    "invalidate_facts": lambda: cypher.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
-    "retract_support": lambda: cypher.retract_support("acme", "s1", T),
-    "retracted_at": lambda: cypher.retracted_at("acme", "s1"),
-    "restore_support": lambda: cypher.restore_support("acme", "s1", T, T),
-    "reopen_facts": lambda: cypher.reopen_facts("acme", [{"fact_id": "f", "at": T}]),
+    "walk_edges_upstream": lambda: lineage.walk_edges("acme", ["4:x:1"], Direction.UPSTREAM, T),
+    "start_elements": lambda: lineage.start_elements("acme", ["a"]),
+    "justifications": lambda: lineage.justifications("acme", ["f1"], T),
+    "generated_by": lambda: lineage.generated_by("acme", ["d1"]),
+    "invalidate_facts": lambda: lineage.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
+    "retract_support": lambda: lineage.retract_support("acme", "s1", T),
+    "retracted_at": lambda: lineage.retracted_at("acme", "s1"),
+    "restore_support": lambda: lineage.restore_support("acme", "s1", T, T),
+    "reopen_facts": lambda: lineage.reopen_facts("acme", [{"fact_id": "f", "at": T}]),
     "purge_tenant_facts": lambda: cypher.purge_tenant("acme")[2],
 }
 
@@ -108,4 +109,4 @@ def test_values_are_parameters_not_text() -> None:
 
 def test_walk_depth_must_be_a_small_integer() -> None:
     with pytest.raises(ValueError, match="max_depth"):
-        cypher.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 0)
+        lineage.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 0)

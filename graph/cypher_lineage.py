@@ -1,0 +1,146 @@
+"""Cypher builders for lineage: walks, justifications, exits (invalidate, retract, restore).
+
+Same rules as ``graph.cypher``: pure functions to (query, params), values only as ``$params``,
+relationship types only from ``graph.schema`` constants; each has a golden file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from graph.asof import gap_clause
+from graph.cypher import Query
+from graph.schema import (
+    DERIVATION,
+    FACT,
+    GENERATED,
+    LINEAGE_TYPES,
+    SOURCE,
+    SUPPORTED_BY,
+    USED,
+)
+from graph.store import Direction
+
+
+def _types(types: Sequence[str]) -> str:
+    unknown = set(types) - set(LINEAGE_TYPES)
+    if unknown or not types:
+        raise ValueError(f"not lineage relationship types: {sorted(unknown) or 'none given'}")
+    return "|".join(t for t in LINEAGE_TYPES if t in types)
+
+
+def _step(direction: Direction, a: str, r: str, b: str) -> str:
+    """Which way each edge type is walked: upstream follows edges forward, except GENERATED
+    (derivation -> output), which it follows backwards; downstream is the mirror image."""
+    tail = b if direction is Direction.UPSTREAM else a
+    return (
+        f"(type({r}) = '{GENERATED}') = (startNode({r}) = {tail})"
+        f" AND {r}.recorded_at <= $at AND ({r}.invalidated_at IS NULL OR $at < {r}.invalidated_at)"
+        f" AND {gap_clause(r, '$at')}"
+    )
+
+
+def walk_reach(
+    tenant: str, ids: Sequence[str], direction: Direction, at: Any, max_depth: int,
+    types: Sequence[str] = LINEAGE_TYPES,
+) -> Query:
+    if not isinstance(max_depth, int) or not 1 <= max_depth <= 256:
+        raise ValueError("max_depth must be an integer in 1..256")
+    # A quantifier bound cannot be a parameter; max_depth is a checked int, never caller text.
+    return Query(f"""
+MATCH (s)
+WHERE s.tenant = $tenant AND s.id IN $ids AND (s:{FACT} OR s:{SOURCE} OR s:{DERIVATION})
+WITH collect(s) AS starts
+UNWIND starts AS s
+MATCH p = (s) ((a)-[r:{_types(types)}]-(b)
+  WHERE b.tenant = $tenant AND {_step(direction, "a", "r", "b")}){{1,{max_depth}}} (x)
+WHERE NOT x IN starts
+RETURN elementId(x) AS element, x.id AS id, head(labels(x)) AS label,
+       min(length(p)) AS depth
+ORDER BY depth, label, id""", {"tenant": tenant, "ids": list(ids), "at": at})
+
+
+def walk_edges(
+    tenant: str, elements: Sequence[str], direction: Direction, at: Any,
+    types: Sequence[str] = LINEAGE_TYPES,
+) -> Query:
+    return Query(f"""
+MATCH (a)-[r:{_types(types)}]-(b)
+WHERE elementId(a) IN $elements AND b.tenant = $tenant AND {_step(direction, "a", "r", "b")}
+RETURN DISTINCT startNode(r).id AS start, type(r) AS type, endNode(r).id AS end,
+       properties(r) AS props""", {"tenant": tenant, "elements": list(elements), "at": at})
+
+
+def justifications(tenant: str, fact_ids: Sequence[str], at: Any) -> Query:
+    return Query(f"""
+MATCH (d:{DERIVATION})-[g:{GENERATED}]->(f:{FACT})
+WHERE f.tenant = $tenant AND f.id IN $ids AND d.tenant = $tenant
+  AND g.recorded_at <= $at AND (g.invalidated_at IS NULL OR $at < g.invalidated_at)
+OPTIONAL MATCH (d)-[u:{USED}]->(i:{FACT})
+WHERE u.recorded_at <= $at AND (u.invalidated_at IS NULL OR $at < u.invalidated_at)
+RETURN f.id AS output, properties(d) AS derivation,
+       collect([i.id, u.role]) AS inputs
+ORDER BY output, derivation.id""", {"tenant": tenant, "ids": list(fact_ids), "at": at})
+
+
+def generated_by(tenant: str, derivation_ids: Sequence[str]) -> Query:
+    return Query(f"""
+MATCH (d:{DERIVATION})-[:{GENERATED}]->(f:{FACT})
+WHERE d.tenant = $tenant AND d.id IN $ids
+RETURN d.id AS derivation, properties(f) AS f""", {"tenant": tenant, "ids": list(derivation_ids)})
+
+
+def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+WHERE f.invalidated_at IS NULL
+SET f.invalidated_at = row.at""", {"tenant": tenant, "rows": rows})
+
+
+def retract_support(tenant: str, source_id: str, at: Any) -> Query:
+    return Query(f"""
+MATCH (f:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
+WHERE r.invalidated_at IS NULL
+SET r.invalidated_at = $at
+WITH DISTINCT f
+WHERE NOT EXISTS {{ MATCH (f)-[live:{SUPPORTED_BY}]->() WHERE live.invalidated_at IS NULL }}
+RETURN f.id AS id
+ORDER BY id""", {"tenant": tenant, "source": source_id, "at": at})
+
+
+def retracted_at(tenant: str, source_id: str) -> Query:
+    return Query(f"""
+MATCH (:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
+WHERE r.invalidated_at IS NOT NULL
+RETURN max(r.invalidated_at) AS at""", {"tenant": tenant, "source": source_id})
+
+
+def restore_support(tenant: str, source_id: str, retracted: Any, at: Any) -> Query:
+    # The retracted stretch becomes a gap in the edge's system time; history keeps it.
+    return Query(f"""
+MATCH (f:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
+WHERE r.invalidated_at = $retracted
+SET r.gaps_from = coalesce(r.gaps_from, []) + [r.invalidated_at],
+    r.gaps_to = coalesce(r.gaps_to, []) + [$at],
+    r.invalidated_at = null
+RETURN f.id AS id
+ORDER BY id""", {"tenant": tenant, "source": source_id, "retracted": retracted, "at": at})
+
+
+def reopen_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+WHERE f.invalidated_at IS NOT NULL
+SET f.gaps_from = coalesce(f.gaps_from, []) + [f.invalidated_at],
+    f.gaps_to = coalesce(f.gaps_to, []) + [row.at],
+    f.invalidated_at = null""", {"tenant": tenant, "rows": rows})
+
+
+def start_elements(tenant: str, ids: Sequence[str]) -> Query:
+    return Query(f"""
+MATCH (s)
+WHERE s.tenant = $tenant AND s.id IN $ids AND (s:{FACT} OR s:{SOURCE} OR s:{DERIVATION})
+RETURN elementId(s) AS element""", {"tenant": tenant, "ids": list(ids)})
