@@ -1,0 +1,176 @@
+"""A unit of work on the embedded store: the write primitives of ``graph.store.StoreTx``.
+
+Each write applies at once (so later reads in the same unit see it, as on Neo4j), is logged for
+the commit, and is journalled so that a failing unit of work can be undone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from graph.asof import in_gap
+from graph.embedded_state import Journal
+from graph.model import Event, Fact, Source, Subject
+from graph.schema import DERIVATION, FACT, GENERATED, LINEAGE_TYPES, SOURCE, SUPPORTED_BY, USED
+from graph.store import (
+    Closure,
+    ConflictError,
+    DerivationWrite,
+    Direction,
+    Invalidation,
+    Justification,
+    Reopening,
+    Restoration,
+    Retraction,
+    Supersession,
+    Support,
+    Walk,
+)
+
+if TYPE_CHECKING:
+    from graph.embedded import EmbeddedStore
+
+
+def live(data: dict[str, Any], at: datetime) -> bool:
+    until = data.get("invalidated_at")
+    return bool(data["recorded_at"] <= at and (until is None or at < until)
+                and not in_gap(data.get("gaps_from", ()), data.get("gaps_to", ()), at))
+
+
+
+class EmbeddedTx:
+    """One unit of work: each write applies at once (so later reads see it), is logged for
+    the commit, and journalled for the rollback."""
+
+    def __init__(self, store: EmbeddedStore, tenant: str) -> None:
+        self.store = store
+        self.tenant = tenant
+        self.ops: list[tuple[str, Any]] = []
+        self.journal: Journal = []
+
+    def _do(self, op: str, records: Sequence[Any]) -> None:
+        for rec in records:
+            self.store.state.apply(self.tenant, op, rec, self.journal)
+            self.ops.append((op, rec))
+
+    def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
+        facts = self.store._facts[self.tenant]
+        found: dict[str, list[Fact]] = {}
+        for key in keys:
+            live = [facts[i] for i in self.store._by_key.get((self.tenant, key), [])
+                    if facts[i].invalidated_at is None]
+            if live:
+                found[key] = sorted(live, key=lambda f: f.revision)
+        return found
+
+    def existing(self, label: str, ids: Sequence[str]) -> set[str]:
+        return {i for i in ids if (label, self.tenant, i) in self.store.graph}
+
+    def get_sources(self, ids: Sequence[str]) -> dict[str, Source]:
+        return {s.id: s for s in self.store.sources(self.tenant, ids)}
+
+    def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
+        facts = self.store._facts[self.tenant]
+        return {i: facts[i] for i in ids if i in facts}
+
+    def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
+        return self.store.supports(self.tenant, fact_ids)
+
+    def put_subjects(self, subjects: Sequence[Subject]) -> None:
+        self._do("subject", subjects)
+
+    def put_sources(self, sources: Sequence[Source]) -> None:
+        self._do("source", sources)
+
+    def create_facts(self, facts: Sequence[Fact]) -> None:
+        self._do("fact", facts)
+
+    def add_support(self, rows: Sequence[Support]) -> None:
+        self._do("support", rows)
+
+    def close_knowledge(self, rows: Sequence[Closure]) -> None:
+        facts = self.store._facts[self.tenant]
+        if any(facts[r.fact_id].superseded_at is not None for r in rows):
+            raise ConflictError("another writer closed one of these facts first")
+        self._do("close", rows)
+
+    def link_supersedes(self, rows: Sequence[Supersession]) -> None:
+        self._do("supersedes", rows)
+
+    def put_derivation(self, write: DerivationWrite) -> None:
+        self._do("derivation", [write])
+
+    def append_event(self, event: Event) -> None:
+        self._do("event", [event])
+
+    def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
+        self._do("invalidate", rows)
+
+    def retract_support(self, source_id: str, at: datetime) -> list[str]:
+        g = self.store.graph
+        node = (SOURCE, self.tenant, source_id)
+        if node not in g:
+            return []
+        facts = sorted(src[2] for src, _, key, data in g.in_edges(node, keys=True, data=True)
+                       if key == SUPPORTED_BY and data["invalidated_at"] is None)
+        self._do("retract", [Retraction(fid, source_id, at) for fid in facts])
+        return [fid for fid in facts if not any(
+            key == SUPPORTED_BY and data["invalidated_at"] is None
+            for _, _, key, data in g.out_edges((FACT, self.tenant, fid), keys=True, data=True))]
+
+    def retracted_at(self, source_id: str) -> datetime | None:
+        node = (SOURCE, self.tenant, source_id)
+        if node not in self.store.graph:
+            return None
+        closed = [data["invalidated_at"] for _, _, key, data
+                  in self.store.graph.in_edges(node, keys=True, data=True)
+                  if key == SUPPORTED_BY and data["invalidated_at"] is not None]
+        return max(closed, default=None)
+
+    def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
+        node = (SOURCE, self.tenant, source_id)
+        facts = sorted(src[2] for src, _, key, data
+                       in self.store.graph.in_edges(node, keys=True, data=True)
+                       if key == SUPPORTED_BY and data["invalidated_at"] == retracted)
+        self._do("restore", [Restoration(fid, source_id, at) for fid in facts])
+        return facts
+
+    def reopen_facts(self, rows: Sequence[Reopening]) -> None:
+        facts = self.store._facts[self.tenant]
+        self._do("reopen", [r for r in rows if facts[r.fact_id].invalidated_at is not None])
+
+    def walk(
+        self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
+        types: Sequence[str] = LINEAGE_TYPES,
+    ) -> Walk:
+        return self.store.walk(self.tenant, start_ids, direction, at, max_depth, types)
+
+    def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
+        g = self.store.graph
+        found = []
+        for fid in sorted(set(fact_ids)):
+            node = (FACT, self.tenant, fid)
+            if node not in g:
+                continue
+            for d, _, key, data in g.in_edges(node, keys=True, data=True):
+                if key != GENERATED or not live(data, at):
+                    continue
+                inputs = tuple(sorted(
+                    (dst[2], e["role"]) for _, dst, k, e in g.out_edges(d, keys=True, data=True)
+                    if k == USED and live(e, at)
+                ))
+                found.append(Justification(g.nodes[d]["record"], fid, inputs))
+        return sorted(found, key=lambda j: (j.output_id, j.derivation.id))
+
+    def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
+        g = self.store.graph
+        found = {}
+        for did in derivation_ids:
+            node = (DERIVATION, self.tenant, did)
+            if node in g:
+                for _, dst, key in g.out_edges(node, keys=True):
+                    if key == GENERATED:
+                        found[did] = g.nodes[dst]["record"]
+        return found
