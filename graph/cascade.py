@@ -68,8 +68,9 @@ def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime
         result.justifications.setdefault(j.output_id, []).append(j)
     inputs = {fid for j in justs for fid, _ in j.inputs}
     result.facts = tx.get_facts(sorted(set(derived) | inputs))
+    reached = set(derived)  # a set: membership is tested once per input edge
     graph = {fid: {i for j in result.justifications.get(fid, []) for i, _ in j.inputs
-                   if i in result.facts and i not in changed and i in derived}
+                   if i in reached}
              for fid in derived}
     result.order = list(TopologicalSorter(graph).static_order())
     ends: dict[str, datetime | None] = dict(changed)

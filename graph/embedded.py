@@ -189,12 +189,18 @@ class EmbeddedStore:
         self, node: Node, direction: Direction, at: datetime, types: set[str],
     ) -> Iterator[tuple[Node, Edge]]:
         forward = direction is Direction.UPSTREAM
-        for src, dst, key, data in self.graph.out_edges(node, keys=True, data=True):
-            if key in types and (key == GENERATED) != forward and live(data, at):
-                yield dst, Edge(src[2], key, dst[2], _props(data))
-        for src, dst, key, data in self.graph.in_edges(node, keys=True, data=True):
-            if key in types and (key == GENERATED) == forward and live(data, at):
-                yield src, Edge(src[2], key, dst[2], _props(data))
+        edges = self.graph.edges
+        for key in sorted(types):
+            if (key == GENERATED) != forward:
+                for dst in sorted(self.state.out_by_type.get((node, key), ())):
+                    data = edges[node, dst, key]
+                    if live(data, at):
+                        yield dst, Edge(node[2], key, dst[2], _props(data))
+            else:
+                for src in sorted(self.state.in_by_type.get((node, key), ())):
+                    data = edges[src, node, key]
+                    if live(data, at):
+                        yield src, Edge(src[2], key, node[2], _props(data))
 
 
 def _props(data: dict[str, Any]) -> dict[str, Any]:

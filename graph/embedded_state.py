@@ -39,6 +39,10 @@ class State:
         self.by_subject: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.facts: dict[str, dict[str, Fact]] = defaultdict(dict)
         self.events: dict[str, list[Event]] = defaultdict(list)
+        # Neighbours by edge type, both ways: a dense node (one input of 100k derivations)
+        # must not be scanned whole to follow one type, as Neo4j's relationship groups avoid.
+        self.out_by_type: dict[tuple[Node, str], set[Node]] = defaultdict(set)
+        self.in_by_type: dict[tuple[Node, str], set[Node]] = defaultdict(set)
 
     def apply(self, tenant: str, op: str, rec: Any, journal: Journal | None = None) -> None:
         j: Journal = journal if journal is not None else []
@@ -128,7 +132,15 @@ class State:
         previous = dict(g.edges[u, v, key]) if g.has_edge(u, v, key) else None
         g.add_edge(u, v, key=key, **data)
         if previous is None:
-            j.append(lambda: g.remove_edge(u, v, key))
+            self.out_by_type[(u, key)].add(v)
+            self.in_by_type[(v, key)].add(u)
+
+            def undo() -> None:
+                g.remove_edge(u, v, key)
+                self.out_by_type[(u, key)].discard(v)
+                self.in_by_type[(v, key)].discard(u)
+
+            j.append(undo)
         else:
             j.append(lambda: g.edges[u, v, key].update(previous))
 
