@@ -1,0 +1,258 @@
+"""The cascade benchmark's graph, built in bulk: one subject, an observation X (revenue, from a
+10-K available 2018-04-24), a second input Y, N derived facts ``D_i = X * k_i + Y`` (each its own
+assertion ``Metric{i}``, recipe ``scaled`` with parameter ``k = i + 1``) and, for every 10th D_i,
+a second level ``E_i = D_i * 2`` (``Metric{i}x2``).
+
+``derive()`` writes one transaction (and several queries) per derived fact, far too slow for
+100k. The records here are made exactly as ``graph.derivations.derive_in`` makes them (same key,
+id, value, interval, derivation id and props) and written through the store's own primitives
+(``create_facts``, ``put_derivation``); on Neo4j the derivations go through one ``UNWIND`` per
+chunk that creates the same nodes and edges as ``cypher.create_derivation``. :func:`shape`
+reads back what was stored, so the benchmark can compare it with one fact made by ``derive()``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import neo4j
+
+from graph.derivations import Output, derive
+from graph.embedded import EmbeddedStore
+from graph.model import (
+    Event,
+    Fact,
+    FactIn,
+    FactKind,
+    Scope,
+    SourceIn,
+    SourceKind,
+    Status,
+    Subject,
+    assertion_key,
+    digest,
+)
+from graph.neo4j_store import Neo4jStore, _derivation_props
+from graph.recipes import Recipe, expression
+from graph.schema import DERIVATION, FACT, GENERATED, USED
+from graph.store import DerivationWrite, Store, StoreTx
+from graph.writes import Batch, record
+
+SUBJECT_ID = "acme"
+FY_FROM = datetime(2017, 1, 1, tzinfo=UTC)
+FY_TO = datetime(2018, 1, 1, tzinfo=UTC)
+S1_AT = datetime(2018, 4, 24, tzinfo=UTC)  # the 10-K that reports X and Y
+S2_AT = datetime(2019, 4, 30, tzinfo=UTC)  # the 10-K/A that restates X
+X_VALUE, X_RESTATED, Y_VALUE = 1000, 1100, 50
+UNIT = "USD"
+SECOND_LEVEL_EVERY = 10
+NEO4J_CHUNK = 5_000
+
+SCALED = expression("scaled", "1", "x * k + y", k=1)
+DOUBLE = expression("double", "1", "d * 2")
+
+_BULK_DERIVATIONS = f"""
+UNWIND $rows AS row
+CREATE (d:{DERIVATION})
+SET d = row.props, d.tenant = $tenant
+WITH d, row
+CALL (d, row) {{
+  UNWIND row.used AS u
+  MATCH (f:{FACT} {{tenant: $tenant, id: u.fact_id}})
+  CREATE (d)-[:{USED} {{role: u.role, recorded_at: d.recorded_at}}]->(f)
+}}
+CALL (d, row) {{
+  UNWIND row.generated AS gid
+  MATCH (f:{FACT} {{tenant: $tenant, id: gid}})
+  CREATE (d)-[:{GENERATED} {{recorded_at: d.recorded_at}}]->(f)
+}}"""
+
+_SHAPE = f"""
+MATCH (d:{DERIVATION} {{tenant: $tenant, id: $id}})-[r]->(f:{FACT})
+RETURN properties(d) AS d, type(r) AS type, properties(r) AS r, properties(f) AS f"""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    scope: Scope
+    x: Fact
+    y: Fact
+
+
+@dataclass
+class Planned:
+    facts: list[Fact]
+    writes: list[DerivationWrite]
+    first_level: list[str]
+    second_level: list[str]
+
+    @property
+    def derived_ids(self) -> list[str]:
+        return self.first_level + self.second_level
+
+
+def base_batch() -> Batch:
+    source = SourceIn(id="S1", kind=SourceKind.FILING, available_at=S1_AT, form="10-K")
+    facts = [
+        FactIn(subject=SUBJECT_ID, predicate=p, value=v, unit=UNIT, valid_from=FY_FROM,
+               valid_to=FY_TO, source="S1")
+        for p, v in (("Revenue", X_VALUE), ("Adjustment", Y_VALUE))
+    ]
+    return Batch(subjects=[Subject(id=SUBJECT_ID, name="Acme Corp")], sources=[source],
+                 facts=facts)
+
+
+def restatement() -> Batch:
+    """X restated by an amended annual report: supersedes X at 2019-04-30."""
+    source = SourceIn(id="S2", kind=SourceKind.FILING, available_at=S2_AT, form="10-K/A")
+    fact = FactIn(subject=SUBJECT_ID, predicate="Revenue", value=X_RESTATED, unit=UNIT,
+                  valid_from=FY_FROM, valid_to=FY_TO, source="S2")
+    return Batch(sources=[source], facts=[fact])
+
+
+def record_inputs(store: Store, scope: Scope) -> Inputs:
+    created = record(store, scope, base_batch(), actor="bench-setup").created
+    facts = store.reading(scope.tenant, lambda tx: tx.get_facts(created))
+    by_predicate = {f.predicate: f for f in facts.values()}
+    return Inputs(scope, by_predicate["Revenue"], by_predicate["Adjustment"])
+
+
+def scaled(i: int) -> Recipe:
+    return replace(SCALED, parameters={"k": i + 1})
+
+
+def output(predicate: str) -> Output:
+    return Output(SUBJECT_ID, predicate, FY_FROM, FY_TO, UNIT)
+
+
+def derived_record(
+    scope: Scope, recipe: Recipe, inputs: dict[str, Fact], predicate: str, now: datetime,
+    event_id: str,
+) -> tuple[Fact, DerivationWrite]:
+    """The fact and derivation ``derive_in`` would write (inputs current, no earlier version)."""
+    key = assertion_key(scope, SUBJECT_ID, predicate, FY_FROM, FY_TO)
+    ids = {role: f.id for role, f in inputs.items()}
+    derivation = recipe.derivation(ids, key)
+    value = recipe.evaluate({role: f.value for role, f in inputs.items()})
+    available = max(f.available_at for f in inputs.values())
+    content = digest(type(value).__name__, value, UNIT)
+    fact = Fact(
+        id=f"{key}.d{digest(content, available.isoformat())[:12]}", key=key, revision=1,
+        tenant=scope.tenant, scope=tuple(scope.terms()), kind=FactKind.DERIVED,
+        status=Status.ACTIVE, subject=SUBJECT_ID, predicate=predicate, value=value, unit=UNIT,
+        valid_from=FY_FROM, valid_to=FY_TO, available_at=available, superseded_at=None,
+        superseded_recorded_at=None, recorded_at=now, invalidated_at=None,
+        authority=min(f.authority for f in inputs.values()), owner=None, retention_reason=None,
+        content_hash=content, event_id=event_id,
+    )
+    used = tuple(sorted((fid, role) for role, fid in ids.items()))
+    return fact, DerivationWrite(derivation, used, (fact.id,), now)
+
+
+def plan_graph(inputs: Inputs, n: int, now: datetime) -> tuple[Planned, Event]:
+    event_id = "e" + uuid.uuid4().hex
+    planned = Planned([], [], [], [])
+    for i in range(n):
+        d, write = derived_record(inputs.scope, scaled(i), {"x": inputs.x, "y": inputs.y},
+                                  f"Metric{i}", now, event_id)
+        planned.facts.append(d)
+        planned.writes.append(write)
+        planned.first_level.append(d.id)
+        if i % SECOND_LEVEL_EVERY == 0:
+            e, write = derived_record(inputs.scope, DOUBLE, {"d": d}, f"Metric{i}x2", now,
+                                      event_id)
+            planned.facts.append(e)
+            planned.writes.append(write)
+            planned.second_level.append(e.id)
+    # One audit event for the whole bulk load (derive() appends one per derivation).
+    event = Event(id=event_id, tenant=inputs.scope.tenant, at=now, actor="bench-setup",
+                  action="derive", details={"bulk": True, "derivations": len(planned.writes)})
+    return planned, event
+
+
+def build_embedded(store: EmbeddedStore, inputs: Inputs, n: int) -> Planned:
+    planned, event = plan_graph(inputs, n, store.now())
+
+    def work(tx: StoreTx) -> None:
+        tx.create_facts(planned.facts)
+        for write in planned.writes:
+            tx.put_derivation(write)
+        tx.append_event(event)
+
+    store.write(inputs.scope.tenant, work)
+    return planned
+
+
+def build_neo4j(store: Neo4jStore, inputs: Inputs, n: int) -> Planned:
+    planned, event = plan_graph(inputs, n, store.now())
+    tenant = inputs.scope.tenant
+    for start in range(0, len(planned.facts), NEO4J_CHUNK):
+        _create_facts(store, tenant, planned.facts[start:start + NEO4J_CHUNK])
+    rows = [
+        {"props": _derivation_props(w.derivation, w.recorded_at),
+         "used": [{"fact_id": fid, "role": role} for fid, role in w.used],
+         "generated": list(w.generated)}
+        for w in planned.writes
+    ]
+    with store.driver.session(database=store.database) as session:
+        for start in range(0, len(rows), NEO4J_CHUNK):
+            session.execute_write(_bulk_derivations, tenant, rows[start:start + NEO4J_CHUNK])
+    store.write(tenant, lambda tx: tx.append_event(event))
+    return planned
+
+
+def _create_facts(store: Neo4jStore, tenant: str, facts: list[Fact]) -> None:
+    store.write(tenant, lambda tx: tx.create_facts(facts))
+
+
+def _bulk_derivations(
+    tx: neo4j.ManagedTransaction, tenant: str, rows: list[dict[str, Any]],
+) -> None:
+    tx.run(_BULK_DERIVATIONS, rows=rows, tenant=tenant).consume()
+
+
+def shape(store: Store, tenant: str, derivation_id: str) -> dict[str, Any]:
+    """Property keys of a stored derivation, of its edges (per type) and of its output fact."""
+    if isinstance(store, Neo4jStore):
+        with store.driver.session(database=store.database) as session:
+            rows = [r.data() for r in session.run(_SHAPE, tenant=tenant, id=derivation_id)]
+        node = rows[0]["d"] if rows else {}
+        edges = [(r["type"], r["r"], r["f"]) for r in rows]
+    else:
+        assert isinstance(store, EmbeddedStore)
+        g = store.graph
+        start = (DERIVATION, tenant, derivation_id)
+        node = {**g.nodes[start]["record"].model_dump(), "tenant": tenant,
+                "recorded_at": g.nodes[start]["recorded_at"]}
+        edges = [(k, {a: v for a, v in data.items() if v is not None},
+                  g.nodes[dst]["record"].model_dump(exclude_none=True))
+                 for _, dst, k, data in g.out_edges(start, keys=True, data=True)]
+    return {
+        "derivation": sorted(node),
+        "edges": sorted((t, tuple(sorted(r)), r.get("role")) for t, r, _ in edges),
+        "output": sorted({k for t, _, f in edges if t == GENERATED for k in f}),
+    }
+
+
+def check_shape(store: Store, scope: Scope) -> dict[str, Any]:
+    """Bulk-build two derived facts, derive a third through ``derive()``, and compare: the
+    derive()-made fact must have the id and derivation id the bulk builder predicts for it,
+    and its stored shape must equal that of a bulk-made one."""
+    inputs = record_inputs(store, scope)
+    if isinstance(store, EmbeddedStore):
+        planned = build_embedded(store, inputs, 2)
+    else:
+        assert isinstance(store, Neo4jStore)
+        planned = build_neo4j(store, inputs, 2)
+    made = derive(store, scope, scaled(2), {"x": inputs.x.id, "y": inputs.y.id},
+                  output("Metric2"), actor="bench-shape")
+    predicted, write = derived_record(scope, scaled(2), {"x": inputs.x, "y": inputs.y},
+                                      "Metric2", made.fact.recorded_at, made.fact.event_id)
+    bulk = shape(store, scope.tenant, planned.writes[-1].derivation.id)
+    real = shape(store, scope.tenant, made.derivation_id)
+    same_record = predicted == made.fact and write.derivation.id == made.derivation_id
+    return {"same_ids_and_values": same_record, "same_shape": bulk == real, "shape": real,
+            "bulk_shape": bulk}
