@@ -92,6 +92,8 @@ def demo(ctx: typer.Context) -> None:
 def ingest_facts(
     ctx: typer.Context,
     files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
+    recompute: Annotated[bool, typer.Option(
+        "--recompute", help="Recompute derived facts that corrections cascade to.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
@@ -100,11 +102,13 @@ def ingest_facts(
     summary = {}
     with options.opened() as store:
         for path in files:
-            reports = ingest_table(store, scope, path, actor="vintage ingest facts")
+            reports = ingest_table(store, scope, path, actor="vintage ingest facts",
+                                   recompute=recompute)
             summary[str(path)] = {
                 "created": sum(len(r.created) for r in reports),
                 "repeated": sum(len(r.repeated) for r in reports),
                 "superseded": sum(len(r.superseded) for r in reports),
+                "cascaded": sum(len(r.cascade) for r in reports),
             }
     if as_json:
         out.print_json(json.dumps(summary))
