@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.asof import gap_clause
-from graph.cypher import Query
+from graph.cypher import Query, fact_map
 from graph.schema import (
     DERIVATION,
     FACT,
@@ -88,7 +88,8 @@ def generated_by(tenant: str, derivation_ids: Sequence[str]) -> Query:
     return Query(f"""
 MATCH (d:{DERIVATION})-[:{GENERATED}]->(f:{FACT})
 WHERE d.tenant = $tenant AND d.id IN $ids
-RETURN d.id AS derivation, properties(f) AS f""", {"tenant": tenant, "ids": list(derivation_ids)})
+RETURN d.id AS derivation, {fact_map("f")} AS f""",
+                 {"tenant": tenant, "ids": list(derivation_ids)})
 
 
 def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:

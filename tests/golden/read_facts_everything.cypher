@@ -11,9 +11,8 @@ WHERE f.tenant = $asof_tenant
   AND f.subject IN $asof_subjects
   AND f.predicate IN $asof_predicates
   AND f.kind IN $asof_kinds
-RETURN properties(f) AS f
-ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id
-LIMIT $limit
+WITH f ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id LIMIT $limit
+RETURN f {.*, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]} AS f
 // params
 {
   "asof_kinds": [
