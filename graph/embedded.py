@@ -49,10 +49,6 @@ class EmbeddedStore:
         self._lock = threading.RLock()
         self.state = State()
         self.graph = self.state.graph
-        self._by_key = self.state.by_key
-        self._by_subject = self.state.by_subject
-        self._facts = self.state.facts
-        self._events = self.state.events
 
     @classmethod
     def open(cls, path: Path | None, clock: Clock) -> EmbeddedStore:
@@ -116,12 +112,12 @@ class EmbeddedStore:
         visible = to_predicate(spec.resolved(self.now()))
         tenant = spec.scope.tenant
         with self._lock:
-            every = self._facts.get(tenant, {})
+            every = self.state.facts.get(tenant, {})
             # A subject filter narrows the scan first, as the (tenant, subject, ...) index does.
             candidates = (
                 every.values() if spec.subjects is None
                 else (every[i] for s in set(spec.subjects)
-                      for i in self._by_subject.get((tenant, s), []))
+                      for i in self.state.by_subject.get((tenant, s), []))
             )
             facts = [f for f in candidates if visible(f)]
         facts.sort(key=lambda f: (f.subject, f.predicate, f.valid_from, f.revision, f.id))
@@ -129,8 +125,8 @@ class EmbeddedStore:
 
     def history(self, tenant: str, key: str) -> list[Fact]:
         with self._lock:
-            ids = self._by_key.get((tenant, key), [])
-            return sorted((self._facts[tenant][i] for i in ids), key=lambda f: f.revision)
+            ids = self.state.by_key.get((tenant, key), [])
+            return sorted((self.state.facts[tenant][i] for i in ids), key=lambda f: f.revision)
 
     def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]:
         found = []
@@ -150,7 +146,7 @@ class EmbeddedStore:
 
     def events(self, tenant: str) -> list[Event]:
         with self._lock:
-            return sorted(self._events.get(tenant, []), key=lambda e: (e.at, e.id))
+            return sorted(self.state.events.get(tenant, []), key=lambda e: (e.at, e.id))
 
     def _records(self, label: str, tenant: str, ids: Sequence[str]) -> Iterator[Any]:
         with self._lock:

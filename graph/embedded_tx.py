@@ -56,10 +56,10 @@ class EmbeddedTx:
             self.ops.append((op, rec))
 
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
-        facts = self.store._facts[self.tenant]
+        facts = self.store.state.facts[self.tenant]
         found: dict[str, list[Fact]] = {}
         for key in keys:
-            live = [facts[i] for i in self.store._by_key.get((self.tenant, key), [])
+            live = [facts[i] for i in self.store.state.by_key.get((self.tenant, key), [])
                     if facts[i].invalidated_at is None]
             if live:
                 found[key] = sorted(live, key=lambda f: f.revision)
@@ -72,7 +72,7 @@ class EmbeddedTx:
         return {s.id: s for s in self.store.sources(self.tenant, ids)}
 
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
-        facts = self.store._facts[self.tenant]
+        facts = self.store.state.facts[self.tenant]
         return {i: facts[i] for i in ids if i in facts}
 
     def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
@@ -91,7 +91,7 @@ class EmbeddedTx:
         self._do("support", rows)
 
     def close_knowledge(self, rows: Sequence[Closure]) -> None:
-        facts = self.store._facts[self.tenant]
+        facts = self.store.state.facts[self.tenant]
         if any(facts[r.fact_id].superseded_at is not None for r in rows):
             raise ConflictError("another writer closed one of these facts first")
         self._do("close", rows)
@@ -138,7 +138,7 @@ class EmbeddedTx:
         return facts
 
     def reopen_facts(self, rows: Sequence[Reopening]) -> None:
-        facts = self.store._facts[self.tenant]
+        facts = self.store.state.facts[self.tenant]
         self._do("reopen", [r for r in rows if facts[r.fact_id].invalidated_at is not None])
 
     def walk(
