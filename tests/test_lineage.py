@@ -3,13 +3,15 @@ cascade, erasure")."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from graph.asof import AsOf
 from graph.corrections import Fate, invalidate, restore_source, retract_source
 from graph.derivations import CycleError, Output, VintageError, derive
-from graph.model import Fact, Scope
-from graph.recipes import expression
+from graph.model import Fact, Scope, Value
+from graph.recipes import RecipeError, expression, function, register
 from graph.store import Direction, Store, StoreError
 from graph.temporal import parse_instant
 from graph.writes import WriteReport, record
@@ -254,3 +256,31 @@ def test_restoring_a_source_never_retracted_is_refused(store: Store, scope: Scop
     chain(store, scope, depth=1)
     with pytest.raises(StoreError, match="no retraction to undo"):
         restore_source(store, scope, S1.id, actor="t", reason="u")
+
+
+@register("ratio_of_sums", "1")
+def _ratio_of_sums(inputs: Mapping[str, Value], parameters: Mapping[str, Value]) -> Value:
+    numerator, denominator = inputs["part"], inputs["whole"]
+    assert isinstance(numerator, int | float)
+    assert isinstance(denominator, int | float)
+    scale = parameters.get("scale", 1)
+    assert isinstance(scale, int | float)
+    return scale * numerator / denominator
+
+
+def test_a_registered_python_recipe_derives_and_recomputes_by_name_and_version(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    given = inputs(store, scope, Revenues=200, CostOfRevenue=50)
+    recipe = function("ratio_of_sums", "1", scale=100)
+    share = derive(store, scope, recipe, {"part": given["CostOfRevenue"].id,
+                                          "whole": given["Revenues"].id},
+                   out("CostShare"), actor="t").fact
+    assert share.value == 25.0
+    report = restate(store, scope, clock, recompute=True, Revenues=100)
+    (outcome,) = report.cascade
+    assert outcome.fate is Fate.RECOMPUTED
+    assert outcome.replacement is not None
+    assert outcome.replacement.value == 50.0
+    with pytest.raises(RecipeError, match="no Python recipe"):
+        function("ratio_of_sums", "2")
