@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,15 +12,16 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from api import render
+from api.cli_ingest import ingest_app
 from api.cli_neo4j import neo4j_app
+from api.options import Options
 from graph.asof import TenantRequired
 from graph.corrections import restore_source, retract_source
-from graph.model import Scope
 from graph.neo4j_launcher import LauncherError
-from graph.store import Store, StoreError
-from graph.stores import open_store, resolve_uri
+from graph.store import StoreError
+from graph.stores import resolve_uri
 from graph.temporal import TimeError, as_of, parse_instant
-from ingest.facts_table import IngestError, ingest_table
+from ingest.facts_table import IngestError
 from queries import asof as asof_queries
 from queries.demo import DEMO_TENANT, run_demo
 from queries.explain import explain
@@ -34,7 +31,6 @@ from queries.impact import impact
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False,
                   help="Bitemporal facts on Neo4j: what was known, when, and why.")
-ingest_app = typer.Typer(name="ingest", no_args_is_help=True, help="Load sources into facts.")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(ingest_app, name="ingest")
 out = Console()
@@ -42,26 +38,6 @@ err = Console(stderr=True)
 
 USER_ERRORS = (StoreError, IngestError, TenantRequired, ValidationError, TimeError, LauncherError,
                ValueError)
-
-
-@dataclass
-class Options:
-    store: str | None
-    tenant: str | None
-
-    @contextmanager
-    def opened(self) -> Iterator[Store]:
-        store = open_store(self.store)
-        try:
-            yield store
-        finally:
-            store.close()
-
-    def scope(self, **keys: str) -> Scope:
-        if not self.tenant:
-            raise TenantRequired("this command reads or writes facts: give --tenant or "
-                                 "set VINTAGE_TENANT (a request is never widened to all tenants)")
-        return Scope(tenant=self.tenant, keys=keys)
 
 
 @app.callback()
@@ -86,36 +62,6 @@ def demo(ctx: typer.Context) -> None:
         result = run_demo(store, tenant=options.tenant or DEMO_TENANT)
     render.demo(out, result)
     out.print(f"[dim]store: {resolve_uri(options.store)}[/dim]")
-
-
-@ingest_app.command("facts")
-def ingest_facts(
-    ctx: typer.Context,
-    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
-    recompute: Annotated[bool, typer.Option(
-        "--recompute", help="Recompute derived facts that corrections cascade to.")] = False,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
-) -> None:
-    """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
-    options: Options = ctx.obj
-    scope = options.scope()
-    summary = {}
-    with options.opened() as store:
-        for path in files:
-            reports = ingest_table(store, scope, path, actor="vintage ingest facts",
-                                   recompute=recompute)
-            summary[str(path)] = {
-                "created": sum(len(r.created) for r in reports),
-                "repeated": sum(len(r.repeated) for r in reports),
-                "superseded": sum(len(r.superseded) for r in reports),
-                "cascaded": sum(len(r.cascade) for r in reports),
-            }
-    if as_json:
-        out.print_json(json.dumps(summary))
-    else:
-        for name, counts in summary.items():
-            out.print(f"{name}: {counts['created']} new versions, {counts['repeated']} repeats, "
-                      f"{counts['superseded']} superseded")
 
 
 @app.command()
@@ -148,6 +94,8 @@ def history_cmd(
     predicate: str,
     subject: Annotated[str, typer.Option("--subject")],
     period: Annotated[str, typer.Option(help="START..END, half-open ISO instants or dates.")],
+    unit: Annotated[str | None, typer.Option(help="The unit (part of an assertion's identity).")]
+        = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Every version of one assertion, on every axis."""
@@ -158,7 +106,8 @@ def history_cmd(
     with options.opened() as store:
         answers = asof_queries.history(store, options.scope(), subject, predicate,
                                        parse_instant(start, "period start"),
-                                       parse_instant(end, "period end") if end else None)
+                                       parse_instant(end, "period end") if end else None,
+                                       unit)
     show(answers, as_json, f"history of {subject} {predicate}")
 
 

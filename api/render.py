@@ -11,6 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.tree import Tree
 
+from ingest.batches import Summary
 from queries.asof import Answer
 from queries.demo import DemoResult
 from queries.explain import Explanation, Step
@@ -132,3 +133,22 @@ def impact_table(result: Impact) -> Table:
                       f"{when(f.knowledge[0])}..{when(f.knowledge[1])}",
                       "yes" if r.survives else "no", " -> ".join(r.path))
     return table
+
+
+def ingest_summary(console: Console, s: Summary) -> None:
+    verb = "would change (dry run, nothing written)" if s.dry_run else "ingested"
+    classes = ", ".join(f"{n} {c}" for c, n in sorted(s.revisions.items())) or "none"
+    console.print(
+        f"[bold]{s.file}[/bold] {verb}: subject {', '.join(s.subjects)}; {s.sources} sources; "
+        f"{s.rows} rows -> {s.created} new fact versions, {s.repeated} repeats as support, "
+        f"{len(s.superseded)} superseded (revisions: {classes})")
+    if s.cascade:
+        table = Table(title="derived facts reached", title_justify="left")
+        for column in ("predicate", "subject", "fate", "old value", "new value"):
+            table.add_column(column)
+        for o in s.cascade:
+            new = o.replacement.value if o.replacement is not None else None
+            table.add_row(o.fact.predicate, o.fact.subject, o.fate.value,
+                          number(o.fact.value, o.fact.unit),
+                          "" if new is None else number(new, o.fact.unit))
+        console.print(table)

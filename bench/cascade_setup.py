@@ -133,7 +133,7 @@ def derived_record(
     event_id: str,
 ) -> tuple[Fact, DerivationWrite]:
     """The fact and derivation ``derive_in`` would write (inputs current, no earlier version)."""
-    key = assertion_key(scope, SUBJECT_ID, predicate, FY_FROM, FY_TO)
+    key = assertion_key(scope, SUBJECT_ID, predicate, FY_FROM, FY_TO, UNIT)
     ids = {role: f.id for role, f in inputs.items()}
     derivation = recipe.derivation(ids, key)
     value = recipe.evaluate({role: f.value for role, f in inputs.items()})

@@ -82,7 +82,7 @@ def derive_in(
         raise StoreError("a derivation needs at least one input fact")
     recipe.check_roles(set(inputs))
     key = assertion_key(scope, output.subject, output.predicate, output.valid_from,
-                        output.valid_to)
+                        output.valid_to, output.unit)
     derivation = recipe.derivation(inputs, key)
     if tx.existing(DERIVATION, [derivation.id]):
         (fact,) = tx.generated_by([derivation.id]).values()

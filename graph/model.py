@@ -40,6 +40,15 @@ class Status(StrEnum):
     CONFLICTED = "conflicted"
 
 
+class Change(StrEnum):
+    """Why a later source gave an assertion another value (recorded on the new version)."""
+
+    ROUNDING = "rounding"
+    SPLIT_ADJUSTMENT = "split_adjustment"
+    RECLASSIFICATION = "reclassification"
+    RESTATEMENT = "restatement"
+
+
 class SourceKind(StrEnum):
     FILING = "filing"
     EARNINGS_RELEASE = "earnings_release"
@@ -194,6 +203,9 @@ class FactIn(BaseModel):
     source: Name | None = None
     owner: str | None = None
     retention_reason: str | None = None
+    # The caller's classification of how this value differs from the one it replaces; kept on
+    # the new version only when the write is in fact a correction.
+    change: Change | None = None
 
     @field_validator("value", mode="before")
     @classmethod
@@ -219,7 +231,8 @@ class FactIn(BaseModel):
         return self
 
     def assertion_key(self, scope: Scope) -> str:
-        return assertion_key(scope, self.subject, self.predicate, self.valid_from, self.valid_to)
+        return assertion_key(scope, self.subject, self.predicate, self.valid_from, self.valid_to,
+                             self.unit)
 
     def content_hash(self) -> str:
         return digest(type(self.value).__name__, self.value, self.unit)
@@ -227,14 +240,21 @@ class FactIn(BaseModel):
 
 def assertion_key(
     scope: Scope, subject: str, predicate: str, valid_from: datetime, valid_to: datetime | None,
+    unit: str | None = None,
 ) -> str:
     """Identity of an assertion (not of a value): what supersede and history group by.
-    The tenant is not hashed in: it is part of every key and constraint beside the id."""
-    return "k" + digest(
+
+    The unit is part of it: one concept reported in two units for one period (proceeds in COP
+    and in USD) is two assertions, not a correction of one by the other. The tenant is not
+    hashed in: it is part of every key and constraint beside the id."""
+    parts: list[object] = [
         scope.terms(), subject, predicate,
         require_utc(valid_from).isoformat(),
         require_utc(valid_to).isoformat() if valid_to else None,
-    )
+    ]
+    if unit is not None:
+        parts.append(unit)
+    return "k" + digest(*parts)
 
 
 def version_id(key: str, revision: int) -> str:
@@ -277,6 +297,7 @@ class Fact(BaseModel):
     retention_reason: str | None
     content_hash: str
     event_id: str
+    change: Change | None = None
 
 
 class DerivationIn(BaseModel):

@@ -8,6 +8,7 @@ primitives. Any refusal raises before the first write, so bad input changes noth
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -49,11 +50,13 @@ class WriteReport:
     created: list[str] = field(default_factory=list)
     repeated: list[str] = field(default_factory=list)
     superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
+    revisions: Counter[str] = field(default_factory=Counter)  # supersedes by change class
     cascade: list[Outcome] = field(default_factory=list)  # derived facts the change reached
+    dry_run: bool = False  # planned and rolled back: nothing was written
 
     @property
     def changed(self) -> bool:
-        return self.event_id is not None
+        return self.event_id is not None and not self.dry_run
 
 
 @dataclass
@@ -79,12 +82,15 @@ def record(
     expected: Mapping[str, int | None] | None = None,
     recompute: bool = False,
     tolerance: float = 0.0,
+    dry_run: bool = False,
 ) -> WriteReport:
     """Write a batch atomically. ``expected`` maps assertion keys to the revision the caller
     last saw (``None``: "must not exist yet"); a mismatch raises :class:`ConflictError`.
 
     A correction cascades in the same transaction to every derived fact downstream; with
-    ``recompute`` those are computed again from the corrected inputs (``graph.corrections``)."""
+    ``recompute`` those are computed again from the corrected inputs (``graph.corrections``).
+    ``dry_run`` plans and applies the batch in the transaction, then rolls it back: the report
+    says what the batch would do (the impact of a filing before it is applied)."""
 
     def work(tx: StoreTx) -> WriteReport:
         now = store.now()
@@ -114,9 +120,23 @@ def record(
         )
         tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan))
         plan.report.event_id = event_id
+        if dry_run:
+            plan.report.dry_run = True
+            raise _RolledBack(plan.report)
         return plan.report
 
-    return store.write(scope.tenant, work)
+    try:
+        return store.write(scope.tenant, work)
+    except _RolledBack as rolled_back:
+        return rolled_back.report
+
+
+class _RolledBack(Exception):
+    """Raised out of a dry-run transaction so that the store rolls it back."""
+
+    def __init__(self, report: WriteReport) -> None:
+        super().__init__("dry run")
+        self.report = report
 
 
 def _resolve_sources(
@@ -165,9 +185,10 @@ def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
     cur = versions[-1] if versions else None
     if cur is not None and source.available_at < cur.available_at:
         # A late-arriving older source: it may only repeat the vintage it was published in.
-        then = _version_at(versions, source.available_at)
-        if then is not None and then.content_hash == draft.content_hash():
-            _support(plan, then, source)
+        then = [v for v in _versions_at(versions, source.available_at)
+                if v.content_hash == draft.content_hash()]
+        if then:
+            _support(plan, then[0], source)
             return
         raise StoreError(
             f"{draft.subject} {draft.predicate}: source {source.id!r} (available "
@@ -187,6 +208,7 @@ def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
         return
     plan.links.append(Supersession(fact.id, cur.id, source.id, source.available_at, plan.now))
     plan.report.superseded.append((cur.id, fact.id))
+    plan.report.revisions[draft.change.value if draft.change else "unclassified"] += 1
     closed = {"superseded_at": source.available_at, "superseded_recorded_at": plan.now}
     if cur.id in plan.pending:  # corrected within the same batch
         plan.pending[cur.id] = versions[-2] = cur.model_copy(update=closed)
@@ -195,11 +217,11 @@ def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
         plan.closures.append(Closure(cur.id, source.available_at, plan.now))
 
 
-def _version_at(versions: list[Fact], t: datetime) -> Fact | None:
-    for fact in versions:
-        if fact.available_at <= t and (fact.superseded_at is None or t < fact.superseded_at):
-            return fact
-    return None
+def _versions_at(versions: list[Fact], t: datetime) -> list[Fact]:
+    """The version current at ``t``, after any that were published and replaced at ``t``
+    itself (two filings of one day that disagree: the later one wins the day)."""
+    return [f for f in versions if f.available_at == t or (
+        f.available_at <= t and (f.superseded_at is None or t < f.superseded_at))]
 
 
 def _support(plan: _Plan, fact: Fact, source: Source) -> None:
@@ -220,7 +242,7 @@ def _new_fact(
         recorded_at=plan.now, invalidated_at=None,
         authority=int(source.effective_authority), owner=draft.owner,
         retention_reason=draft.retention_reason, content_hash=draft.content_hash(),
-        event_id=event_id,
+        event_id=event_id, change=draft.change if revision > 1 else None,
     )
 
 

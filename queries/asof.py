@@ -53,8 +53,8 @@ def facts_as_of(
 
 def history(
     store: Store, scope: Scope, subject: str, predicate: str,
-    valid_from: datetime, valid_to: datetime | None,
+    valid_from: datetime, valid_to: datetime | None, unit: str | None = None,
 ) -> list[Answer]:
     """Every version of one assertion, on every axis, oldest first."""
-    key = assertion_key(scope, subject, predicate, valid_from, valid_to)
+    key = assertion_key(scope, subject, predicate, valid_from, valid_to, unit)
     return with_sources(store, scope.tenant, store.history(scope.tenant, key))

@@ -38,6 +38,7 @@ class Question:
     predicate: str
     period: tuple[str, str]  # SEC convention: first and last day, inclusive
     cutoffs: tuple[str, ...]
+    unit: str = "USD"
 
     @property
     def valid_from(self) -> datetime:
@@ -53,13 +54,14 @@ QUESTIONS = (
     Question("Alphabet operating income, Q1 2018", "GOOGL", "us-gaap:OperatingIncomeLoss",
              Q1_2018, ("2018-04-23", "2018-06-30", "2019-06-30")),
     Question("Alphabet operating margin (derived), Q1 2018", "GOOGL", "vintage:OperatingMargin",
-             Q1_2018, ("2018-06-30", "2019-06-30")),
+             Q1_2018, ("2018-06-30", "2019-06-30"), "percent"),
     Question("Alphabet net margin (derived), Q1 2018", "GOOGL", "vintage:NetMargin",
-             Q1_2018, ("2018-06-30", "2019-06-30")),
+             Q1_2018, ("2018-06-30", "2019-06-30"), "percent"),
     Question("Tesla cost of goods sold, FY2014", "TSLA", "us-gaap:CostOfGoodsSold",
              ("2014-01-01", "2014-12-31"), ("2015-06-30", "2016-06-30", "2017-06-30")),
     Question("NVIDIA diluted EPS, FY2024", "NVDA", "us-gaap:EarningsPerShareDiluted",
-             ("2023-01-30", "2024-01-28"), ("2024-06-30", "2025-06-30")),
+             ("2023-01-30", "2024-01-28"), ("2024-06-30", "2025-06-30"),
+             "USD/shares"),
 )
 MARGINS = (
     ("vintage:OperatingMargin", "us-gaap:OperatingIncomeLoss", "operating_margin"),
@@ -116,5 +118,6 @@ def _ask(store: Store, scope: Scope, q: Question) -> Asked:
         found = facts_as_of(store, scope, subjects=[q.subject], predicates=[q.predicate],
                             known_at=parse_instant(cutoff), valid=as_of(q.valid_from))
         answers.append((cutoff, found[0] if found else None))
-    versions = history(store, scope, q.subject, q.predicate, q.valid_from, q.valid_to)
+    versions = history(store, scope, q.subject, q.predicate, q.valid_from, q.valid_to,
+                       q.unit)
     return Asked(q, tuple(answers), tuple(versions))

@@ -120,7 +120,7 @@ def test_embedded_and_neo4j_give_identical_answers(neo4j_driver_store: Neo4jStor
                 return
             self.both(lambda s: derived(s, self.scope, left, right, period))
             self.used |= {left, right}
-            key = assertion_key(self.scope, "A", "d", period[0], period[1])
+            key = assertion_key(self.scope, "A", "d", period[0], period[1], "USD")
             self.keys.append(key)
             self.instants.append(self.clock.advance(seconds=1))
 

@@ -1,0 +1,111 @@
+"""``vintage ingest facts|companyfacts``: load files into facts, with a progress bar and a
+summary (``--json`` for the same as data)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+from api import render
+from api.options import Options
+from graph.temporal import parse_instant
+from ingest.batches import Summary
+from ingest.companyfacts import ingest_companyfacts
+from ingest.facts_table import ingest_table
+
+ingest_app = typer.Typer(name="ingest", no_args_is_help=True, help="Load sources into facts.")
+_out = Console()
+_err = Console(stderr=True)
+
+Recompute = Annotated[bool, typer.Option(
+    "--recompute", help="Recompute derived facts that corrections cascade to.")]
+AsJson = Annotated[bool, typer.Option("--json", help="The summary as JSON.")]
+
+
+@ingest_app.command("facts")
+def ingest_facts(
+    ctx: typer.Context,
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
+    recompute: Recompute = False,
+    as_json: AsJson = False,
+) -> None:
+    """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
+    options: Options = ctx.obj
+    scope = options.scope()
+    summary = {}
+    with options.opened() as store:
+        for path in files:
+            reports = ingest_table(store, scope, path, actor="vintage ingest facts",
+                                   recompute=recompute)
+            summary[str(path)] = {
+                "created": sum(len(r.created) for r in reports),
+                "repeated": sum(len(r.repeated) for r in reports),
+                "superseded": sum(len(r.superseded) for r in reports),
+                "cascaded": sum(len(r.cascade) for r in reports),
+            }
+    if as_json:
+        _out.print_json(json.dumps(summary))
+    else:
+        for name, counts in summary.items():
+            _out.print(f"{name}: {counts['created']} new versions, {counts['repeated']} repeats, "
+                       f"{counts['superseded']} superseded")
+
+
+@ingest_app.command("companyfacts")
+def companyfacts(
+    ctx: typer.Context,
+    files: Annotated[list[Path], typer.Argument(
+        exists=True, dir_okay=False, help="SEC companyfacts .json or .json.gz files.")],
+    ticker: Annotated[str | None, typer.Option(
+        help="Ticker of the company (default: from a CIK##########_TICKER.json name).")] = None,
+    accepted: Annotated[Path | None, typer.Option(
+        exists=True, dir_okay=False,
+        help="CSV of accession,accepted_at: finer availability than the filed date.")] = None,
+    recompute: Recompute = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Report what the files would change, cascade included; write "
+                          "nothing.")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """SEC EDGAR XBRL companyfacts: one fact per concept, unit and period, revisions classified."""
+    options: Options = ctx.obj
+    scope = options.scope()
+    if ticker is not None and len(files) > 1:
+        raise typer.BadParameter("--ticker names one company: give one file", param_hint="--ticker")
+    times = _acceptance_times(accepted) if accepted else None
+    summaries: list[Summary] = []
+    with options.opened() as store, Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        console=_err, transient=True, disable=as_json,
+    ) as bar:
+        for path in files:
+            task = bar.add_task(path.name, total=None)
+
+            def advance(done: int, total: int, task: TaskID = task) -> None:
+                bar.update(task, completed=done, total=total)
+
+            summaries.append(ingest_companyfacts(
+                store, scope, path, actor="vintage ingest companyfacts", ticker=ticker,
+                accepted=times, recompute=recompute, dry_run=dry_run, progress=advance,
+            ))
+    if as_json:
+        _out.print_json(json.dumps([s.as_data() for s in summaries], default=str))
+    else:
+        for summary in summaries:
+            render.ingest_summary(_out, summary)
+
+
+def _acceptance_times(path: Path) -> dict[str, datetime]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows or not {"accession", "accepted_at"} <= set(rows[0]):
+        raise ValueError(f"{path}: expected a CSV with columns accession,accepted_at")
+    return {row["accession"]: parse_instant(row["accepted_at"], f"{path}: accepted_at")
+            for row in rows}

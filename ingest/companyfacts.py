@@ -1,0 +1,238 @@
+"""``vintage ingest companyfacts``: SEC EDGAR XBRL companyfacts files into facts.
+
+One ``Subject`` per company, one ``Source`` per accession (available from its filed date, or
+from its acceptance time when one is given), one observation ``Fact`` per (taxonomy, concept,
+unit, period) and value. Every filing repeats the prior periods it shows as comparatives: the
+same value again adds ``SUPPORTED_BY``; another value supersedes the earlier one from that
+filing's date, classified (``ingest.revisions``) and recorded on the new version.
+
+The file is parsed as a stream (``ijson``) into compact rows and validated whole before the first
+write: one bad row and the error names the file, the row and the field, and nothing of the file
+is stored. Writes then go in batches, in the order the world learned the values. ``fy``, ``fp``
+and ``frame`` describe the filing, not the period, and are ignored; periods key on start/end.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+import ijson  # type: ignore[import-untyped]
+
+from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
+from graph.store import Store
+from graph.temporal import day_start
+from ingest.batches import Progress, Summary, write_file
+from ingest.facts_table import IngestError
+from ingest.revisions import Revision, Row, classify, in_filing_order, revisions
+
+_ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")
+_UNIT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:/[A-Za-z][A-Za-z0-9_]*)?$")
+_FILE_TICKER = re.compile(r"^CIK\d{10}_([A-Z][A-Z0-9.\-]{0,9})\.json(?:\.gz)?$")
+_ROW_FIELDS = ("end", "val", "accn", "form", "filed")
+
+
+@dataclass(frozen=True)
+class Filer:
+    cik: str  # ten digits, zero-padded: companyfacts spells it as an integer or as text
+    name: str
+    ticker: str | None
+
+    @property
+    def subject_id(self) -> str:
+        """The ticker where known (what analysts type), else ``CIK##########``."""
+        return self.ticker or f"CIK{self.cik}"
+
+    def subject(self) -> Subject:
+        ids = (f"cik:{self.cik}",) + ((f"ticker:{self.ticker}",) if self.ticker else ())
+        return Subject(id=self.subject_id, kind="company", name=self.name, identifiers=ids)
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    path: Path
+    filer: Filer
+    rows: list[Row]
+
+
+@contextmanager
+def _opened(path: Path) -> Iterator[IO[bytes]]:
+    if path.suffix == ".gz":
+        with gzip.open(path, "rb") as unzipped:
+            yield unzipped  # type: ignore[misc]  # GzipFile is a binary IO
+    else:
+        with path.open("rb") as plain:
+            yield plain
+
+
+def read_companyfacts(path: Path, ticker: str | None = None) -> ParsedFile:
+    """Stream-parse and validate a whole companyfacts file (``.json`` or ``.json.gz``).
+
+    The ticker comes from ``ticker`` or from a file named ``CIK##########_TICKER.json``."""
+    if not path.name.endswith((".json", ".json.gz")):
+        raise IngestError(path, [(0, "-", "expected a companyfacts .json or .json.gz file")])
+    header: dict[str, Any] = {}
+    rows: list[Row] = []
+    problems: list[tuple[int, str, str]] = []
+    try:
+        with _opened(path) as handle:
+            for where, item in _items(handle, header):
+                try:
+                    rows.append(_row(where, item))
+                except _FieldError as exc:
+                    problems.append((len(rows) + len(problems) + 1, f"{where}.{exc.field}",
+                                     exc.message))
+    except (ijson.JSONError, OSError, UnicodeDecodeError) as exc:
+        raise IngestError(path, [(len(rows) + 1, "-", f"bad JSON: {str(exc)[:80]}")]) from exc
+    filer = _filer(path, header, ticker, problems)
+    if problems:
+        raise IngestError(path, problems)
+    if not rows:
+        raise IngestError(path, [(0, "facts", "no fact rows")])
+    _check_accessions(path, rows)
+    return ParsedFile(path, filer, rows)
+
+
+def _items(handle: IO[bytes], header: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(``facts.us-gaap.Revenues.units.USD[i]``, row) pairs, as the parser reaches them."""
+    row: dict[str, Any] | None = None
+    counts: dict[str, int] = {}
+    for prefix, event, value in ijson.parse(handle, use_float=True):
+        if row is not None:
+            if prefix.endswith(".item"):
+                if event == "end_map":
+                    n = counts[prefix] = counts.get(prefix, -1) + 1
+                    yield f"{prefix[:-5].replace('.units.', '.units[', 1)}][{n}]", row
+                    row = None
+            elif event not in ("start_map", "start_array", "end_map", "end_array", "map_key"):
+                row[prefix.rsplit(".", 1)[1]] = value
+        elif event == "start_map" and prefix.startswith("facts.") and prefix.endswith(".item"):
+            row = {"_path": prefix.split(".")}
+        elif prefix in ("cik", "entityName") and event in ("string", "number"):
+            header[prefix] = value
+
+
+class _FieldError(Exception):
+    def __init__(self, field_name: str, message: str) -> None:
+        self.field = field_name
+        self.message = message
+
+
+def _day(item: dict[str, Any], name: str) -> date:
+    text = item.get(name)
+    if not isinstance(text, str):
+        raise _FieldError(name, "missing" if text is None else "expected an ISO date")
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise _FieldError(name, f"not an ISO date (YYYY-MM-DD): {text[:40]!r}") from None
+
+
+def _row(where: str, item: dict[str, Any]) -> Row:
+    path = item["_path"]
+    if len(path) != 6 or path[3] != "units":
+        raise _FieldError("-", "not at facts.TAXONOMY.CONCEPT.units.UNIT[i]")
+    _, taxonomy, concept, _, unit, _ = path
+    if not _UNIT.match(unit):
+        raise _FieldError("unit", f"unknown unit {unit[:20]!r}")
+    for name in _ROW_FIELDS:
+        if item.get(name) in (None, ""):
+            raise _FieldError(name, "missing")
+    value = item["val"]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _FieldError("val", f"not a number: {str(value)[:40]!r}")
+    end = _day(item, "end")
+    start = _day(item, "start") if "start" in item else None
+    if start is not None and end < start:
+        raise _FieldError("end", f"period ends ({end}) before it starts ({start})")
+    accn = str(item["accn"])
+    if not _ACCESSION.match(accn):
+        raise _FieldError("accn", f"not an accession number (##########-##-######): "
+                                  f"{accn[:40]!r}")
+    return Row(taxonomy, concept, unit, start, end, value, accn, str(item["form"])[:32],
+               _day(item, "filed"))
+
+
+def _filer(
+    path: Path, header: dict[str, Any], ticker: str | None, problems: list[tuple[int, str, str]],
+) -> Filer:
+    cik, name = header.get("cik"), header.get("entityName")
+    digits = str(int(cik)) if isinstance(cik, int | float) else str(cik or "").lstrip("0")
+    if not digits.isdigit() or len(digits) > 10:
+        problems.insert(0, (0, "cik", "missing or not a CIK number"))
+    if not isinstance(name, str) or not name.strip():
+        problems.insert(0, (0, "entityName", "missing"))
+    named = _FILE_TICKER.match(path.name)
+    return Filer(digits.zfill(10), str(name or "").strip(),
+                 ticker or (named.group(1) if named else None))
+
+
+def _check_accessions(path: Path, rows: list[Row]) -> None:
+    """One accession is one filing: one form, one filed date."""
+    seen: dict[str, tuple[str, date]] = {}
+    for number, row in enumerate(rows, start=1):
+        known = seen.setdefault(row.accn, (row.form, row.filed))
+        if known != (row.form, row.filed):
+            raise IngestError(path, [(number, "accn", f"{row.accn} appears as {known[0]} filed "
+                                      f"{known[1]} and as {row.form} filed {row.filed}")])
+
+
+@dataclass
+class Planned:
+    subject: Subject
+    sources: dict[str, SourceIn]
+    facts: list[FactIn]  # in the order the world learned them
+    revisions: list[Revision]
+
+
+def plan(parsed: ParsedFile, accepted: Mapping[str, datetime] | None = None) -> Planned:
+    """Subjects, sources and fact drafts of a parsed file, with every revision classified."""
+    accepted = accepted or {}
+    found = revisions(parsed.rows)
+    classes = classify(found)
+    change_of = {(rev.row.key, rev.row.accn): change for rev, change in classes.items()}
+    subject = parsed.filer.subject()
+    sources: dict[str, SourceIn] = {}
+    facts: list[FactIn] = []
+    for row in in_filing_order(parsed.rows):
+        if row.accn not in sources:
+            sources[row.accn] = _source(parsed, row, accepted.get(row.accn))
+        start = row.start or row.end
+        facts.append(FactIn(
+            subject=subject.id, predicate=row.predicate, value=row.value, unit=row.unit,
+            valid_from=day_start(start), valid_to=day_start(row.end) + timedelta(days=1),
+            source=row.accn, change=change_of.get((row.key, row.accn)),
+        ))
+    return Planned(subject, sources, facts, found)
+
+
+def _source(parsed: ParsedFile, row: Row, accepted: datetime | None) -> SourceIn:
+    if accepted is not None and not (
+            row.filed - timedelta(days=1) <= accepted.date() <= row.filed):
+        raise IngestError(parsed.path, [(0, "accepted", (
+            f"{row.accn}: acceptance {accepted.isoformat()} is not on or the day before its "
+            f"filed date {row.filed}"))])
+    folder = row.accn.replace("-", "")
+    return SourceIn(
+        id=row.accn, kind=SourceKind.FILING, available_at=accepted or day_start(row.filed),
+        accession=row.accn, form=row.form,
+        uri=f"https://www.sec.gov/Archives/edgar/data/{int(parsed.filer.cik)}/{folder}/",
+    )
+
+
+def ingest_companyfacts(
+    store: Store, scope: Scope, path: Path, *, actor: str, ticker: str | None = None,
+    accepted: Mapping[str, datetime] | None = None, recompute: bool = False,
+    dry_run: bool = False, progress: Progress | None = None,
+) -> Summary:
+    """Validate the whole file, then write it; re-running it changes nothing."""
+    planned = plan(read_companyfacts(path, ticker), accepted)
+    return write_file(store, scope, path.name, subjects=[planned.subject],
+                      sources=planned.sources, facts=planned.facts, actor=actor,
+                      recompute=recompute, dry_run=dry_run, progress=progress)
