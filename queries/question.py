@@ -1,0 +1,241 @@
+"""``vintage asof METRIC``: a metric per company as it could have been computed at a cutoff.
+
+Per subject: one store read of the metric's predicates *as known at the cutoff* (the filter runs
+inside the store, before anything is chosen), the company's fiscal calendar from its own
+periods, the latest window whose inputs exist and share one basis (``queries.plans``), and the
+computation persisted as derivations in one transaction, so that a later restatement cascades to
+the answer. A repeated question finds its derivations and writes nothing new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph.asof import AsOf
+from graph.derivations import Output, derive_in
+from graph.model import Fact, Scope, Value
+from graph.recipes import RecipeError
+from graph.store import Store, StoreTx
+from queries import plans
+from queries.answers import InputFact, MetricAnswer, SubjectAnswer
+from queries.fiscal import FiscalCalendar, PeriodSpec, Span, kind_of
+from queries.metrics import Metric
+from queries.plans import Computed, Node, Observed, Series
+
+_LTM_WINDOWS = 8  # how many quarter ends back an LTM question looks for a complete window
+
+
+@dataclass(frozen=True)
+class Window:
+    label: str
+    plans: Callable[[Series], list[Node]]
+    prior: Window | None = None  # the same window a year earlier (growth metrics)
+
+
+def ask(
+    store: Store, scope: Scope, metric: Metric, subjects: Sequence[str], cutoff: datetime,
+    period: PeriodSpec, *, actor: str = "vintage asof",
+) -> MetricAnswer:
+    if not subjects:
+        raise ValueError("name at least one subject")
+    if len(set(subjects)) != len(subjects):
+        raise ValueError("a subject is named twice")
+    return MetricAnswer(
+        metric=metric.name, description=metric.description, cutoff=cutoff, period=str(period),
+        answers=[_subject(store, scope, metric, s, cutoff, period, actor) for s in subjects],
+    )
+
+
+@dataclass
+class _Known:
+    facts: list[Fact]
+    confirmed: dict[str, datetime]  # fact id -> latest support public by the cutoff
+    first_source: dict[str, str]  # fact id -> the earliest source that reported it
+
+
+def _known(store: Store, scope: Scope, subject: str, predicates: Sequence[str],
+           cutoff: datetime) -> _Known:
+    facts = store.read(AsOf(scope, known_at=cutoff, subjects=(subject,),
+                            predicates=tuple(predicates)))
+    confirmed: dict[str, datetime] = {}
+    first: dict[str, tuple[datetime, str]] = {}
+    for s in store.supports(scope.tenant, [f.id for f in facts]):
+        if s.available_at <= cutoff:
+            confirmed[s.fact_id] = max(confirmed.get(s.fact_id, s.available_at), s.available_at)
+            first[s.fact_id] = min(first.get(s.fact_id, (s.available_at, s.source_id)),
+                                   (s.available_at, s.source_id))
+    for f in facts:
+        confirmed.setdefault(f.id, f.available_at)
+    return _Known(facts, confirmed, {fid: sid for fid, (_, sid) in first.items()})
+
+
+def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
+             period: PeriodSpec, actor: str) -> SubjectAnswer:
+    predicates = sorted(metric.predicates_for(subject))
+    known = _known(store, scope, subject, predicates, cutoff)
+    if not known.facts:
+        return SubjectAnswer(subject=subject, refused=(
+            f"nothing public by {cutoff.date()} for {', '.join(predicates)}"))
+    spans = {Span.from_valid(f.valid_from, f.valid_to) for f in known.facts if f.valid_to}
+    cal = FiscalCalendar.from_spans(s for s in spans if kind_of(s) is not None)
+    basis = plans.basis_changes(known.facts)
+    roles = {role: plans.series(known.facts, metric.aliases_for(subject, role))
+             for role in metric.inputs}
+    skipped: list[str] = []
+    for window in windows(cal, period):
+        try:
+            node = _plan(metric, window, roles, known, basis, skipped)
+        except RecipeError as exc:
+            skipped.append(f"{window.label}: {exc}")
+            continue
+        if node is not None:
+            return _answered(store, scope, metric, subject, cutoff, window, node, known,
+                             skipped, actor)
+    return SubjectAnswer(subject=subject, refused="; ".join(skipped) or (
+        f"no {period} window in {subject}'s fiscal calendar as known at {cutoff.date()}"))
+
+
+def windows(cal: FiscalCalendar, spec: PeriodSpec) -> list[Window]:
+    """The windows a period names for this company, newest (preferred) first."""
+    if spec.kind == "fy":
+        assert spec.year is not None
+        return [_year_window(cal, spec.year)]
+    if spec.kind == "quarter":
+        assert spec.year is not None and spec.quarter is not None
+        return [_quarter_window(cal, spec.year, spec.quarter)]
+    if spec.kind == "span":
+        assert spec.span is not None
+        return [_span_window(cal, spec.span)]
+    return [_ltm_window(cal, label, n) for label, n, _ in reversed(cal.quarters())][:_LTM_WINDOWS]
+
+
+def _year_window(cal: FiscalCalendar, y: int, back: bool = True) -> Window:
+    return Window(f"FY{y}", lambda s: plans.year(s, cal, y),
+                  _year_window(cal, y - 1, False) if back else None)
+
+
+def _quarter_window(cal: FiscalCalendar, y: int, n: int, back: bool = True) -> Window:
+    return Window(f"FY{y}Q{n}", lambda s: plans.quarter(s, cal, y, n),
+                  _quarter_window(cal, y - 1, n, False) if back else None)
+
+
+def _ltm_window(cal: FiscalCalendar, y: int, n: int, back: bool = True) -> Window:
+    return Window(f"LTM to FY{y}Q{n}", lambda s: plans.ltm(s, cal, y, n),
+                  _ltm_window(cal, y - 1, n, False) if back else None)
+
+
+def _span_window(cal: FiscalCalendar, span: Span, back: bool = True) -> Window:
+    named = cal.label_of(span)
+    if named is not None:
+        y, n = named
+        return _year_window(cal, y, back) if n is None else _quarter_window(cal, y, n, back)
+    prior = Span(span.start.replace(year=span.start.year - 1),
+                 span.end.replace(year=span.end.year - 1)) if back else None
+    return Window(str(span), lambda s: [Observed(s[span])] if span in s else [],
+                  _span_window(cal, prior, False) if prior else None)
+
+
+def _plan(metric: Metric, window: Window, roles: Mapping[str, Series], known: _Known,
+          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> Node | None:
+    node = _base(metric, window, roles, known, basis, skipped)
+    if node is None or not metric.growth:
+        return node
+    prior = _base(metric, window.prior, roles, known, basis, skipped) if window.prior else None
+    if prior is None:
+        skipped.append(f"{window.label}: no value a year earlier to grow from")
+        return None
+    why = plans.mixing(plans.leaves(node) + plans.leaves(prior), known.confirmed, basis)
+    if why is not None:
+        skipped.append(f"{window.label}: the year-over-year comparison would mix vintages: {why}")
+        return None
+    return Computed(metric.growth_recipe(), (("current", node), ("prior", prior)),
+                    f"metric:{metric.name}", "percent", node.span, "year-over-year growth")
+
+
+def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: _Known,
+          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> Node | None:
+    chosen: dict[str, Node] = {}
+    for role in sorted(metric.inputs):
+        candidates = window.plans(roles[role])
+        if not candidates:
+            skipped.append(f"{window.label}: no {role} ({', '.join(metric.inputs[role][:2])}"
+                           f"{', ...' if len(metric.inputs[role]) > 2 else ''}) reported yet")
+            return None
+        reasons = [plans.mixing(plans.leaves(c), known.confirmed, basis) for c in candidates]
+        usable = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
+        if not usable:
+            skipped.append(f"{window.label}: {role} would mix vintages: {reasons[0]}")
+            return None
+        if reasons[0] is not None:
+            skipped.append(f"{window.label}: mixed vintage avoided for {role} ({reasons[0]}); "
+                           f"computed as {_method(usable[0])}")
+        chosen[role] = usable[0]
+    if metric.formula.strip() in chosen:
+        return chosen[metric.formula.strip()]
+    first = chosen[sorted(chosen)[0]]
+    unit = metric.unit or plans.leaves(first)[0].unit
+    return Computed(metric.recipe(), tuple(sorted(chosen.items())), f"metric:{metric.name}",
+                    unit, first.span, metric.formula)
+
+
+def _method(node: Node) -> str:
+    return "reported" if isinstance(node, Observed) else node.method
+
+
+def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
+              window: Window, node: Node, known: _Known, skipped: list[str],
+              actor: str) -> SubjectAnswer:
+    value: Value = node.value
+    derivations: list[str] = []
+
+    def persist(tx: StoreTx) -> Fact:
+        return _persist(tx, store.now(), scope, subject, node, actor, derivations)
+
+    fact = node.fact if isinstance(node, Observed) else store.write(scope.tenant, persist)
+    used = sorted({f.id: f for f in plans.leaves(node)}.values(),
+                  key=lambda f: (f.valid_from, f.predicate))
+    sources = {s.id: s for s in store.sources(scope.tenant, sorted(
+        {known.first_source[f.id] for f in used if f.id in known.first_source}))}
+    warnings = [*skipped, *_later_revisions(store, scope, subject, used, cutoff)]
+    return SubjectAnswer(
+        subject=subject, value=value, unit=fact.unit, period=window.label,
+        span=str(node.span), method=_method(node), fact_id=fact.id,
+        derivation_id=derivations[-1] if derivations else None, derivations=derivations,
+        periods_used=sorted({str(Observed(f).span) for f in used}),
+        inputs=[InputFact.of(f, sources.get(known.first_source.get(f.id, ""))) for f in used],
+        warnings=warnings,
+    )
+
+
+def _persist(tx: StoreTx, now: datetime, scope: Scope, subject: str, node: Node, actor: str,
+             derivations: list[str]) -> Fact:
+    if isinstance(node, Observed):
+        return node.fact
+    inputs = {role: _persist(tx, now, scope, subject, child, actor, derivations).id
+              for role, child in node.inputs}
+    # Plans only ever feed derived:/metric: predicates from filed facts, so no cycle can form.
+    derived = derive_in(tx, now, scope, node.recipe, inputs, Output(
+        subject, node.predicate, node.span.valid_from, node.span.valid_to, node.unit),
+        actor=actor, check_cycles=False)
+    derivations.append(derived.derivation_id)
+    return derived.fact
+
+
+def _later_revisions(store: Store, scope: Scope, subject: str, used: Sequence[Fact],
+                     cutoff: datetime) -> list[str]:
+    """Inputs that a filing after the cutoff revised (the answer keeps the value of its day)."""
+    if not used:
+        return []
+    now = {f.key: f for f in store.read(AsOf(
+        scope, subjects=(subject,), predicates=tuple(sorted({f.predicate for f in used}))))}
+    found = []
+    for f in used:
+        current = now.get(f.key)
+        if current is not None and current.id != f.id and current.available_at > cutoff:
+            why = current.change.value if current.change else "revision"
+            found.append(f"a later restatement exists: {f.predicate} {Observed(f).span} was "
+                         f"revised on {current.available_at.date()} ({why}) from {f.value} to "
+                         f"{current.value}")
+    return found
