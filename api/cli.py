@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -27,6 +28,9 @@ from queries.demo import DEMO_TENANT, run_demo
 from queries.explain import explain
 from queries.export import graphml, prov_json
 from queries.impact import impact
+from queries.metrics import load_metrics, resolve_metric
+from queries.periods import parse_period
+from queries.question import ask
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False,
@@ -66,6 +70,34 @@ def demo(ctx: typer.Context) -> None:
 
 @app.command()
 def asof(
+    ctx: typer.Context,
+    metric: Annotated[str, typer.Argument(
+        help="A built-in metric (revenue, operating_margin, ...), a metric of --metrics, or a "
+             "concept such as us-gaap:Revenues.")],
+    subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],
+    cutoff: Annotated[str, typer.Option(help="Knowledge cutoff: only what was public by then.")],
+    period: Annotated[str, typer.Option(
+        help="FY2024, FY2024Q4, LTM (latest twelve months) or START..END.")] = "LTM",
+    metrics: Annotated[Path | None, typer.Option(
+        "--metrics", exists=True, dir_okay=False, help="YAML file of metric definitions.")]
+        = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """A metric per company as it could have been computed at the cutoff, with its lineage."""
+    options: Options = ctx.obj
+    scope = options.scope()
+    chosen = resolve_metric(metric, load_metrics(metrics) if metrics else None)
+    with options.opened() as store:
+        answer = ask(store, scope, chosen, subject, parse_instant(cutoff, "cutoff"),
+                     parse_period(period))
+    if as_json:
+        out.print_json(answer.model_dump_json())
+    else:
+        render.metric_answer(out, answer)
+
+
+@app.command("facts")
+def facts_cmd(
     ctx: typer.Context,
     predicate: Annotated[str, typer.Argument(help="e.g. us-gaap:Revenues")],
     subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],

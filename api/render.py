@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from ingest.batches import Summary
+from queries.answers import MetricAnswer
 from queries.asof import Answer
 from queries.demo import DemoResult
 from queries.explain import Explanation, Step
@@ -62,9 +63,25 @@ def answers_table(title: str, answers: Sequence[Answer]) -> Table:
 
 
 def demo(console: Console, result: DemoResult) -> None:
-    created = sum(len(r.created) for r in result.loaded)
-    console.print(f"[bold]Vintage demo[/bold]: bundled SEC filings loaded "
+    created = sum(s.created for s in result.loaded)
+    console.print(f"[bold]Vintage demo[/bold]: bundled SEC companyfacts replayed in filing order "
                   f"({created} new fact versions this run; re-running adds none).\n")
+    for name in dict.fromkeys(a.metric for _, a in result.margins):
+        lines = Table.grid(padding=(0, 2))
+        for cutoff, metric in result.margins:
+            if metric.metric != name:
+                continue
+            (s,) = metric.answers
+            public = ", ".join(sorted({when(i.available_at) for i in s.inputs}))
+            lines.add_row(f"as of {cutoff}", f"[bold]{number(s.value, s.unit)}[/bold]",
+                          f"{s.method}; inputs public {public}")
+        console.print(Panel(lines, title=f"Alphabet {name.replace('_', ' ')}, FY2018Q1 "
+                            "(vintage asof)", title_align="left"))
+    cascade = [o for s in result.loaded for o in s.cascade]
+    for o in cascade:
+        new = o.replacement.value if o.replacement is not None else None
+        console.print(f"the recast reached {o.fact.predicate}: {o.fate.value}, "
+                      f"{number(o.fact.value, o.fact.unit)} -> {number(new, o.fact.unit)}")
     for asked in result.asked:
         q = asked.question
         lines = Table.grid(padding=(0, 2))
@@ -152,3 +169,19 @@ def ingest_summary(console: Console, s: Summary) -> None:
                           number(o.fact.value, o.fact.unit),
                           "" if new is None else number(new, o.fact.unit))
         console.print(table)
+
+
+def metric_answer(console: Console, a: MetricAnswer) -> None:
+    table = Table(title=f"{a.metric} as of {when(a.cutoff)} ({a.period})", title_justify="left")
+    for column in ("subject", "value", "period", "days", "method", "inputs", "derivation"):
+        table.add_column(column)
+    for s in a.answers:
+        if s.refused is not None:
+            table.add_row(s.subject, "[red]refused[/red]", "", "", s.refused, "", "")
+            continue
+        table.add_row(s.subject, number(s.value, s.unit), s.period or "", s.span or "",
+                      s.method or "", str(len(s.inputs)), s.derivation_id or "(as filed)")
+    console.print(table)
+    for s in a.answers:
+        for warning in s.warnings:
+            console.print(f"[yellow]{s.subject}:[/yellow] {warning}")

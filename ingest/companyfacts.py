@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gzip
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -27,7 +27,7 @@ import ijson  # type: ignore[import-untyped]
 
 from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
 from graph.store import Store
-from graph.temporal import day_start
+from graph.temporal import Interval, all_time, day_start
 from ingest.batches import Progress, Summary, write_file
 from ingest.facts_table import IngestError
 from ingest.revisions import Revision, Row, classify, in_filing_order, revisions
@@ -191,9 +191,17 @@ class Planned:
     revisions: list[Revision]
 
 
-def plan(parsed: ParsedFile, accepted: Mapping[str, datetime] | None = None) -> Planned:
-    """Subjects, sources and fact drafts of a parsed file, with every revision classified."""
+def plan(
+    parsed: ParsedFile, accepted: Mapping[str, datetime] | None = None, *,
+    available: Interval | None = None, concepts: Collection[str] | None = None,
+) -> Planned:
+    """Subjects, sources and fact drafts of a parsed file, with every revision classified.
+
+    ``available`` keeps the filings public in that window (to replay a file in the order the
+    world learned it); ``concepts`` keeps those predicates (``us-gaap:Revenues``). Revisions are
+    classified on the whole file either way."""
     accepted = accepted or {}
+    window = available or all_time()
     found = revisions(parsed.rows)
     classes = classify(found)
     change_of = {(rev.row.key, rev.row.accn): change for rev, change in classes.items()}
@@ -201,8 +209,12 @@ def plan(parsed: ParsedFile, accepted: Mapping[str, datetime] | None = None) -> 
     sources: dict[str, SourceIn] = {}
     facts: list[FactIn] = []
     for row in in_filing_order(parsed.rows):
-        if row.accn not in sources:
-            sources[row.accn] = _source(parsed, row, accepted.get(row.accn))
+        if concepts is not None and row.predicate not in concepts:
+            continue
+        source = sources.get(row.accn) or _source(parsed, row, accepted.get(row.accn))
+        if not window.contains(source.available_at):
+            continue
+        sources[row.accn] = source
         start = row.start or row.end
         facts.append(FactIn(
             subject=subject.id, predicate=row.predicate, value=row.value, unit=row.unit,
@@ -229,10 +241,12 @@ def _source(parsed: ParsedFile, row: Row, accepted: datetime | None) -> SourceIn
 def ingest_companyfacts(
     store: Store, scope: Scope, path: Path, *, actor: str, ticker: str | None = None,
     accepted: Mapping[str, datetime] | None = None, recompute: bool = False,
-    dry_run: bool = False, progress: Progress | None = None,
+    dry_run: bool = False, progress: Progress | None = None, available: Interval | None = None,
+    concepts: Collection[str] | None = None,
 ) -> Summary:
     """Validate the whole file, then write it; re-running it changes nothing."""
-    planned = plan(read_companyfacts(path, ticker), accepted)
+    planned = plan(read_companyfacts(path, ticker), accepted, available=available,
+                   concepts=concepts)
     return write_file(store, scope, path.name, subjects=[planned.subject],
                       sources=planned.sources, facts=planned.facts, actor=actor,
                       recompute=recompute, dry_run=dry_run, progress=progress)

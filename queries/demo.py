@@ -1,10 +1,11 @@
 """The main job on bundled real SEC data: as-of questions at cutoffs around real revisions, a
 derived metric with its lineage, and what the revising filing did to it.
 
-The bundled filings are replayed in the order the world learned them: first what was public by
-the end of 2018, then margins derived from it, then the 2019 filings, whose recast of Alphabet's
-Q1-2018 operating income cascades to the operating margin (recomputed) and not to the net margin.
-Every step is idempotent, so running the demo twice changes nothing.
+The bundled companyfacts files are replayed in the order the world learned them: first every
+filing public before Alphabet's 2019 recast, then margins asked at a 2018 cutoff (persisted as
+derivations), then the later filings, whose recast of Q1-2018 operating income cascades to the
+operating margin (recomputed) and not to the net margin. Only the concepts the demo asks about
+are loaded, to keep it quick; every step is idempotent, so running it twice changes nothing.
 """
 
 from __future__ import annotations
@@ -13,22 +14,28 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from graph.asof import AsOf
-from graph.derivations import Derived, Output, derive
 from graph.model import Scope
-from graph.recipes import expression
 from graph.store import Store
 from graph.temporal import as_of, from_to, parse_instant
-from graph.writes import WriteReport
-from ingest.facts_table import ingest_table
+from ingest.batches import Summary
+from ingest.companyfacts import ingest_companyfacts
+from queries.answers import MetricAnswer
 from queries.asof import Answer, facts_as_of, history
 from queries.explain import Explanation, explain
 from queries.impact import Impact, impact
+from queries.metrics import resolve_metric
+from queries.periods import parse_period
+from queries.question import ask
 
-DEMO_DATA = Path(__file__).resolve().parents[1] / "ingest" / "data" / "sec_demo.csv"
+DATA = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
+DEMO_FILES = tuple(DATA / f"{name}.json.gz" for name in (
+    "CIK0001652044_GOOGL", "CIK0001318605_TSLA", "CIK0001045810_NVDA"))
 DEMO_TENANT = "demo"
-FIRST_VINTAGE_END = parse_instant("2019-01-01")
 RECAST_FILING = "0001652044-19-000015"
+RECAST_AT = parse_instant("2019-04-30")
+MARGINS = ("operating_margin", "net_margin")
+MARGIN_CUTOFFS = ("2018-06-30", "2019-06-30")
+EXTRA_CONCEPTS = ("us-gaap:CostOfGoodsSold", "us-gaap:EarningsPerShareDiluted")
 
 
 @dataclass(frozen=True)
@@ -53,19 +60,10 @@ Q1_2018 = ("2018-01-01", "2018-03-31")
 QUESTIONS = (
     Question("Alphabet operating income, Q1 2018", "GOOGL", "us-gaap:OperatingIncomeLoss",
              Q1_2018, ("2018-04-23", "2018-06-30", "2019-06-30")),
-    Question("Alphabet operating margin (derived), Q1 2018", "GOOGL", "vintage:OperatingMargin",
-             Q1_2018, ("2018-06-30", "2019-06-30"), "percent"),
-    Question("Alphabet net margin (derived), Q1 2018", "GOOGL", "vintage:NetMargin",
-             Q1_2018, ("2018-06-30", "2019-06-30"), "percent"),
     Question("Tesla cost of goods sold, FY2014", "TSLA", "us-gaap:CostOfGoodsSold",
              ("2014-01-01", "2014-12-31"), ("2015-06-30", "2016-06-30", "2017-06-30")),
     Question("NVIDIA diluted EPS, FY2024", "NVDA", "us-gaap:EarningsPerShareDiluted",
-             ("2023-01-30", "2024-01-28"), ("2024-06-30", "2025-06-30"),
-             "USD/shares"),
-)
-MARGINS = (
-    ("vintage:OperatingMargin", "us-gaap:OperatingIncomeLoss", "operating_margin"),
-    ("vintage:NetMargin", "us-gaap:NetIncomeLoss", "net_margin"),
+             ("2023-01-30", "2024-01-28"), ("2024-06-30", "2025-06-30"), "USD/shares"),
 )
 
 
@@ -78,45 +76,49 @@ class Asked:
 
 @dataclass(frozen=True)
 class DemoResult:
-    loaded: tuple[WriteReport, ...]
+    loaded: tuple[Summary, ...]
+    margins: tuple[tuple[str, MetricAnswer], ...]  # (cutoff, answer), per margin metric
     asked: tuple[Asked, ...]
     explained: Explanation
     impact: Impact
 
 
-def run_demo(store: Store, data: Path = DEMO_DATA, tenant: str = DEMO_TENANT) -> DemoResult:
+def concepts() -> set[str]:
+    wanted = set(EXTRA_CONCEPTS)
+    for name in MARGINS:
+        metric = resolve_metric(name)
+        wanted |= {p for role in metric.inputs for p in metric.inputs[role]}
+    return wanted
+
+
+def run_demo(store: Store, files: tuple[Path, ...] = DEMO_FILES,
+             tenant: str = DEMO_TENANT) -> DemoResult:
     scope = Scope(tenant=tenant)
-    first = ingest_table(store, scope, data, "vintage demo",
-                         available=from_to(None, FIRST_VINTAGE_END))
-    margins = _derive_margins(store, scope)
-    later = ingest_table(store, scope, data, "vintage demo",
-                         available=from_to(FIRST_VINTAGE_END, None), recompute=True)
-    asked = tuple(_ask(store, scope, q) for q in QUESTIONS)
-    current = facts_as_of(store, scope, subjects=["GOOGL"], predicates=[MARGINS[0][0]])
-    target = current[0].fact.id if current else margins[0].fact.id
-    return DemoResult(tuple(first + later), asked, explain(store, scope, target),
+    wanted = concepts()
+    loaded = [ingest_companyfacts(store, scope, f, actor="vintage demo", concepts=wanted,
+                                  available=from_to(None, RECAST_AT)) for f in files]
+    _margins(store, scope, MARGIN_CUTOFFS[0])  # what an analyst computed in 2018, persisted
+    loaded += [ingest_companyfacts(store, scope, f, actor="vintage demo", concepts=wanted,
+                                   available=from_to(RECAST_AT, None), recompute=True)
+               for f in files]
+    margins = tuple(pair for cutoff in MARGIN_CUTOFFS for pair in _margins(store, scope, cutoff))
+    current = margins[-2][1].answers[0].fact_id  # the operating margin as known in 2019
+    assert current is not None
+    return DemoResult(tuple(loaded), margins, tuple(_ask(store, scope, q) for q in QUESTIONS),
+                      explain(store, scope, current),
                       impact(store, scope, source_id=RECAST_FILING))
 
 
-def _derive_margins(store: Store, scope: Scope) -> list[Derived]:
-    """Margins as an analyst computed them at the end of 2018, from what was public then."""
-    start, end = parse_instant(Q1_2018[0]), parse_instant(Q1_2018[1]) + timedelta(days=1)
-    known = {f.predicate: f for f in store.read(AsOf(
-        scope, known_at=FIRST_VINTAGE_END, valid=as_of(start), subjects=("GOOGL",)))}
-    revenue = known["us-gaap:Revenues"]
-    return [
-        derive(store, scope, expression(recipe, "1", "100 * part / revenue"),
-               {"part": known[numerator].id, "revenue": revenue.id},
-               Output("GOOGL", predicate, start, end, "percent"), actor="vintage demo")
-        for predicate, numerator, recipe in MARGINS
-    ]
-
-
+def _margins(store: Store, scope: Scope, cutoff: str) -> list[tuple[str, MetricAnswer]]:
+    return [(cutoff, ask(store, scope, resolve_metric(name), ["GOOGL"], parse_instant(cutoff),
+                         parse_period("FY2018Q1"), actor="vintage demo")) for name in MARGINS]
 def _ask(store: Store, scope: Scope, q: Question) -> Asked:
     answers = []
     for cutoff in q.cutoffs:
-        found = facts_as_of(store, scope, subjects=[q.subject], predicates=[q.predicate],
-                            known_at=parse_instant(cutoff), valid=as_of(q.valid_from))
+        found = [a for a in facts_as_of(
+            store, scope, subjects=[q.subject], predicates=[q.predicate],
+            known_at=parse_instant(cutoff), valid=as_of(q.valid_from))
+            if a.fact.valid_to == q.valid_to and a.fact.unit == q.unit]
         answers.append((cutoff, found[0] if found else None))
     versions = history(store, scope, q.subject, q.predicate, q.valid_from, q.valid_to,
                        q.unit)

@@ -1,7 +1,4 @@
-"""Fiscal calendars and period names, derived from the periods a company itself reported.
-
-SEC filings describe durations as ``start..end`` with ``end`` inclusive; Vintage stores them as
-half-open UTC intervals ``[start, end + 1 day)``. :class:`Span` is the SEC-style view of one.
+"""Fiscal calendars: years and quarters, derived from the periods a company itself reported.
 
 A company's fiscal calendar is not configured: it is read off its own year-long spans.
 
@@ -20,20 +17,34 @@ A company's fiscal calendar is not configured: it is read off its own year-long 
   quarter's end comes, in order of trust, from a year-to-date span starting on the year's first
   day (Q1, six months, nine months), else from a reported quarter inside the year (its end, or
   the day before its start). Each derived quarter must itself be quarter-long.
+* **The year in progress**: 10-Qs come before the 10-K that first reports a year, so the year
+  after the last complete one is known from its reported quarters: it starts the day after the
+  last year ends, and its quarters 1..3 are found as above; its end, and so its Q4, are not.
+
+The period vocabulary (:class:`Span`, :func:`parse_period`) lives in ``queries.periods`` and is
+re-exported here.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from itertools import pairwise
-from typing import Literal
 
-from graph.temporal import day_start, require_utc
+from queries.periods import (
+    DURATIONS,
+    ONE_DAY,
+    PeriodError,
+    PeriodSpec,
+    Span,
+    SpanKind,
+    kind_of,
+    parse_period,
+)
 
+# The period vocabulary is re-exported: callers think of it as part of the calendar.
 __all__ = [
     "FiscalCalendar",
     "FiscalYear",
@@ -46,84 +57,14 @@ __all__ = [
     "parse_period",
 ]
 
-SpanKind = Literal["quarter", "half", "nine_months", "year"]
-ONE_DAY = timedelta(days=1)
-# Inclusive day counts. The ranges are disjoint, so a span has at most one kind.
-DURATIONS: dict[SpanKind, tuple[int, int]] = {
-    "quarter": (80, 100),
-    "half": (170, 190),
-    "nine_months": (260, 285),
-    "year": (350, 380),
-}
 _YTD_INDEX: dict[SpanKind, int] = {"quarter": 1, "half": 2, "nine_months": 3}
 _CHAIN_GAP_DAYS = 7
-_ECHO = 40
-
-
-class PeriodError(ValueError):
-    """A period that cannot be built or parsed; the message says what is accepted."""
-
-
-@dataclass(frozen=True, order=True)
-class Span:
-    """An SEC period: ``start`` and ``end`` are dates, both inclusive."""
-
-    start: date
-    end: date
-
-    def __post_init__(self) -> None:
-        for name, value in (("start", self.start), ("end", self.end)):
-            # datetime is a subclass of date; a datetime here would silently carry a time.
-            if isinstance(value, datetime) or not isinstance(value, date):
-                raise PeriodError(f"span {name} must be a date, not {type(value).__name__}")
-        if self.end < self.start:
-            raise PeriodError(f"span end {self.end} is before its start {self.start}")
-
-    @property
-    def days(self) -> int:
-        return (self.end - self.start).days + 1
-
-    @property
-    def valid_from(self) -> datetime:
-        return day_start(self.start)
-
-    @property
-    def valid_to(self) -> datetime:
-        """The exclusive end of the stored interval: midnight UTC after the last day."""
-        return day_start(self.end + ONE_DAY)
-
-    @classmethod
-    def from_valid(cls, valid_from: datetime, valid_to: datetime) -> Span:
-        """The span a stored half-open ``[valid_from, valid_to)`` of whole UTC days stands for."""
-        lo, hi = require_utc(valid_from, "valid_from"), require_utc(valid_to, "valid_to")
-        if lo != day_start(lo.date()) or hi != day_start(hi.date()):
-            raise PeriodError(f"valid interval [{lo.isoformat()}, {hi.isoformat()}) "
-                              "does not fall on UTC midnights")
-        if hi <= lo:
-            raise PeriodError(f"valid interval [{lo.isoformat()}, {hi.isoformat()}) is empty")
-        return cls(lo.date(), hi.date() - ONE_DAY)
-
-    def contains(self, other: Span) -> bool:
-        return self.start <= other.start and other.end <= self.end
-
-    def overlaps(self, other: Span) -> bool:
-        return self.start <= other.end and other.start <= self.end
-
-    def __str__(self) -> str:
-        return f"{self.start.isoformat()}..{self.end.isoformat()}"
-
-
-def kind_of(span: Span) -> SpanKind | None:
-    """Quarter, six months, nine months or year, by length; None for anything else."""
-    for kind, (lo, hi) in DURATIONS.items():
-        if lo <= span.days <= hi:
-            return kind
-    return None
+_JANUARY_GRACE_DAYS = 7
 
 
 def fiscal_label(end: date) -> int:
     """The label of a fiscal year ending on ``end`` (the rule in the module docstring)."""
-    return end.year - 1 if end.month == 1 and end.day <= _CHAIN_GAP_DAYS else end.year
+    return end.year - 1 if end.month == 1 and end.day <= _JANUARY_GRACE_DAYS else end.year
 
 
 Quarters = tuple[Span | None, Span | None, Span | None, Span | None]
@@ -132,6 +73,8 @@ _NO_QUARTERS: Quarters = (None, None, None, None)
 
 @dataclass(frozen=True)
 class FiscalYear:
+    """A fiscal year by its label (2024 for FY2024), with quarters 1..4, None where unknown."""
+
     label: int
     span: Span
     quarters: Quarters = _NO_QUARTERS
@@ -191,13 +134,23 @@ def _quarters(year: Span, spans: set[Span]) -> Quarters:
 
 
 class FiscalCalendar:
-    """One company's fiscal years and quarters, as derived by :meth:`from_spans`."""
+    """One company's fiscal years and quarters, as derived by :meth:`from_spans`.
 
-    def __init__(self, years: Iterable[FiscalYear]) -> None:
+    Besides the complete years, a calendar may know the year in progress: the one after the
+    last complete year, when quarters starting on its first day were reported (10-Qs come
+    before the 10-K that reports the year). Its quarters 1..3 are available through
+    :meth:`quarter`, :meth:`ytd` and :meth:`label_of`, but :meth:`year` and :meth:`years`
+    return complete years only, since the year's end is not known yet.
+    """
+
+    def __init__(self, years: Iterable[FiscalYear], in_progress: FiscalYear | None = None) -> None:
         self._years = tuple(sorted(years, key=lambda y: y.label))
         self._by_label = {y.label: y for y in self._years}
         if len(self._by_label) != len(self._years):
             raise PeriodError("fiscal years must have distinct labels")
+        if in_progress is not None and in_progress.label in self._by_label:
+            raise PeriodError(f"fiscal year {in_progress.label} is both complete and in progress")
+        self._in_progress = in_progress
 
     @classmethod
     def from_spans(cls, spans: Iterable[Span]) -> FiscalCalendar:
@@ -209,102 +162,65 @@ class FiscalCalendar:
             if years and label <= years[-1].label:
                 label = years[-1].label + 1
             years.append(FiscalYear(label, span, _quarters(span, distinct)))
-        return cls(years)
+        return cls(years, _in_progress(years[-1], distinct) if years else None)
 
     def years(self) -> list[FiscalYear]:
+        """The complete fiscal years, oldest first."""
         return list(self._years)
 
     def year(self, label: int) -> FiscalYear | None:
+        """A complete fiscal year; None when the company reported no year-long span for it."""
         return self._by_label.get(label)
+
+    def year_in_progress(self) -> FiscalYear | None:
+        """The year after the last complete one: span = its first day..end of its last quarter
+        known so far, quarter 4 always None."""
+        return self._in_progress
+
+    def _any_year(self, label: int) -> FiscalYear | None:
+        ip = self._in_progress
+        return ip if ip is not None and ip.label == label else self._by_label.get(label)
 
     def quarter(self, label: int, n: int) -> Span | None:
         if not 1 <= n <= 4:
             raise PeriodError(f"quarter must be 1..4, not {n}")
-        year = self._by_label.get(label)
+        year = self._any_year(label)
         return year.quarters[n - 1] if year is not None else None
 
     def ytd(self, label: int, n: int) -> Span | None:
-        """The fiscal year's first day to the end of quarter ``n`` (n=4: the whole year)."""
-        q = self.quarter(label, n)
-        year = self._by_label.get(label)
+        """The fiscal year's first day to the end of quarter ``n`` (n=4: the complete year)."""
+        q = self.quarter(label, n)  # checks n
+        year = self._any_year(label)
         if year is None:
             return None
         if n == 4:
-            return year.span
+            return year.span if label in self._by_label else None
         return Span(year.span.start, q.end) if q is not None else None
 
+    def quarters(self) -> list[tuple[int, int, Span]]:
+        """Every known quarter as (label, n, span), oldest first (the year in progress too)."""
+        years = [*self._years, *([self._in_progress] if self._in_progress else [])]
+        return [(y.label, n, q) for y in years for n, q in enumerate(y.quarters, 1) if q]
+
     def year_containing(self, day: date) -> FiscalYear | None:
+        """The complete fiscal year that contains ``day``."""
         return next((y for y in self._years if y.span.start <= day <= y.span.end), None)
 
     def label_of(self, span: Span) -> tuple[int, int | None] | None:
-        """(label, None) for a fiscal year, (label, n) for its quarter n, else None."""
-        year = self.year_containing(span.start)
-        if year is None:
-            return None
-        if span == year.span:
-            return year.label, None
-        if span in year.quarters:
-            return year.label, year.quarters.index(span) + 1
+        """(label, None) for a complete fiscal year, (label, n) for quarter n, else None."""
+        for year in self._years:
+            if span == year.span:
+                return year.label, None
+        return next(((label, n) for label, n, q in self.quarters() if q == span), None)
+
+
+def _in_progress(last: FiscalYear, spans: set[Span]) -> FiscalYear | None:
+    start = last.span.end + ONE_DAY
+    # Wide enough for any year-long span, so every quarter reported so far lies inside it.
+    room = Span(start, start + timedelta(days=DURATIONS["year"][1] - 1))
+    q1, q2, q3, _ = _quarters(room, spans)
+    if q1 is None:
         return None
-
-
-PeriodKind = Literal["fy", "quarter", "ltm", "span"]
-_FY = re.compile(r"FY([1-9][0-9]{3})(?:Q([1-4]))?", re.ASCII | re.IGNORECASE)
-_DATES = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})\.\.([0-9]{4}-[0-9]{2}-[0-9]{2})", re.ASCII)
-ACCEPTED = ("FY2024 (fiscal year), FY2024Q3 (fiscal quarter 1..4), LTM (latest twelve months) "
-            "or 2024-01-01..2024-03-31 (dates, end inclusive)")
-
-
-@dataclass(frozen=True)
-class PeriodSpec:
-    """A period as a user names it, before a company's calendar turns it into a span."""
-
-    kind: PeriodKind
-    year: int | None = None
-    quarter: int | None = None
-    span: Span | None = None
-
-    def __post_init__(self) -> None:
-        wants = {"fy": (True, False, False), "quarter": (True, True, False),
-                 "ltm": (False, False, False), "span": (False, False, True)}.get(self.kind)
-        has = (self.year is not None, self.quarter is not None, self.span is not None)
-        if wants is None or has != wants:
-            raise PeriodError(f"period kind {self.kind!r} does not fit year={self.year}, "
-                              f"quarter={self.quarter}, span={self.span}")
-        if self.year is not None and not 1000 <= self.year <= 9999:
-            raise PeriodError(f"fiscal year {self.year} is not a four-digit year")
-        if self.quarter is not None and not 1 <= self.quarter <= 4:
-            raise PeriodError(f"quarter must be 1..4, not {self.quarter}")
-
-    def __str__(self) -> str:
-        if self.kind == "fy":
-            return f"FY{self.year}"
-        if self.kind == "quarter":
-            return f"FY{self.year}Q{self.quarter}"
-        return "LTM" if self.kind == "ltm" else str(self.span)
-
-
-def parse_period(text: str) -> PeriodSpec:
-    """``FY2009``, ``FY2009Q4``, ``LTM`` or ``START..END``; anything else is a PeriodError."""
-    raw = text.strip()
-    if m := _FY.fullmatch(raw):
-        year, quarter = int(m.group(1)), m.group(2)
-        if quarter is None:
-            return PeriodSpec("fy", year=year)
-        return PeriodSpec("quarter", year=year, quarter=int(quarter))
-    if raw.upper() == "LTM":
-        return PeriodSpec("ltm")
-    if m := _DATES.fullmatch(raw):
-        try:
-            start, end = date.fromisoformat(m.group(1)), date.fromisoformat(m.group(2))
-        except ValueError as exc:
-            raise PeriodError(f"period {_echo(text)}: {exc}") from None
-        if end < start:
-            raise PeriodError(f"period {_echo(text)}: end {end} is before start {start}")
-        return PeriodSpec("span", span=Span(start, end))
-    raise PeriodError(f"period {_echo(text)} is not one of: {ACCEPTED}")
-
-
-def _echo(text: str) -> str:
-    # User input is echoed, but never more than a short prefix of it.
-    return repr(text[:_ECHO] + ("…" if len(text) > _ECHO else ""))
+    # Quarters are known as a prefix: Qn needs the end of Qn-1.
+    latest = q3 or q2 or q1
+    return FiscalYear(last.label + 1, Span(start, latest.end), (q1, q2, q3, None))

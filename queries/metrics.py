@@ -31,12 +31,10 @@ import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
-
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graph.expr import ExprError, parse
 from graph.model import digest
@@ -57,7 +55,6 @@ Aliases = tuple[str, ...]
 GROWTH_FORMULA = "100 * (current - prior) / abs(prior)"
 PREDICATE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}:[A-Za-z_][A-Za-z0-9_.-]{0,255}", re.ASCII)
 NAME = re.compile(r"[a-z][a-z0-9_]{0,63}", re.ASCII)
-MAX_FILE_BYTES = 1 << 20
 
 
 class MetricError(ValueError):
@@ -65,11 +62,19 @@ class MetricError(ValueError):
 
 
 def _freeze(roles: Mapping[str, Any]) -> Mapping[str, Aliases]:
+    for role, aliases in roles.items():
+        if isinstance(aliases, str):  # tuple("a:B") would be a tuple of letters
+            raise MetricError(f"role {str(role)[:40]!r}: give a sequence of predicates, "
+                              "not one string")
     return MappingProxyType({role: tuple(aliases) for role, aliases in roles.items()})
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True)
 class Metric:
+    """A metric: ``formula`` over the roles of ``inputs`` (role -> predicate aliases, first
+    reported wins per period), in ``unit``; ``window`` is the period used when none is asked
+    for ("any" means LTM); ``subjects`` replaces some roles' aliases for one subject."""
+
     name: str
     formula: str
     inputs: Mapping[str, Aliases]
@@ -89,7 +94,7 @@ class Metric:
         self._validate()
 
     def _fail(self, what: str, message: str) -> MetricError:
-        return MetricError(f"metric {self.name!r}, field {what!r}: {message}")
+        return MetricError(f"metric {self.name[:64]!r}, field {what!r}: {message}")
 
     def _validate(self) -> None:
         if not (NAME.fullmatch(self.name) or PREDICATE.fullmatch(self.name)):
@@ -130,7 +135,7 @@ class Metric:
     def __hash__(self) -> int:
         return hash(self.version)
 
-    @property
+    @cached_property
     def version(self) -> str:
         """A short digest of the definition: change anything computed, get new derivation ids."""
         return digest(
@@ -179,7 +184,8 @@ COST = _one(
 )
 GROSS = _one("gross_profit", "us-gaap:GrossProfit", "ifrs-full:GrossProfit")
 OPERATING = _one(
-    "operating_income", "us-gaap:OperatingIncomeLoss", "ifrs-full:ProfitLossFromOperatingActivities",
+    "operating_income", "us-gaap:OperatingIncomeLoss",
+    "ifrs-full:ProfitLossFromOperatingActivities",
 )
 # Attributable to the parent first: that is what EPS divides. ProfitLoss (with minority
 # interests) is the fallback for filers that tag only the consolidated figure.
@@ -242,83 +248,15 @@ def resolve_metric(text: str, user_metrics: Mapping[str, Metric] | None = None) 
     if key in user:
         return user[key]
     close = difflib.get_close_matches(key, [*BUILTIN, *user], n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
     shown = raw[:40] + ("…" if len(raw) > 40 else "")
-    raise MetricError(f"unknown metric {shown!r}{hint} Built-in metrics: {', '.join(BUILTIN)}; "
+    raise MetricError(f"unknown metric {shown!r}.{hint} Built-in metrics: {', '.join(BUILTIN)}; "
                       "or give a concept such as us-gaap:Revenues")
 
 
-class _MetricDoc(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    description: str = ""
-    formula: str
-    unit: str = Field(min_length=1)
-    window: Window = "any"
-    additive: bool = True
-    growth: bool = False
-    inputs: dict[str, list[str]] = Field(min_length=1)
-    subjects: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
-
-
-class _FileDoc(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    metrics: dict[str, _MetricDoc]
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """Safe YAML that refuses a repeated key instead of silently keeping the last one."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep)
-
-
-def _tuples(roles: Mapping[str, list[str]]) -> dict[str, Aliases]:
-    return {role: tuple(aliases) for role, aliases in roles.items()}
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    if len(loc) >= 2 and loc[0] == "metrics":
-        field_path = ".".join(map(str, loc[2:])) or "(the definition)"
-        return f"metric {loc[1]!r}, field {field_path!r}"
-    return f"field {'.'.join(map(str, loc)) or '(top level)'!r}"
-
-
 def load_metrics(path: str | Path) -> dict[str, Metric]:
-    """User metrics from a YAML file (``metrics: {name: {formula, unit, inputs, ...}}``)."""
-    path = Path(path)
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise MetricError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
-    except OSError as exc:
-        raise MetricError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise MetricError(f"{path}: not valid YAML: {exc}") from None
-    try:
-        doc = _FileDoc.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise MetricError(f"{path}: {_where(first['loc'])}: {first['msg']}") from None
-    out: dict[str, Metric] = {}
-    for name, m in doc.metrics.items():
-        if name in BUILTIN:
-            raise MetricError(f"{path}: metric {name!r}: the name is a built-in metric's")
-        if not NAME.fullmatch(name):
-            raise MetricError(f"{path}: metric {name[:40]!r}, field 'name': use lowercase "
-                              "letters, digits and '_', starting with a letter")
-        try:
-            subjects = {s: _tuples(roles) for s, roles in m.subjects.items()}
-            out[name] = Metric(name, m.formula, _tuples(m.inputs), m.unit, m.window,
-                               m.additive, m.growth, subjects, m.description)
-        except MetricError as exc:
-            raise MetricError(f"{path}: {exc}") from None
-    return out
+    """User metrics from a YAML file; see :mod:`queries.metric_files` for the format."""
+    # Imported here: metric_files builds on this module (Metric, BUILTIN, MetricError).
+    from queries.metric_files import load_metrics as load
+
+    return load(path)

@@ -57,10 +57,11 @@ def test_asof_json_names_the_value_its_interval_and_its_filing(
     store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     run([*store_args, "demo"], capsys, monkeypatch)
-    code, out, _ = run([*store_args, "asof", "us-gaap:OperatingIncomeLoss", "--subject", "GOOGL",
-                        "--cutoff", "2018-06-30", "--json"], capsys, monkeypatch)
+    code, out, _ = run([*store_args, "facts", "us-gaap:OperatingIncomeLoss", "--subject", "GOOGL",
+                        "--cutoff", "2018-06-30", "--valid-at", "2018-02-15", "--json"],
+                       capsys, monkeypatch)
     assert code == 0
-    (answer,) = json.loads(out)
+    (answer,) = [a for a in json.loads(out) if a["valid"][1].startswith("2018-04-01")]
     assert answer["value"] == 7001000000
     assert answer["knowledge"] == ["2018-04-24T00:00:00+00:00", "2019-04-30T00:00:00+00:00"]
     assert [s["id"] for s in answer["sources"]] == ["0001652044-18-000016"]
@@ -70,7 +71,7 @@ def test_a_command_that_reads_facts_without_a_tenant_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("VINTAGE_TENANT", raising=False)
-    code, out, err = run(["--store", str(tmp_path), "asof", "x", "--subject", "GOOGL"],
+    code, out, err = run(["--store", str(tmp_path), "facts", "x", "--subject", "GOOGL"],
                          capsys, monkeypatch)
     assert code == 2
     assert "--tenant" in err
@@ -90,7 +91,7 @@ def test_malformed_file_names_row_and_field_and_writes_nothing(
     code, _, err = run([*store, "ingest", "facts", str(table)], capsys, monkeypatch)
     assert code == 2
     assert "row 3, field 'value': not a number" in err
-    code, out, _ = run([*store, "asof", "TPV", "--subject", "PYPL", "--json"], capsys,
+    code, out, _ = run([*store, "facts", "TPV", "--subject", "PYPL", "--json"], capsys,
                        monkeypatch)
     assert json.loads(out) == []
 
@@ -98,7 +99,7 @@ def test_malformed_file_names_row_and_field_and_writes_nothing(
 def test_bad_cutoff_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    code, _, err = run(["--store", str(tmp_path), "--tenant", "a", "asof", "x", "--subject", "S",
+    code, _, err = run(["--store", str(tmp_path), "--tenant", "a", "facts", "x", "--subject", "S",
                         "--cutoff", "31/12/2018"], capsys, monkeypatch)
     assert code == 2
     assert "cutoff" in err
@@ -112,24 +113,24 @@ def test_demo_recomputes_the_operating_margin_and_leaves_the_net_margin(
     assert "as of 2018-06-30  22.48 percent" in out  # 7,001 / 31,146, public 2018-04-24
     assert "as of 2019-06-30  24.51 percent" in out  # 7,633 / 31,146 after the recast
     assert "as of 2019-06-30  30.18 percent" in out  # net margin: untouched by the recast
-    assert "1 changed, 2 kept by other sources, 1 downstream" in out
+    assert "2 changed, 8 kept by other sources, 1 downstream" in out
 
 
 def test_explain_json_walks_a_derived_fact_down_to_its_filings(
     store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     run([*store_args, "demo"], capsys, monkeypatch)
-    _, out, _ = run([*store_args, "asof", "vintage:OperatingMargin", "--subject", "GOOGL",
+    _, out, _ = run([*store_args, "facts", "metric:operating_margin", "--subject", "GOOGL",
                      "--json"], capsys, monkeypatch)
     (margin,) = json.loads(out)
     code, out, _ = run([*store_args, "explain", margin["id"], "--json"], capsys, monkeypatch)
     assert code == 0
     root = json.loads(out)["root"]
     (how,) = root["derived_by"]
-    assert how["derivation"]["formula"] == "100 * part / revenue"
+    assert how["derivation"]["formula"] == "100 * operating_income / revenue"
     roles = {i["role"]: i["step"] for i in how["inputs"]}
-    assert roles["part"]["fact"]["value"] == 7633000000
-    assert [s["id"] for s in roles["part"]["sources"]] == ["0001652044-19-000015"]
+    assert roles["operating_income"]["fact"]["value"] == 7633000000
+    assert [s["id"] for s in roles["operating_income"]["sources"]] == ["0001652044-19-000015"]
     assert len(root["supersedes"]) == 1
 
 
@@ -145,7 +146,7 @@ def test_explain_exports_prov_json_and_graphml(
     store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     run([*store_args, "demo"], capsys, monkeypatch)
-    _, out, _ = run([*store_args, "asof", "vintage:NetMargin", "--subject", "GOOGL", "--json"],
+    _, out, _ = run([*store_args, "facts", "metric:net_margin", "--subject", "GOOGL", "--json"],
                     capsys, monkeypatch)
     fact_id = json.loads(out)[0]["id"]
     code, out, _ = run([*store_args, "explain", fact_id, "--prov"], capsys, monkeypatch)
@@ -166,7 +167,8 @@ def test_retract_and_undo_from_the_command_line(
     code, out, _ = run([*store_args, "retract", *recast, "--json"], capsys, monkeypatch)
     assert code == 0
     retracted = json.loads(out)
-    assert len(retracted["facts"]) == 1  # only the recast operating income rests on it alone
+    # Only the recast Q1-2018 operating income and Q1-2019 revenue rest on it alone.
+    assert len(retracted["facts"]) == 2
     assert [c["fate"] for c in retracted["cascade"]] == ["closed"]
     code, out, _ = run([*store_args, "retract", *recast, "--undo", "--json"], capsys,
                        monkeypatch)
