@@ -184,7 +184,7 @@ def impact_cmd(
     if as_json:
         out.print_json(result.model_dump_json())
     else:
-        out.print(render.impact_table(result))
+        render.impact(out, result)
 
 
 @app.command("retract")

@@ -104,7 +104,7 @@ def demo(console: Console, result: DemoResult) -> None:
     console.print("\n[bold]Why is the operating margin what it is?[/bold] (vintage explain)")
     explanation(console, result.explained)
     console.print("\n[bold]What did the 2019 filing reach?[/bold] (vintage impact --source)")
-    console.print(impact_table(result.impact))
+    impact(console, result.impact)
 
 
 def explanation(console: Console, exp: Explanation) -> None:
@@ -185,3 +185,19 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
     for s in a.answers:
         for warning in s.warnings:
             console.print(f"[yellow]{s.subject}:[/yellow] {warning}")
+
+
+def impact(console: Console, result: Impact) -> None:
+    console.print(impact_table(result))
+    if not result.revised:
+        return
+    table = Table(title=f"already revised by {result.start_id}", title_justify="left")
+    for column in ("fact", "valid", "old value", "new value", "change"):
+        table.add_column(column)
+    for r in result.revised:
+        f = r.old
+        table.add_row(f"{f.subject} {f.predicate}", f"{when(f.valid[0])}..{when(f.valid[1])}",
+                      number(f.value, f.unit),
+                      number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
+                      r.change or ("recomputed" if r.new else ""))
+    console.print(table)

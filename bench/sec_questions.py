@@ -73,12 +73,13 @@ class QuestionRun:
     answers: tuple[tuple[Answer, ...], ...]  # per question, from its first ask
     answered: int  # subject answers with a value
     refused: int  # subject answers refused (window not public, mixed vintages, ...)
+    unstable: int  # warm asks whose answer differed from the question's first ask
 
     def as_data(self, questions: Sequence[Question]) -> dict[str, Any]:
         slowest = sorted(zip(self.cold_ms, questions, strict=True), key=lambda x: -x[0])[:5]
         return {
             "cold": summary(self.cold_ms), "warm": summary(self.warm_ms),
-            "answered": self.answered, "refused": self.refused,
+            "answered": self.answered, "refused": self.refused, "unstable": self.unstable,
             "slowest_cold": [{"ms": ms, "question": q.label()} for ms, q in slowest],
         }
 
@@ -101,10 +102,15 @@ def run(store: Store, scope: Scope, questions: Sequence[Question], repeat: int) 
         ms, got = _ask(store, scope, q)
         cold.append(ms)
         answers.append(got)
-    warm = [_ask(store, scope, q)[0] for _ in range(repeat) for q in questions]
+    warm, unstable = [], 0
+    for _ in range(repeat):
+        for q, first in zip(questions, answers, strict=True):
+            ms, got = _ask(store, scope, q)
+            warm.append(ms)
+            unstable += got != first
     flat = [a for per in answers for a in per]
     return QuestionRun(tuple(cold), tuple(warm), tuple(answers),
-                       sum(not a[3] for a in flat), sum(a[3] for a in flat))
+                       sum(not a[3] for a in flat), sum(a[3] for a in flat), unstable)
 
 
 def disagreements(a: QuestionRun, b: QuestionRun) -> list[int]:

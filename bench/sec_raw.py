@@ -41,7 +41,8 @@ _SUPPORTS: LiteralString = """
 UNWIND $rows AS row
 MATCH (f:BenchSecFact {id: row.fact})
 MATCH (s:BenchSecSource {id: row.source})
-CREATE (f)-[:BENCH_SUPPORTED_BY {available_at: row.available_at, recorded_at: row.recorded_at}]->(s)"""
+CREATE (f)-[:BENCH_SUPPORTED_BY {available_at: row.available_at,
+                                recorded_at: row.recorded_at}]->(s)"""
 
 
 @dataclass

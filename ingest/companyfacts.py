@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -88,8 +89,10 @@ def read_companyfacts(path: Path, ticker: str | None = None) -> ParsedFile:
                 except _FieldError as exc:
                     problems.append((len(rows) + len(problems) + 1, f"{where}.{exc.field}",
                                      exc.message))
-    except (ijson.JSONError, OSError, UnicodeDecodeError) as exc:
-        raise IngestError(path, [(len(rows) + 1, "-", f"bad JSON: {str(exc)[:80]}")]) from exc
+    except (ijson.JSONError, OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        # A truncated gzip raises EOFError, damaged compressed data zlib.error.
+        message = " ".join(str(exc).split())[:80]
+        raise IngestError(path, [(len(rows) + 1, "-", f"bad JSON: {message}")]) from exc
     filer = _filer(path, header, ticker, problems)
     if problems:
         raise IngestError(path, problems)

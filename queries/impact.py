@@ -6,7 +6,8 @@ Read as: "if this stopped holding". For a fact, the fact itself changes. For a s
 that rest on it alone change; facts it supports that another live source also supports are
 listed apart (``also_supported``), since a retraction would leave them standing. Every derived
 fact downstream of a changed fact is listed with its path and whether another justification
-would keep it.
+would keep it. For a source, ``revised`` adds what it already changed (``queries.revised``):
+the versions it superseded and the derived facts recomputed or closed because of it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from graph.cascade import Axis, plan
 from graph.model import Scope
 from graph.schema import FACT, SUPPORTED_BY
 from graph.store import Direction, Store, StoreTx, UnknownReference
+from queries.revised import Revision, revised_by
 from queries.views import FactView
 
 
@@ -44,6 +46,9 @@ class Impact(BaseModel):
     affected: tuple[Reached, ...]
     by_kind: dict[str, int]
     by_depth: dict[int, int]
+    # For a source: what it already changed (versions it superseded, derived facts recomputed
+    # or closed because of it), with old and new values.
+    revised: tuple[Revision, ...] = ()
 
 
 def impact(
@@ -88,4 +93,5 @@ def _impact(tx: StoreTx, source_id: str | None, fact_id: str | None, at: datetim
         affected=affected,
         by_kind=dict(sorted(kinds.items())),
         by_depth=dict(sorted(Counter(r.depth for r in affected).items())),
+        revised=revised_by(tx, source_id, at) if source_id is not None else (),
     )
