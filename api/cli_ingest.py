@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -15,6 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from api import render
 from api.options import Options
+from graph.model import Scope
+from graph.store import Store
 from graph.temporal import parse_instant
 from ingest.batches import Summary
 from ingest.companyfacts import ingest_companyfacts
@@ -29,33 +32,23 @@ Recompute = Annotated[bool, typer.Option(
 AsJson = Annotated[bool, typer.Option("--json", help="The summary as JSON.")]
 
 
+DryRun = Annotated[bool, typer.Option(
+    "--dry-run", help="Report what the files would change, cascade included; write nothing.")]
+Ingest = Callable[[Store, Scope, Path, Callable[[int, int], None]], Summary]
+
+
 @ingest_app.command("facts")
 def ingest_facts(
     ctx: typer.Context,
     files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
     recompute: Recompute = False,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
     """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
-    options: Options = ctx.obj
-    scope = options.scope()
-    summary = {}
-    with options.opened() as store:
-        for path in files:
-            reports = ingest_table(store, scope, path, actor="vintage ingest facts",
-                                   recompute=recompute)
-            summary[str(path)] = {
-                "created": sum(len(r.created) for r in reports),
-                "repeated": sum(len(r.repeated) for r in reports),
-                "superseded": sum(len(r.superseded) for r in reports),
-                "cascaded": sum(len(r.cascade) for r in reports),
-            }
-    if as_json:
-        _out.print_json(json.dumps(summary))
-    else:
-        for name, counts in summary.items():
-            _out.print(f"{name}: {counts['created']} new versions, {counts['repeated']} repeats, "
-                       f"{counts['superseded']} superseded")
+    _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_table(
+        store, scope, path, "vintage ingest facts", recompute=recompute, dry_run=dry_run,
+        progress=progress))
 
 
 @ingest_app.command("companyfacts")
@@ -69,17 +62,21 @@ def companyfacts(
         exists=True, dir_okay=False,
         help="CSV of accession,accepted_at: finer availability than the filed date.")] = None,
     recompute: Recompute = False,
-    dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Report what the files would change, cascade included; write "
-                          "nothing.")] = False,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
     """SEC EDGAR XBRL companyfacts: one fact per concept, unit and period, revisions classified."""
-    options: Options = ctx.obj
-    scope = options.scope()
     if ticker is not None and len(files) > 1:
         raise typer.BadParameter("--ticker names one company: give one file", param_hint="--ticker")
     times = _acceptance_times(accepted) if accepted else None
+    _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_companyfacts(
+        store, scope, path, actor="vintage ingest companyfacts", ticker=ticker, accepted=times,
+        recompute=recompute, dry_run=dry_run, progress=progress))
+
+
+def _ingest(options: Options, files: list[Path], as_json: bool, load: Ingest) -> None:
+    """Each file in turn, with a progress bar on stderr; then the summaries."""
+    scope = options.scope()
     summaries: list[Summary] = []
     with options.opened() as store, Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -91,10 +88,7 @@ def companyfacts(
             def advance(done: int, total: int, task: TaskID = task) -> None:
                 bar.update(task, completed=done, total=total)
 
-            summaries.append(ingest_companyfacts(
-                store, scope, path, actor="vintage ingest companyfacts", ticker=ticker,
-                accepted=times, recompute=recompute, dry_run=dry_run, progress=advance,
-            ))
+            summaries.append(load(store, scope, path, advance))
     if as_json:
         _out.print_json(json.dumps([s.as_data() for s in summaries], default=str))
     else:

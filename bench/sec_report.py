@@ -55,19 +55,21 @@ def ingest_table(r: Result) -> list[str]:
     ]
     raw = r.get("raw_unwind")
     raw_rate = raw["rows_per_s"] if raw else None
-    entries: list[tuple[str, Result]] = []
+    entries: list[tuple[str, Result, bool]] = []  # (label, figures, compared with raw)
     if "embedded" in r:
-        entries.append(("Vintage embedded (`ingest_companyfacts`)", r["embedded"]["ingest"]))
+        entries.append(("Vintage embedded (`ingest_companyfacts`)", r["embedded"]["ingest"],
+                        True))
     if "neo4j" in r:
-        entries.append(("Vintage Neo4j (`ingest_companyfacts`)", r["neo4j"]["ingest"]))
+        entries.append(("Vintage Neo4j (`ingest_companyfacts`)", r["neo4j"]["ingest"], True))
     if raw:
-        entries.append(("raw UNWIND facts + support edges (Neo4j speed limit)", raw))
+        entries.append(("raw UNWIND facts + support edges (Neo4j speed limit)", raw, True))
     if "parse_plan" in r:
-        entries.append(("Vintage parse + validate + plan only (no writes)", r["parse_plan"]))
+        entries.append(("Vintage parse + validate + plan only (no writes)", r["parse_plan"],
+                        False))
     if "naive_embedded" in r:
-        entries.append(("naive: json.load + dict insert per row", r["naive_embedded"]))
-    for label, m in entries:
-        ratio = f"{m['rows_per_s'] / raw_rate:.2f}x" if raw_rate else "-"
+        entries.append(("naive: json.load + dict insert per row", r["naive_embedded"], False))
+    for label, m, compared in entries:
+        ratio = f"{m['rows_per_s'] / raw_rate:.2f}x" if raw_rate and compared else "-"
         created = _n(m["created"]) if "created" in m else "-"
         facts_s = _n(m["facts_per_s"]) if "facts_per_s" in m else "-"
         rss = f"{m['peak_rss_mib']:.0f}" if "peak_rss_mib" in m else "-"

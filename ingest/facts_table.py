@@ -29,10 +29,9 @@ from pydantic import ValidationError
 from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
 from graph.store import Store
 from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
-from graph.writes import Batch, WriteReport, record
+from ingest.batches import Progress, Summary, write_file
 
 REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", "available_at")
-BATCH_SIZE = 10_000
 _UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
 
 
@@ -93,8 +92,9 @@ def parse_table(path: Path) -> TableIngest:
 
 def ingest_table(
     store: Store, scope: Scope, path: Path, actor: str, *,
-    available: Interval | None = None, recompute: bool = False,
-) -> list[WriteReport]:
+    available: Interval | None = None, recompute: bool = False, dry_run: bool = False,
+    progress: Progress | None = None,
+) -> Summary:
     """Validate the whole file, then write it in batches ordered by availability.
 
     ``available`` keeps only rows whose source was public in that window (to replay a file in
@@ -105,18 +105,9 @@ def ingest_table(
         (f for f in parsed.facts if window.contains(parsed.sources[str(f.source)].available_at)),
         key=lambda f: parsed.sources[str(f.source)].available_at,
     )
-    reports = []
-    for start in range(0, len(facts), BATCH_SIZE):
-        chunk = facts[start:start + BATCH_SIZE]
-        used = {str(f.source) for f in chunk}
-        batch = Batch(
-            subjects=list(parsed.subjects.values()) if start == 0 else [],
-            sources=[parsed.sources[s] for s in sorted(used)],
-            facts=chunk,
-        )
-        reports.append(record(store, scope, batch, actor=actor, reason=f"ingest {path.name}",
-                              recompute=recompute))
-    return reports
+    return write_file(store, scope, path.name, subjects=list(parsed.subjects.values()),
+                      sources=parsed.sources, facts=facts, actor=actor, recompute=recompute,
+                      dry_run=dry_run, progress=progress)
 
 
 class _RowError(Exception):

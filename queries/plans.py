@@ -11,11 +11,12 @@ candidate plans come in order of preference:
   Q4; the sum of four quarters; the latest year-to-date + the last fiscal year - the prior
   year-to-date.
 
-**One basis.** A filing that restates, reclassifies or split-adjusts values of a concept starts
-a new basis for that concept, from the earliest period it restated onward. Facts of that
-concept and range last confirmed before the filing are on the old basis; facts first reported
-or confirmed by it (or later) are on the new one. A plan whose leaves straddle such a filing is
-*mixed* and is never used: the next candidate is tried, and the caller says why.
+**One basis.** A filing that restates, reclassifies or split-adjusts values of a concept (or
+corrects one without a classification) starts a new basis for that concept, from the earliest
+period it restated onward. Facts of that concept and range last confirmed before the filing are
+on the old basis; facts first reported or confirmed by it (or later) are on the new one. A plan
+whose leaves straddle such a filing is *mixed* and is never used: the next candidate is tried,
+and the caller says why.
 """
 
 from __future__ import annotations
@@ -165,12 +166,14 @@ def basis_changes(facts: Iterable[Fact]) -> dict[str, list[BasisChange]]:
     """Per predicate, the filings (known at the cutoff) that started a new basis."""
     earliest: dict[tuple[str, datetime], tuple[datetime, Change]] = {}
     for f in facts:
-        if f.change in BASIS_CHANGES:
-            assert f.change is not None
+        # A correction nobody classified (a KPI table's) may be a restatement: assume it is.
+        change = f.change or (Change.RESTATEMENT if f.revision > 1 else None)
+        if change in BASIS_CHANGES:
+            assert change is not None
             key = (f.predicate, f.available_at)
             known = earliest.get(key)
             if known is None or f.valid_from < known[0]:
-                earliest[key] = (f.valid_from, f.change)
+                earliest[key] = (f.valid_from, change)
     found: dict[str, list[BasisChange]] = {}
     for (predicate, at), (since, change) in sorted(earliest.items()):
         found.setdefault(predicate, []).append(BasisChange(predicate, at, since, change))
