@@ -72,7 +72,9 @@ def test_a_user_metric_over_release_kpis_answers_as_of_each_cutoff(
     inputs = before_fix["inputs"]
     assert isinstance(inputs, list)
     assert {i["predicate"] for i in inputs} == {"us-gaap:Revenues", "kpi:TPV"}
-    assert any("later restatement" in w for w in before_fix["warnings"])  # type: ignore[union-attr]
+    warnings = before_fix["warnings"]
+    assert isinstance(warnings, list)
+    assert any("later restatement" in w for w in warnings)
     after_fix = take_rate("2025-03-02")
     assert after_fix["value"] == pytest.approx(100 * 460 / 18_400)
     assert after_fix["derivation_id"] != before_fix["derivation_id"]
