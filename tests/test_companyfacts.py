@@ -218,6 +218,30 @@ def test_available_replays_only_the_filings_public_in_the_window(
     assert (whole.created, whole.events) == (0, [])
 
 
+def test_an_acceptance_time_makes_a_filing_public_at_that_instant_not_at_midnight(
+    store: Store, scope: Scope,
+) -> None:
+    accepted = datetime(2018, 4, 23, 20, 5, tzinfo=UTC)  # 16:05 ET, the evening before "filed"
+    load(store, scope, "GOOGL", GOOGL_OPERATING_INCOME, accepted={GOOGL_FIRST: accepted},
+         available=from_to(None, day_start(date(2019, 1, 1))))
+    (q1,) = versions(store, scope, "GOOGL", GOOGL_OPERATING_INCOME, Q1_2018, "USD")
+    assert q1.fact.available_at == accepted
+    assert [s.available_at for s in q1.sources] == [accepted]
+    just_before = facts_as_of(store, scope, subjects=["GOOGL"],
+                              predicates=[GOOGL_OPERATING_INCOME],
+                              known_at=accepted - timedelta(seconds=1))
+    assert [a for a in just_before if a.fact.id == q1.fact.id] == []
+
+
+def test_an_acceptance_time_days_away_from_the_filed_date_is_refused(
+    store: Store, scope: Scope,
+) -> None:
+    with pytest.raises(IngestError, match="not on or the day before its filed date"):
+        load(store, scope, "GOOGL", GOOGL_OPERATING_INCOME,
+             accepted={GOOGL_FIRST: datetime(2018, 5, 1, tzinfo=UTC)})
+    assert store.events(scope.tenant) == []
+
+
 # --- malformed input: nothing of the file is written ---
 
 GOOD_ROW: dict[str, Any] = {"start": "2020-01-01", "end": "2020-03-31", "val": 5,
