@@ -81,8 +81,7 @@ def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: d
     spans = {Span.from_valid(f.valid_from, f.valid_to) for f in known.facts if f.valid_to}
     cal = FiscalCalendar.from_spans(s for s in spans if kind_of(s) is not None)
     basis = plans.basis_changes(known.facts)
-    roles = {role: plans.series(known.facts, metric.aliases_for(subject, role))
-             for role in metric.inputs}
+    roles = _tables(metric, subject, known.facts)
     skipped: list[str] = []
     for window in windows(cal, period):
         try:
@@ -137,12 +136,27 @@ def _span_window(cal: FiscalCalendar, span: Span, back: bool = True) -> Window:
                   _span_window(cal, prior, False) if prior else None)
 
 
-def _plan(metric: Metric, window: Window, roles: Mapping[str, Series], known: _Known,
+Tables = dict[str, dict[str, Series]]  # metric version -> role -> series
+
+
+def _tables(metric: Metric, subject: str, facts: list[Fact]) -> Tables:
+    """Each role's series, for the metric and every fallback definition of it."""
+    tables: Tables = {}
+    variant: Metric | None = metric
+    while variant is not None:
+        tables[variant.version] = {role: plans.series(facts, variant.aliases_for(subject, role))
+                                   for role in variant.inputs}
+        variant = variant.fallback
+    return tables
+
+
+def _plan(metric: Metric, window: Window, roles: Tables, known: _Known,
           basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> Node | None:
-    node = _base(metric, window, roles, known, basis, skipped)
+    node = _first_base(metric, window, roles, known, basis, skipped)
     if node is None or not metric.growth:
         return node
-    prior = _base(metric, window.prior, roles, known, basis, skipped) if window.prior else None
+    prior = _first_base(metric, window.prior, roles, known, basis, skipped) if window.prior \
+        else None
     if prior is None:
         skipped.append(f"{window.label}: no value a year earlier to grow from")
         return None
@@ -152,6 +166,21 @@ def _plan(metric: Metric, window: Window, roles: Mapping[str, Series], known: _K
         return None
     return Computed(metric.growth_recipe(), (("current", node), ("prior", prior)),
                     f"metric:{metric.name}", "percent", node.span, "year-over-year growth")
+
+
+def _first_base(metric: Metric, window: Window, roles: Tables, known: _Known,
+                basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> Node | None:
+    """The metric's own definition for this window, else its fallback's (gross profit as
+    revenue - cost of revenue where it is not reported); why neither works goes to skipped."""
+    tried: list[str] = []
+    variant: Metric | None = metric
+    while variant is not None:
+        node = _base(variant, window, roles[variant.version], known, basis, tried)
+        if node is not None:
+            return node
+        variant = variant.fallback
+    skipped += tried
+    return None
 
 
 def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: _Known,

@@ -31,12 +31,11 @@ RECAST = parse_instant("2019-04-30")
 def concepts(*metrics: str) -> set[str]:
     wanted = {"us-gaap:CostOfGoodsSold"}
     for name in metrics:
-        m = resolve_metric(name)
-        wanted |= {p for aliases in m.inputs.values() for p in aliases}
+        wanted |= resolve_metric(name).predicates_for("any")
     return wanted
 
 
-LOADED = concepts("operating_margin", "net_margin", "eps_diluted")
+LOADED = concepts("operating_margin", "net_margin", "eps_diluted", "gross_margin")
 
 
 @pytest.fixture(scope="module", params=["embedded", "neo4j"])
@@ -117,6 +116,18 @@ def test_an_ltm_that_would_mix_a_reclassified_quarter_with_old_ones_is_not_compu
     assert answer.period == "LTM to FY2018Q4"
     assert answer.value == 26_321_000_000
     assert any("LTM to FY2019Q1" in w and "mix vintages" in w for w in answer.warnings)
+
+
+def test_gross_margin_falls_back_to_revenue_minus_cost_where_gross_profit_is_not_filed(
+    loaded: tuple[Store, Scope],
+) -> None:
+    store, scope = loaded
+    googl, nvda = ask(store, scope, resolve_metric("gross_margin"), ["GOOGL", "NVDA"],
+                      parse_instant("2025-10-30"), parse_period("FY2024")).answers
+    assert googl.method == "100 * (revenue - cost_of_revenue) / revenue"
+    assert {i.predicate for i in googl.inputs} >= {"us-gaap:CostOfRevenue"}
+    assert nvda.method == "100 * gross_profit / revenue"
+    assert round(float(str(nvda.value)), 2) == 72.72
 
 
 def test_a_metric_nobody_filed_yet_is_refused_with_the_reason(
