@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from graph.asof import AsOf
 from graph.derivations import Output, derive_in
@@ -92,8 +92,31 @@ def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: d
         if node is not None:
             return _answered(store, scope, metric, subject, cutoff, window, node, known,
                              skipped, actor)
+    mixed = any("mix vintages" in reason for reason in skipped)
+    if mixed and period.kind != "ltm":
+        return _on_the_earlier_basis(store, scope, metric, subject, cutoff, period, actor,
+                                     basis, skipped)
     return SubjectAnswer(subject=subject, refused="; ".join(skipped) or (
         f"no {period} window in {subject}'s fiscal calendar as known at {cutoff.date()}"))
+
+
+def _on_the_earlier_basis(
+    store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
+    period: PeriodSpec, actor: str, basis: Mapping[str, list[plans.BasisChange]],
+    skipped: list[str],
+) -> SubjectAnswer:
+    """A fixed period whose current inputs straddle a restatement: answer it as it was known
+    just before the latest restating filing (one consistent, older basis), and say so; refuse
+    when that is mixed or missing too."""
+    latest = max(c.at for changes in basis.values() for c in changes if c.at <= cutoff)
+    earlier = _subject(store, scope, metric, subject, latest - timedelta(microseconds=1),
+                       period, actor)
+    if earlier.refused is not None:
+        return SubjectAnswer(subject=subject, refused="; ".join(
+            [*skipped, f"as known before {latest.date()}: {earlier.refused}"]))
+    note = (f"computed on the basis reported before {latest.date()} (as known then): the "
+            f"restated basis of {period} is not complete at the cutoff")
+    return earlier.model_copy(update={"warnings": [*skipped, note, *earlier.warnings]})
 
 
 def windows(cal: FiscalCalendar, spec: PeriodSpec) -> list[Window]:

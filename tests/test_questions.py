@@ -130,6 +130,19 @@ def test_gross_margin_falls_back_to_revenue_minus_cost_where_gross_profit_is_not
     assert round(float(str(nvda.value)), 2) == 72.72
 
 
+def test_a_fixed_quarter_whose_inputs_straddle_a_recast_is_computed_on_the_earlier_basis(
+    loaded: tuple[Store, Scope],
+) -> None:
+    # 2019-11-15: nine months of 2018 were recast (10-Q of 2019-10-29), the year 2018 not yet
+    # (10-K of 2020-02-04). FY - 9M would mix them; both as known before the recast agree.
+    answer = one(*loaded, "operating_income", "GOOGL", "2019-11-15", "FY2018Q4")
+    assert answer.value == 26_321_000_000 - 18_118_000_000
+    assert answer.method == "fiscal year - 9 months YTD"
+    assert any("would mix vintages" in w for w in answer.warnings)
+    assert any("basis reported before 2019-10-29" in w for w in answer.warnings)
+    assert all(i.available_at < parse_instant("2019-10-29") for i in answer.inputs)
+
+
 def test_a_metric_nobody_filed_yet_is_refused_with_the_reason(
     loaded: tuple[Store, Scope],
 ) -> None:
