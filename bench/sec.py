@@ -234,9 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.questions < 1 or args.repeat < 1:
         parser.error("--questions and --repeat must be at least 1")
     load_before = os.getloadavg()
+    provenance = report.provenance()  # before the run: others may commit while it runs
     began = time.perf_counter()
     result = run(args, backends)
-    out = {**report.provenance(), "machine": report.machine(), **result,
+    out = {**provenance, "machine": report.machine(), **result,
            "wall_seconds": time.perf_counter() - began,
            "loadavg_before_after": [load_before, os.getloadavg()]}
     args.out.parent.mkdir(parents=True, exist_ok=True)
