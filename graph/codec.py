@@ -46,7 +46,8 @@ def encode(op: str, record: Any) -> list[Any]:
             "generated": list(record.generated),
             "recorded_at": record.recorded_at.isoformat(),
         }]
-    fields = dataclasses.asdict(record)
+    # Shallow: these records hold scalars and instants only (asdict would deep-copy each).
+    fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
     return [op, {k: v.isoformat() if isinstance(v, datetime) else v for k, v in fields.items()}]
 
 

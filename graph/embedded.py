@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -113,12 +113,15 @@ class EmbeddedStore:
         tenant = spec.scope.tenant
         with self._lock:
             every = self.state.facts.get(tenant, {})
-            # A subject filter narrows the scan first, as the (tenant, subject, ...) index does.
-            candidates = (
-                every.values() if spec.subjects is None
-                else (every[i] for s in set(spec.subjects)
-                      for i in self.state.by_subject.get((tenant, s), []))
-            )
+            # Subjects (and predicates) narrow the scan first, as the (tenant, subject,
+            # predicate) index does in Neo4j.
+            candidates: Iterable[Fact] = every.values()
+            if spec.subjects is not None and spec.predicates is not None:
+                candidates = (every[i] for s in set(spec.subjects) for p in set(spec.predicates)
+                              for i in self.state.by_lookup.get((tenant, s, p), []))
+            elif spec.subjects is not None:
+                candidates = (every[i] for s in set(spec.subjects)
+                              for i in self.state.by_subject.get((tenant, s), []))
             facts = [f for f in candidates if visible(f)]
         facts.sort(key=lambda f: (f.subject, f.predicate, f.valid_from, f.revision, f.id))
         return facts if limit is None else facts[:limit]

@@ -37,6 +37,7 @@ class State:
         self.graph: Any = nx.MultiDiGraph()
         self.by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.by_subject: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.by_lookup: dict[tuple[str, str, str], list[str]] = defaultdict(list)
         self.facts: dict[str, dict[str, Fact]] = defaultdict(dict)
         self.events: dict[str, list[Event]] = defaultdict(list)
         # Neighbours by edge type, both ways: a dense node (one input of 100k derivations)
@@ -56,6 +57,7 @@ class State:
                        role="subject", recorded_at=rec.recorded_at, invalidated_at=None)
             self._append(self.by_key[(tenant, rec.key)], rec.id, j)
             self._append(self.by_subject[(tenant, rec.subject)], rec.id, j)
+            self._append(self.by_lookup[(tenant, rec.subject, rec.predicate)], rec.id, j)
         elif op == "support":
             self._edge((FACT, tenant, rec.fact_id), (SOURCE, tenant, rec.source_id),
                        SUPPORTED_BY, j, available_at=rec.available_at,

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j.exceptions import ConstraintError
 from neo4j.time import DateTime
+from pydantic import TypeAdapter
 
 from graph import cypher
 from graph import cypher_lineage as lineage
@@ -50,6 +51,19 @@ def native(value: Any) -> Any:
 
 def _props(record: dict[str, Any]) -> dict[str, Any]:
     return {k: native(v) for k, v in record.items()}
+
+
+_INSTANT = TypeAdapter(datetime)
+
+
+def parse_utc(text: str) -> datetime:
+    """An instant Cypher rendered with ``toString`` (nanoseconds and ``Z`` included)."""
+    return _INSTANT.validate_python(text).astimezone(UTC)
+
+
+def _support(row: dict[str, Any]) -> Support:
+    return Support(row["fact_id"], row["source_id"], parse_utc(row["available_at"]),
+                   parse_utc(row["recorded_at"]))
 
 
 def fact_from(props: dict[str, Any]) -> Fact:
@@ -138,8 +152,7 @@ class Neo4jStore:
         return [fact_from(r["f"]) for r in self.run(cypher.history(tenant, key))]
 
     def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]:
-        rows = self.run(cypher.supports(tenant, fact_ids))
-        return [Support(**_props(r)) for r in rows]
+        return [_support(r) for r in self.run(cypher.supports(tenant, fact_ids))]
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         rows = self.run(cypher.nodes_by_id(tenant, SOURCE, ids))
@@ -205,7 +218,7 @@ class _Tx:
     def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
         if not fact_ids:
             return []
-        return [Support(**_props(r)) for r in self._run(cypher.supports(self.tenant, fact_ids))]
+        return [_support(r) for r in self._run(cypher.supports(self.tenant, fact_ids))]
 
     def put_subjects(self, subjects: Sequence[Subject]) -> None:
         if subjects:
