@@ -20,7 +20,7 @@ from datetime import datetime
 
 from graph.model import Event, Fact, FactKind, Scope, Status, assertion_key, digest
 from graph.recipes import Recipe
-from graph.schema import DERIVATION, FACT, SUBJECT
+from graph.schema import FACT, SUBJECT
 from graph.store import (
     Closure,
     DerivationWrite,
@@ -84,8 +84,9 @@ def derive_in(
     key = assertion_key(scope, output.subject, output.predicate, output.valid_from,
                         output.valid_to, output.unit)
     derivation = recipe.derivation(inputs, key)
-    if tx.existing(DERIVATION, [derivation.id]):
-        (fact,) = tx.generated_by([derivation.id]).values()
+    done = tx.generated_by([derivation.id])  # one round trip for the common repeat
+    if done:
+        (fact,) = done.values()
         return Derived(fact, derivation.id, created=False)
     facts = tx.get_facts(sorted(set(inputs.values())))
     missing = set(inputs.values()) - set(facts)

@@ -10,12 +10,13 @@ the answer. A repeated question finds its derivations and writes nothing new.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from graph.asof import AsOf
 from graph.derivations import Output, derive_in
-from graph.model import Fact, Scope, Value
+from graph.model import Fact, Scope, Source, Value
 from graph.recipes import RecipeError
 from graph.store import Store, StoreTx
 from queries import plans
@@ -24,6 +25,7 @@ from queries.fiscal import FiscalCalendar, PeriodSpec, Span, kind_of
 from queries.metrics import Metric
 from queries.plans import Computed, Node, Observed, Series
 
+_WORKERS = 8
 _LTM_WINDOWS = 8  # how many quarter ends back an LTM question looks for a complete window
 
 
@@ -42,10 +44,13 @@ def ask(
         raise ValueError("name at least one subject")
     if len(set(subjects)) != len(subjects):
         raise ValueError("a subject is named twice")
-    return MetricAnswer(
-        metric=metric.name, description=metric.description, cutoff=cutoff, period=str(period),
-        answers=[_subject(store, scope, metric, s, cutoff, period, actor) for s in subjects],
-    )
+    # Companies are independent: on Neo4j their round trips overlap (each call opens its own
+    # session); the embedded store serialises them under its lock.
+    with ThreadPoolExecutor(max_workers=min(_WORKERS, len(subjects))) as pool:
+        answers = list(pool.map(
+            lambda s: _subject(store, scope, metric, s, cutoff, period, actor), subjects))
+    return MetricAnswer(metric=metric.name, description=metric.description, cutoff=cutoff,
+                        period=str(period), answers=answers)
 
 
 @dataclass
@@ -241,23 +246,25 @@ def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: 
               actor: str) -> SubjectAnswer:
     value: Value = node.value
     derivations: list[str] = []
-
-    def persist(tx: StoreTx) -> Fact:
-        return _persist(tx, store.now(), scope, subject, node, actor, derivations)
-
-    fact = node.fact if isinstance(node, Observed) else store.write(scope.tenant, persist)
     used = sorted({f.id: f for f in plans.leaves(node)}.values(),
                   key=lambda f: (f.valid_from, f.predicate))
-    sources = {s.id: s for s in store.sources(scope.tenant, sorted(
-        {known.first_source[f.id] for f in used if f.id in known.first_source}))}
-    warnings = [*skipped, *_later_revisions(store, scope, subject, used, cutoff)]
+    cited = sorted({known.first_source[f.id] for f in used if f.id in known.first_source})
+
+    def work(tx: StoreTx) -> tuple[Fact, dict[str, list[Fact]], dict[str, Source]]:
+        # One transaction: persist the plan, and read what the answer cites beside it.
+        fact = node.fact if isinstance(node, Observed) else _persist(
+            tx, store.now(), scope, subject, node, actor, derivations)
+        return fact, tx.versions(sorted({f.key for f in used})), tx.get_sources(cited)
+
+    run = store.reading if isinstance(node, Observed) else store.write
+    fact, versions, sources = run(scope.tenant, work)
     return SubjectAnswer(
         subject=subject, value=value, unit=fact.unit, period=window.label,
         span=str(node.span), method=_method(node), fact_id=fact.id,
         derivation_id=derivations[-1] if derivations else None, derivations=derivations,
         periods_used=sorted({str(Observed(f).span) for f in used}),
         inputs=[InputFact.of(f, sources.get(known.first_source.get(f.id, ""))) for f in used],
-        warnings=warnings,
+        warnings=[*skipped, *_later_revisions(used, versions, cutoff)],
     )
 
 
@@ -275,17 +282,13 @@ def _persist(tx: StoreTx, now: datetime, scope: Scope, subject: str, node: Node,
     return derived.fact
 
 
-def _later_revisions(store: Store, scope: Scope, subject: str, used: Sequence[Fact],
+def _later_revisions(used: Sequence[Fact], versions: Mapping[str, list[Fact]],
                      cutoff: datetime) -> list[str]:
     """Inputs that a filing after the cutoff revised (the answer keeps the value of its day)."""
-    if not used:
-        return []
-    now = {f.key: f for f in store.read(AsOf(
-        scope, subjects=(subject,), predicates=tuple(sorted({f.predicate for f in used}))))}
     found = []
     for f in used:
-        current = now.get(f.key)
-        if current is not None and current.id != f.id and current.available_at > cutoff:
+        current = versions.get(f.key, [f])[-1]
+        if current.id != f.id and current.available_at > cutoff:
             why = current.change.value if current.change else "revision"
             found.append(f"a later restatement exists: {f.predicate} {Observed(f).span} was "
                          f"revised on {current.available_at.date()} ({why}) from {f.value} to "
