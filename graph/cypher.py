@@ -8,6 +8,7 @@ golden file in ``tests/golden/`` and by an integration test that runs it on a re
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from graph.asof import AsOf, to_cypher
@@ -195,6 +196,19 @@ MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE
 RETURN f.id AS fact_id, s.id AS source_id, toString(r.available_at) AS available_at,
        toString(r.recorded_at) AS recorded_at
 ORDER BY fact_id, r.available_at, source_id""", {"tenant": tenant, "ids": list(fact_ids)})
+
+
+def confirmations(tenant: str, fact_ids: Sequence[str], known_at: datetime) -> Query:
+    # Aggregated in the server: a filed fact has a support edge per filing that repeated it.
+    return Query(f"""
+UNWIND $ids AS fact_id
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE})
+WHERE r.available_at <= $known_at
+WITH fact_id, r.available_at AS at, s.id AS source_id
+ORDER BY at, source_id
+WITH fact_id, collect(source_id)[0] AS first_source, min(at) AS first_at, max(at) AS last_at
+RETURN fact_id, first_source, toString(first_at) AS first_at, toString(last_at) AS last_at""",
+                 {"tenant": tenant, "ids": list(fact_ids), "known_at": known_at})
 
 
 def events(tenant: str) -> Query:

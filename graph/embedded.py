@@ -30,6 +30,7 @@ from graph.schema import (
 )
 from graph.store import (
     Clock,
+    Confirmation,
     Direction,
     Edge,
     Reached,
@@ -143,6 +144,19 @@ class EmbeddedStore:
                         found.append(Support(fid, dst[2], data["available_at"],
                                              data["recorded_at"]))
         return sorted(found, key=lambda s: (s.fact_id, s.available_at, s.source_id))
+
+    def confirmations(
+        self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
+    ) -> dict[str, Confirmation]:
+        found: dict[str, Confirmation] = {}
+        for s in self.supports(tenant, fact_ids):  # ordered by (fact, available_at, source)
+            if s.available_at > known_at:
+                continue
+            seen = found.get(s.fact_id)
+            found[s.fact_id] = Confirmation(
+                seen.first_source if seen else s.source_id,
+                seen.first_at if seen else s.available_at, s.available_at)
+        return found
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         return [r for r in self._records(SOURCE, tenant, ids) if isinstance(r, Source)]

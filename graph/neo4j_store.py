@@ -21,6 +21,7 @@ from graph.schema import FACT, LINEAGE_TYPES, SCHEMA_STATEMENTS, SOURCE
 from graph.store import (
     Clock,
     Closure,
+    Confirmation,
     ConflictError,
     DerivationWrite,
     Direction,
@@ -153,6 +154,13 @@ class Neo4jStore:
 
     def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]:
         return [_support(r) for r in self.run(cypher.supports(tenant, fact_ids))]
+
+    def confirmations(
+        self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
+    ) -> dict[str, Confirmation]:
+        rows = self.run(cypher.confirmations(tenant, fact_ids, known_at))
+        return {r["fact_id"]: Confirmation(r["first_source"], parse_utc(r["first_at"]),
+                                           parse_utc(r["last_at"])) for r in rows}
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         rows = self.run(cypher.nodes_by_id(tenant, SOURCE, ids))

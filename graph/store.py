@@ -102,6 +102,16 @@ class DerivationWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class Confirmation:
+    """When a fact was first reported (and by which source) and last confirmed, up to a
+    cutoff: what a vintage check needs, without every support edge."""
+
+    first_source: str
+    first_at: datetime
+    last_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Justification:
     """One live derivation that generated ``output_id``, with its live inputs (id, role)."""
 
@@ -192,6 +202,11 @@ class Store(Protocol):
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]: ...
     def history(self, tenant: str, key: str) -> list[Fact]: ...
     def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]: ...
+    def confirmations(
+        self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
+    ) -> dict[str, Confirmation]:
+        """Per fact, its supports public by ``known_at`` summed up (facts with none: absent)."""
+        ...
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]: ...
     def events(self, tenant: str) -> list[Event]: ...
     def walk(

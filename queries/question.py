@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from graph.asof import AsOf
 from graph.derivations import Output, derive_in
 from graph.model import Fact, Scope, Source, Value
 from graph.recipes import RecipeError
 from graph.store import Store, StoreTx
+from graph.temporal import Interval, day_start, from_to
 from queries import plans
 from queries.answers import InputFact, MetricAnswer, SubjectAnswer
 from queries.fiscal import FiscalCalendar, PeriodSpec, Span, kind_of
@@ -26,6 +27,8 @@ from queries.metrics import Metric
 from queries.plans import Computed, Node, Observed, Series
 
 _WORKERS = 8
+_MARGIN = timedelta(days=800)  # two years and some, around an explicit span
+_LTM_LOOKBACK = timedelta(days=5 * 366)
 _LTM_WINDOWS = 8  # how many quarter ends back an LTM question looks for a complete window
 
 
@@ -61,25 +64,18 @@ class _Known:
 
 
 def _known(store: Store, scope: Scope, subject: str, predicates: Sequence[str],
-           cutoff: datetime) -> _Known:
-    facts = store.read(AsOf(scope, known_at=cutoff, subjects=(subject,),
+           cutoff: datetime, valid: Interval) -> _Known:
+    facts = store.read(AsOf(scope, known_at=cutoff, valid=valid, subjects=(subject,),
                             predicates=tuple(predicates)))
-    confirmed: dict[str, datetime] = {}
-    first: dict[str, tuple[datetime, str]] = {}
-    for s in store.supports(scope.tenant, [f.id for f in facts]):
-        if s.available_at <= cutoff:
-            confirmed[s.fact_id] = max(confirmed.get(s.fact_id, s.available_at), s.available_at)
-            first[s.fact_id] = min(first.get(s.fact_id, (s.available_at, s.source_id)),
-                                   (s.available_at, s.source_id))
-    for f in facts:
-        confirmed.setdefault(f.id, f.available_at)
-    return _Known(facts, confirmed, {fid: sid for fid, (_, sid) in first.items()})
+    seen = store.confirmations(scope.tenant, [f.id for f in facts], cutoff)
+    confirmed = {f.id: seen[f.id].last_at if f.id in seen else f.available_at for f in facts}
+    return _Known(facts, confirmed, {fid: c.first_source for fid, c in seen.items()})
 
 
 def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
              period: PeriodSpec, actor: str) -> SubjectAnswer:
     predicates = sorted(metric.predicates_for(subject))
-    known = _known(store, scope, subject, predicates, cutoff)
+    known = _known(store, scope, subject, predicates, cutoff, _reach(period, cutoff))
     if not known.facts:
         return SubjectAnswer(subject=subject, refused=(
             f"nothing public by {cutoff.date()} for {', '.join(predicates)}"))
@@ -122,6 +118,19 @@ def _on_the_earlier_basis(
     note = (f"computed on the basis reported before {latest.date()} (as known then): the "
             f"restated basis of {period} is not complete at the cutoff")
     return earlier.model_copy(update={"warnings": [*skipped, note, *earlier.warnings]})
+
+
+def _reach(spec: PeriodSpec, cutoff: datetime) -> Interval:
+    """The valid times a period's plans can touch, with room for the fiscal calendar around
+    it and a year-earlier window: the read stays small on a long history. An LTM looks back
+    five years from the cutoff (a company that stopped filing before that gets a refusal)."""
+    if spec.kind in ("fy", "quarter"):
+        assert spec.year is not None
+        return from_to(day_start(date(spec.year - 2, 1, 1)), day_start(date(spec.year + 2, 1, 1)))
+    if spec.kind == "span":
+        assert spec.span is not None
+        return from_to(spec.span.valid_from - _MARGIN, spec.span.valid_to + _MARGIN)
+    return from_to(cutoff - _LTM_LOOKBACK, None)
 
 
 def windows(cal: FiscalCalendar, spec: PeriodSpec) -> list[Window]:

@@ -8,7 +8,14 @@ import pytest
 
 from graph.asof import AsOf, TenantRequired
 from graph.model import FactKind, Scope, Status
-from graph.store import ConflictError, Direction, Store, StoreError, UnknownReference
+from graph.store import (
+    Confirmation,
+    ConflictError,
+    Direction,
+    Store,
+    StoreError,
+    UnknownReference,
+)
 from graph.temporal import as_of, from_to, parse_instant
 from graph.writes import Batch, record
 from tests.conftest import PinnedClock
@@ -135,6 +142,19 @@ def test_a_later_filing_repeating_a_value_adds_support_not_a_fact(
     assert current.available_at == A1.available_at
     cited = [s.source_id for s in store.supports(scope.tenant, [current.id])]
     assert cited == [A1.id, A2.id]
+
+
+def test_confirmations_sum_up_the_supports_public_by_a_cutoff(
+    store: Store, scope: Scope,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    record(store, scope, batch(fact(7001, A2.id), sources=(A2,)), actor="test")
+    (current,) = store.read(AsOf(scope))
+    late = store.confirmations(scope.tenant, [current.id, "nope"], parse_instant("2020-01-01"))
+    assert late == {current.id: Confirmation(A1.id, A1.available_at, A2.available_at)}
+    early = store.confirmations(scope.tenant, [current.id], parse_instant("2018-12-31"))
+    assert early == {current.id: Confirmation(A1.id, A1.available_at, A1.available_at)}
+    assert store.confirmations(scope.tenant, [current.id], parse_instant("2018-01-01")) == {}
 
 
 def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:
