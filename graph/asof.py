@@ -92,6 +92,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
     if valid.is_instant:
         clauses.append(f"{f}.valid_from <= $asof_valid_at")
         clauses.append(f"({f}.valid_to IS NULL OR $asof_valid_at < {f}.valid_to)")
+        clauses.append(f"({f}.expires_at IS NULL OR $asof_valid_at < {f}.expires_at)")
         params["asof_valid_at"] = valid.start
     else:
         if valid.end is not None:
@@ -99,6 +100,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
             params["asof_valid_end"] = valid.end
         if valid.start is not None:
             clauses.append(f"({f}.valid_to IS NULL OR $asof_valid_start < {f}.valid_to)")
+            clauses.append(f"({f}.expires_at IS NULL OR $asof_valid_start < {f}.expires_at)")
             params["asof_valid_start"] = valid.start
     for name, values in (
         ("subject", spec.subjects),
@@ -138,13 +140,20 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
             and (fact.invalidated_at is None or system_at < fact.invalidated_at)
             and not in_gap(fact.gaps_from, fact.gaps_to, system_at)
             and fact.status in statuses
-            and valid.overlaps(fact.valid_from, fact.valid_to)
+            and valid.overlaps(fact.valid_from, _holds_until(fact))
             and (subjects is None or fact.subject in subjects)
             and (predicates is None or fact.predicate in predicates)
             and (kinds is None or fact.kind in kinds)
         )
 
     return visible
+
+
+def _holds_until(fact: Fact) -> datetime | None:
+    """The end of a fact on the valid axis: its valid_to, cut short by a TTL's expiry."""
+    if fact.expires_at is None:
+        return fact.valid_to
+    return fact.expires_at if fact.valid_to is None else min(fact.valid_to, fact.expires_at)
 
 
 def gap_clause(alias: str, instant: str) -> str:

@@ -30,7 +30,7 @@ FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 
 
 _FACT_INSTANTS = ("valid_from", "valid_to", "available_at", "superseded_at",
-                  "superseded_recorded_at", "recorded_at", "invalidated_at")
+                  "superseded_recorded_at", "recorded_at", "invalidated_at", "expires_at")
 
 
 def fact_map(alias: str) -> str:

@@ -206,6 +206,9 @@ class FactIn(BaseModel):
     # The caller's classification of how this value differs from the one it replaces; kept on
     # the new version only when the write is in fact a correction.
     change: Change | None = None
+    # A TTL's end: from then on the fact no longer holds on the valid axis, so reads for "now"
+    # miss it while as-of reads before it still see it. Not part of the assertion key.
+    expires_at: UtcInstant | None = None
 
     @field_validator("value", mode="before")
     @classmethod
@@ -223,6 +226,8 @@ class FactIn(BaseModel):
     def _valid_interval(self) -> FactIn:
         if self.source is None and self.kind is not FactKind.DERIVED:
             raise ValueError(f"a {self.kind.value} fact needs a source (derived facts have none)")
+        if self.expires_at is not None and self.expires_at <= self.valid_from:
+            raise ValueError("expires_at must be after valid_from")
         if self.valid_to is not None and self.valid_to <= self.valid_from:
             raise ValueError(
                 f"valid_to {self.valid_to.isoformat()} must be after "
@@ -235,7 +240,15 @@ class FactIn(BaseModel):
                              self.unit)
 
     def content_hash(self) -> str:
-        return digest(type(self.value).__name__, self.value, self.unit)
+        """What makes a write a new version rather than a repeat: the value, its unit, and
+        (only when set, so filed facts hash as they always did) a status other than active
+        and an expiry. Promoting a candidate or renewing a TTL is therefore a new version."""
+        parts: list[object] = [type(self.value).__name__, self.value, self.unit]
+        if self.status is not Status.ACTIVE:
+            parts.append(self.status.value)
+        if self.expires_at is not None:
+            parts.append(self.expires_at.isoformat())
+        return digest(*parts)
 
 
 def assertion_key(
@@ -298,6 +311,7 @@ class Fact(BaseModel):
     content_hash: str
     event_id: str
     change: Change | None = None
+    expires_at: UtcInstant | None = None
 
 
 class DerivationIn(BaseModel):

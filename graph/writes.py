@@ -22,6 +22,7 @@ from graph.model import (
     Source,
     SourceIn,
     Subject,
+    Value,
     version_id,
 )
 from graph.schema import SUBJECT
@@ -83,6 +84,7 @@ def record(
     recompute: bool = False,
     tolerance: float = 0.0,
     dry_run: bool = False,
+    details: Mapping[str, Value] | None = None,
 ) -> WriteReport:
     """Write a batch atomically. ``expected`` maps assertion keys to the revision the caller
     last saw (``None``: "must not exist yet"); a mismatch raises :class:`ConflictError`.
@@ -118,7 +120,8 @@ def record(
             {s.old_id: s.new_id for s in plan.links}, actor=actor, recompute=recompute,
             tolerance=tolerance,
         )
-        tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan))
+        tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan,
+                               details or {}))
         plan.report.event_id = event_id
         if dry_run:
             plan.report.dry_run = True
@@ -243,6 +246,7 @@ def _new_fact(
         authority=int(source.effective_authority), owner=draft.owner,
         retention_reason=draft.retention_reason, content_hash=draft.content_hash(),
         event_id=event_id, change=draft.change if revision > 1 else None,
+        expires_at=draft.expires_at,
     )
 
 
@@ -261,11 +265,11 @@ def _fresh(tx: StoreTx, supports: list[Support]) -> list[Support]:
 
 def _event(
     tenant: str, event_id: str, now: datetime, actor: str, action: str,
-    reason: str | None, plan: _Plan,
+    reason: str | None, plan: _Plan, extra: Mapping[str, Value],
 ) -> Event:
     return Event(
         id=event_id, tenant=tenant, at=now, actor=actor, action=action, reason=reason,
-        details={
+        details={**extra,
             "created": len(plan.report.created),
             "superseded": len(plan.report.superseded),
             "support_added": len(plan.supports),

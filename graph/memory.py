@@ -1,0 +1,210 @@
+"""Agent memory: what a memory write carries, and the gate that decides what becomes of it.
+
+A memory is a fact about a subject (``user:42``) under a key (``shipping.preference``), held in
+the caller's scope (tenant, and user / project / thread where given). Its valid time starts at
+``MEMORY_EPOCH`` so that one (scope, subject, key) is one assertion whose versions form its
+history; a TTL ends it on the valid axis (``expires_at``). The gate is pure: given the draft and
+the memory's current version, it returns the decision and why (``remember`` writes it).
+
+Authority, highest first (``graph.model.Authority``): the user's own statement; an
+authoritative document or tool result; a summary a person approved; a multi-turn inference; a
+single model guess; text of unknown origin. A source kind's authority is a ceiling a caller may
+lower, never raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from graph.model import (
+    DEFAULT_AUTHORITY,
+    Authority,
+    Fact,
+    FactKind,
+    Name,
+    Scope,
+    SourceKind,
+    Status,
+    UtcInstant,
+    Value,
+    check_value,
+)
+from graph.sensitive import sensitive_categories
+
+MEMORY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+REQUIRED = ("source_kind", "source_id", "observed_at", "owner", "retention_reason")
+NOT_EVIDENCE = frozenset({SourceKind.AGENT_OUTPUT})
+
+
+class MemoryKind(StrEnum):
+    PREFERENCE = "preference"
+    FACT = "fact"
+    EXPERIENCE = "experience"
+    TASK_STATE = "task_state"
+    INFERENCE = "inference"
+
+
+FACT_KIND: dict[MemoryKind, FactKind] = {
+    MemoryKind.PREFERENCE: FactKind.PREFERENCE,
+    MemoryKind.FACT: FactKind.OBSERVATION,
+    MemoryKind.EXPERIENCE: FactKind.EXPERIENCE,
+    MemoryKind.TASK_STATE: FactKind.TASK_STATE,
+    MemoryKind.INFERENCE: FactKind.INFERENCE,
+}
+MEMORY_KIND = {v: k for k, v in FACT_KIND.items()}
+
+
+class Decision(StrEnum):
+    ACTIVE = "active"
+    CANDIDATE = "candidate"
+    REFUSED = "refused"
+    DUPLICATE = "duplicate"
+    CONFLICT = "conflict"
+
+
+class MemoryIn(BaseModel):
+    """One memory write. The four reviewer fields (source, observed time, owner, retention
+    reason) are optional here so that a write missing one is *refused by the gate* (an audited
+    decision naming the field) rather than rejected as malformed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: MemoryKind
+    tenant: Name
+    subject: Name
+    key: Name
+    value: Value
+    source_kind: SourceKind | None = None
+    source_id: str | None = None
+    source_version: str | None = None
+    observed_at: UtcInstant | None = None
+    owner: str | None = None
+    retention_reason: str | None = None
+    user: str | None = None
+    project: str | None = None
+    thread: str | None = None
+    ttl_seconds: int | None = Field(default=None, gt=0)
+    evidence: tuple[str, ...] = ()
+    consent: bool = False
+    authority: Authority | None = None  # lower than the source kind's ceiling, never higher
+
+    @field_validator("value")
+    @classmethod
+    def _checked(cls, value: Value) -> Value:
+        return check_value(value)
+
+    def scope(self) -> Scope:
+        keys = {k: v for k, v in (("user", self.user), ("project", self.project),
+                                  ("thread", self.thread)) if v}
+        return Scope(tenant=self.tenant, keys=keys)
+
+    def missing(self) -> str | None:
+        for name in REQUIRED:
+            value = getattr(self, name)
+            if value is None or (isinstance(value, str) and not value.strip()):
+                return name
+        return None
+
+    @property
+    def effective_authority(self) -> Authority:
+        assert self.source_kind is not None
+        ceiling = DEFAULT_AUTHORITY[self.source_kind]
+        return ceiling if self.authority is None else min(self.authority, ceiling)
+
+    @property
+    def expires_at(self) -> datetime | None:
+        if self.ttl_seconds is None or self.observed_at is None:
+            return None
+        return self.observed_at + timedelta(seconds=self.ttl_seconds)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: Decision
+    reason: str
+    status: Status | None = None  # the status a written version gets (None: nothing written)
+
+    @property
+    def writes(self) -> bool:
+        return self.status is not None
+
+
+def refused(reason: str) -> Verdict:
+    return Verdict(Decision.REFUSED, reason)
+
+
+def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str]) -> Verdict:
+    """The decision for ``m`` given the memory's current version (None: none yet) and the
+    sources that support it."""
+    missing = m.missing()
+    if missing is not None:
+        return refused(f"missing field {missing!r}: every memory carries its source, observed "
+                       "time, owner and retention reason")
+    if isinstance(m.value, str) and not m.consent:
+        found = sensitive_categories(m.value)
+        if found:
+            return refused(f"sensitive content ({', '.join(found)}): not stored without "
+                           "explicit consent")
+    wanted = _by_kind(m)
+    if isinstance(wanted, Verdict):
+        return wanted
+    if current is None:
+        return Verdict(Decision(wanted.value), f"new {m.kind.value}", wanted)
+    return _against(m, wanted, current, current_sources)
+
+
+def _by_kind(m: MemoryIn) -> Status | Verdict:
+    authority = m.effective_authority
+    if m.kind is MemoryKind.TASK_STATE:
+        if not m.thread:
+            return refused("task state lives with its thread: give a thread")
+        if m.ttl_seconds is None:
+            return refused("task state needs a TTL")
+        return Status.ACTIVE
+    if m.kind is MemoryKind.FACT:
+        if authority < Authority.AUTHORITATIVE or m.source_kind is SourceKind.USER_MESSAGE \
+                or not m.source_version:
+            return refused("a business fact needs an authoritative document or tool result "
+                           "with a version")
+        return Status.ACTIVE
+    if m.kind is MemoryKind.INFERENCE:
+        if not m.evidence:
+            return refused("an inference needs its evidence (the memories it rests on)")
+        return Status.CANDIDATE
+    if m.kind is MemoryKind.EXPERIENCE:
+        return Status.CANDIDATE  # validated by outcomes on distinct tasks, then promoted
+    return Status.ACTIVE if authority >= Authority.USER_STATEMENT else Status.CANDIDATE
+
+
+def _against(m: MemoryIn, wanted: Status, current: Fact,
+             current_sources: Collection[str]) -> Verdict:
+    authority, held = m.effective_authority, Authority(current.authority)
+    echo = m.source_kind in NOT_EVIDENCE
+    if current.value == m.value and type(current.value) is type(m.value):
+        if m.source_id in current_sources or echo:
+            why = ("agent output repeating a memory is not evidence: no support added" if echo
+                   else "the same write again (same source): one memory")
+            return Verdict(Decision.DUPLICATE, why)
+        if current.status is Status.CANDIDATE and m.kind not in (
+                MemoryKind.EXPERIENCE, MemoryKind.TASK_STATE):
+            return Verdict(Decision.ACTIVE, "promoted: a second, independent observation",
+                           Status.ACTIVE)
+        return Verdict(Decision.DUPLICATE, "the same value from another source: support added",
+                       current.status)
+    if echo:
+        return refused("agent output cannot change a memory")
+    if authority < held:
+        return refused(f"a {m.source_kind and m.source_kind.value} source ({authority.name}) "
+                       f"cannot override a memory held with authority {held.name}")
+    if authority == held and authority is not Authority.USER_STATEMENT \
+            and current.status is Status.ACTIVE and wanted is Status.ACTIVE:
+        return Verdict(Decision.CONFLICT, "equal authority, different value, no rule to "
+                                          "choose: for review")
+    why = "a later correction by the user" if authority is Authority.USER_STATEMENT else (
+        "a higher-authority source" if authority > held else "a later candidate")
+    return Verdict(Decision(wanted.value), f"supersedes the previous value: {why}", wanted)

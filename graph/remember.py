@@ -1,0 +1,200 @@
+"""``remember``: one memory write through the gate (``graph.memory``), and the operations that
+move a memory along its life: outcomes that validate an experience, promotion.
+
+Every decision is an ``Event``: a write's own event carries the decision and why; a refusal,
+duplicate or conflict writes a decision event alone. Events carry the subject and key, never the
+value, so that erasure leaves no copy behind.
+
+Concurrency: the gate reads the memory's current version, and the write then compares and sets
+on that revision. A concurrent writer makes the write fail with ``ConflictError``; without an
+``expected`` revision from the caller the gate runs again on the new state (so sixteen
+concurrent updates all land, in some order); with one, the conflict goes back to the caller.
+Within one process, writes to one memory also queue on a per-key lock: the compare-and-set
+stays the guarantee (across processes it is the only one), the lock only spares the server a
+storm of doomed transactions (see docs/semantics.md, "Agent memory").
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph.memory import (
+    FACT_KIND,
+    MEMORY_EPOCH,
+    Decision,
+    MemoryIn,
+    MemoryKind,
+    Verdict,
+    gate,
+    refused,
+)
+from graph.model import (
+    Event,
+    Fact,
+    FactIn,
+    SourceIn,
+    SourceKind,
+    Status,
+    Subject,
+    assertion_key,
+)
+from graph.store import ConflictError, Store
+from graph.writes import Batch, record
+
+_ATTEMPTS = 64
+_UNSET = object()
+DEFAULT_VALIDATIONS = 2
+
+
+@dataclass(frozen=True)
+class Remembered:
+    decision: Decision
+    reason: str
+    key: str  # the memory's assertion key: its identity across versions
+    memory_id: str | None  # the version now current (None: nothing stored)
+    revision: int | None
+    event_id: str
+
+
+def memory_key(m: MemoryIn) -> str:
+    return assertion_key(m.scope(), m.subject, m.key, MEMORY_EPOCH, None, None)
+
+
+def current_version(store: Store, tenant: str, key: str) -> tuple[Fact | None, set[str]]:
+    """The live version of a memory and the sources that support it."""
+    live = [f for f in store.history(tenant, key)
+            if f.superseded_at is None and f.invalidated_at is None]
+    if not live:
+        return None, set()
+    fact = live[-1]
+    return fact, {s.source_id for s in store.supports(tenant, [fact.id])}
+
+
+def remember(store: Store, m: MemoryIn, *, actor: str,
+             expected: int | object | None = _UNSET) -> Remembered:
+    """Gate and write one memory; return the decision and why (an ``Event`` either way)."""
+    key = memory_key(m)
+    with _key_lock(m.tenant, key):
+        return _remember(store, m, key, actor, expected)
+
+
+def _remember(store: Store, m: MemoryIn, key: str, actor: str, expected: object) -> Remembered:
+    for _ in range(_ATTEMPTS):
+        current, sources = current_version(store, m.tenant, key)
+        verdict = gate(m, current, sources)
+        if not verdict.writes:
+            return _decided(store, m, key, verdict, current, actor)
+        revision = current.revision if current else None
+        try:
+            return _write(store, m, key, verdict, actor,
+                          revision if expected is _UNSET else expected)
+        except ConflictError:
+            if expected is not _UNSET:
+                raise
+    raise ConflictError(f"memory {m.subject} {m.key}: still contended after {_ATTEMPTS} tries")
+
+
+_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _key_lock(tenant: str, key: str) -> threading.Lock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault((tenant, key), threading.Lock())
+
+
+def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
+           expected: object) -> Remembered:
+    assert verdict.status is not None and m.source_kind is not None
+    assert m.source_id is not None and m.observed_at is not None
+    draft = FactIn(
+        subject=m.subject, predicate=m.key, value=m.value, valid_from=MEMORY_EPOCH,
+        kind=FACT_KIND[m.kind], status=verdict.status, source=m.source_id, owner=m.owner,
+        retention_reason=m.retention_reason, expires_at=m.expires_at,
+    )
+    source = SourceIn(id=m.source_id, kind=m.source_kind, available_at=m.observed_at,
+                      version=m.source_version, authority=m.authority)
+    report = record(
+        store, m.scope(), Batch(subjects=[_subject(m.subject)], sources=[source], facts=[draft]),
+        actor=actor, reason=f"remember: {verdict.decision.value}: {verdict.reason}",
+        expected={key: expected},  # type: ignore[dict-item]
+        details=_details(m, verdict),
+    )
+    fact, _ = current_version(store, m.tenant, key)
+    return Remembered(verdict.decision, verdict.reason, key, fact.id if fact else None,
+                      fact.revision if fact else None, report.event_id or "")
+
+
+def _decided(store: Store, m: MemoryIn, key: str, verdict: Verdict, current: Fact | None,
+             actor: str) -> Remembered:
+    event = Event(id="e" + uuid.uuid4().hex, tenant=m.tenant, at=store.now(), actor=actor,
+                  action="remember", reason=f"{verdict.decision.value}: {verdict.reason}",
+                  details=_details(m, verdict))
+    store.write(m.tenant, lambda tx: tx.append_event(event))
+    return Remembered(verdict.decision, verdict.reason, key, current.id if current else None,
+                      current.revision if current else None, event.id)
+
+
+def _details(m: MemoryIn, verdict: Verdict) -> dict[str, str | int | float | bool]:
+    # Who and what, never the value: erasure must not leave a copy in the audit trail.
+    return {"decision": verdict.decision.value, "kind": m.kind.value, "subject": m.subject,
+            "key": m.key, "scope": ",".join(m.scope().terms()) or "-",
+            "source_kind": m.source_kind.value if m.source_kind else "-"}
+
+
+def _subject(subject: str) -> Subject:
+    return Subject(id=subject, kind=subject.split(":", 1)[0] if ":" in subject else "entity")
+
+
+def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: datetime,
+            actor: str) -> Remembered:
+    """A task outcome for an experience: a success on a distinct task supports it (as a
+    ``tool_result`` source ``outcome:<task>``); a failure is recorded as a decision event."""
+    if m.kind is not MemoryKind.EXPERIENCE:
+        return _decided(store, m, memory_key(m), refused("only experiences take outcomes"),
+                        None, actor)
+    if not succeeded:
+        return _decided(store, m, memory_key(m), Verdict(Decision.CANDIDATE,
+                        f"failed on task {task}: not validation"), None, actor)
+    evidence = m.model_copy(update={"source_kind": SourceKind.TOOL_RESULT,
+                                    "source_id": f"outcome:{task}", "source_version": None,
+                                    "observed_at": at, "authority": None})
+    return remember(store, evidence, actor=actor)
+
+
+def validations(store: Store, tenant: str, key: str) -> int:
+    """Distinct tasks an experience succeeded on (its ``outcome:<task>`` supports)."""
+    fact, _ = current_version(store, tenant, key)
+    if fact is None:
+        return 0
+    return len({s.source_id for s in store.supports(tenant, [fact.id])
+                if s.source_id.startswith("outcome:")})
+
+
+def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
+            needed: int = DEFAULT_VALIDATIONS) -> Remembered:
+    """Candidate to active: an experience validated on ``needed`` distinct tasks, or any
+    candidate on an explicit user action (``m`` then names the user's message as its source).
+    Task state is never promoted."""
+    key = memory_key(m)
+    current, _ = current_version(store, m.tenant, key)
+    if current is None or current.status is not Status.CANDIDATE:
+        return _decided(store, m, key, refused("nothing candidate to promote"), current, actor)
+    if m.kind is MemoryKind.TASK_STATE:
+        return _decided(store, m, key, refused("task state is never promoted"), current, actor)
+    if not by_user:
+        seen = validations(store, m.tenant, key)
+        if m.kind is not MemoryKind.EXPERIENCE or seen < needed:
+            return _decided(store, m, key, refused(
+                f"promotion needs {needed} validated tasks (has {seen}) or a user action"),
+                current, actor)
+    verdict = Verdict(Decision.ACTIVE, "promoted by the user" if by_user else
+                      f"promoted: validated on {needed} distinct tasks", Status.ACTIVE)
+    update: dict[str, object] = {"value": current.value}
+    if not by_user:  # the validation itself is the source, public now
+        update.update(source_kind=SourceKind.TOOL_RESULT, source_id=f"validated:{current.id}",
+                      source_version="outcomes", observed_at=store.now(), authority=None)
+    return _write(store, m.model_copy(update=update), key, verdict, actor, current.revision)

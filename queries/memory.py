@@ -1,0 +1,82 @@
+"""Reading memories back: recall by exact subject and key, a user's list, and the audit trail.
+
+Recall applies the hard filters inside the store, before anything else: tenant and scope (read
+literally: a user's read never sees another user's memories, nor tenant-wide ones), the as-of
+instant on the knowledge and valid axes (a TTL'd memory is gone for "now" and still there for an
+earlier instant), and status (candidates only when asked for; a candidate never answers as a
+fact). A key nobody stated returns nothing, never a neighbour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from graph.asof import AsOf
+from graph.memory import FACT_KIND, MEMORY_KIND
+from graph.model import Event, Scope, Status, Value
+from graph.store import Store
+from graph.temporal import as_of
+from queries.asof import with_sources
+from queries.views import SourceView
+
+
+class MemoryView(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    subject: str
+    key: str
+    kind: str
+    value: Value
+    status: str
+    revision: int
+    owner: str | None
+    retention_reason: str | None
+    scope: tuple[str, ...]
+    known_from: datetime
+    known_until: datetime | None
+    expires_at: datetime | None
+    sources: tuple[SourceView, ...]
+
+
+def recall(
+    store: Store, scope: Scope, subject: str, key: str | None = None, *,
+    at: datetime | None = None, candidates: bool = False,
+) -> list[MemoryView]:
+    """The memories of ``subject`` (under ``key``, if given) as known and holding at ``at``."""
+    t = at or store.now()
+    statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if candidates else set())
+    spec = AsOf(scope, known_at=t, valid=as_of(t), subjects=(subject,),
+                predicates=None if key is None else (key,), statuses=frozenset(statuses),
+                kinds=tuple(FACT_KIND.values()))
+    return [
+        MemoryView(
+            id=a.fact.id, subject=a.fact.subject, key=a.fact.predicate,
+            kind=MEMORY_KIND[a.fact.kind].value, value=a.fact.value, status=a.fact.status.value,
+            revision=a.fact.revision, owner=a.fact.owner,
+            retention_reason=a.fact.retention_reason, scope=a.fact.scope,
+            known_from=a.fact.available_at, known_until=a.fact.superseded_at,
+            expires_at=a.fact.expires_at, sources=tuple(SourceView.of(s) for s in a.sources),
+        )
+        for a in with_sources(store, scope.tenant, store.read(spec))
+    ]
+
+
+def audit(
+    store: Store, tenant: str, *, subject: str | None = None, key: str | None = None,
+    since: datetime | None = None, until: datetime | None = None,
+) -> list[Event]:
+    """The events of a tenant (who, what, when, why, gate decisions), narrowed to a subject,
+    a key or a time range ``[since, until)``."""
+    def wanted(e: Event) -> bool:
+        return ((subject is None or e.details.get("subject") == subject)
+                and (key is None or e.details.get("key") == key)
+                and (since is None or since <= e.at) and (until is None or e.at < until))
+    return [e for e in store.events(tenant) if wanted(e)]
+
+
+def values(memories: Sequence[MemoryView]) -> list[Value]:
+    return [m.value for m in memories]
