@@ -1,0 +1,149 @@
+"""``vintage remember | memories | audit``: agent memory from the command line.
+
+Handlers parse, call ``graph.remember`` / ``queries.memory`` and format. A refused or conflicting
+write is a decision, not an error: it is printed (and audited) and the exit code is 3, so that
+scripts can tell it from a stored memory (0).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from api.options import Options
+from graph.memory import Decision, MemoryIn, MemoryKind
+from graph.model import Scope, SourceKind
+from graph.remember import remember
+from graph.temporal import parse_instant
+from queries.memory import audit, recall
+
+_out = Console()
+User = Annotated[str | None, typer.Option(help="Scope: the user the memory belongs to.")]
+Project = Annotated[str | None, typer.Option(help="Scope: a project.")]
+Thread = Annotated[str | None, typer.Option(help="Scope: a conversation thread.")]
+AsJson = Annotated[bool, typer.Option("--json")]
+REFUSED_EXIT = 3
+
+
+def _scope(options: Options, user: str | None, project: str | None,
+           thread: str | None) -> Scope:
+    keys = {k: v for k, v in (("user", user), ("project", project), ("thread", thread)) if v}
+    return options.scope(**keys)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("remember")(remember_cmd)
+    app.command("memories")(memories_cmd)
+    app.command("audit")(audit_cmd)
+
+
+def remember_cmd(
+    ctx: typer.Context,
+    kind: Annotated[MemoryKind, typer.Argument(help="preference, fact, experience, task_state, "
+                                                    "inference")],
+    subject: Annotated[str, typer.Argument(help="e.g. user:42")],
+    key: Annotated[str, typer.Argument(help="e.g. shipping.preference")],
+    value: Annotated[str, typer.Argument(help="The value (text; see --typed).")],
+    source_kind: Annotated[SourceKind | None, typer.Option(help="Where it came from.")] = None,
+    source_id: Annotated[str | None, typer.Option(help="Id of the message, tool call, ...")]
+        = None,
+    source_version: Annotated[str | None, typer.Option(help="Document / tool version.")] = None,
+    observed_at: Annotated[str | None, typer.Option(help="When it was observed.")] = None,
+    owner: Annotated[str | None, typer.Option(help="Whose memory it is.")] = None,
+    reason: Annotated[str | None, typer.Option(help="Why it is kept (retention reason).")]
+        = None,
+    user: User = None, project: Project = None, thread: Thread = None,
+    ttl: Annotated[int | None, typer.Option(help="Seconds until it expires.")] = None,
+    evidence: Annotated[list[str] | None, typer.Option(help="Memory ids (inferences).")] = None,
+    consent: Annotated[bool, typer.Option(help="Explicit consent for sensitive content.")]
+        = False,
+    expected_revision: Annotated[int | None, typer.Option(
+        help="Compare-and-set: the revision this update expects.")] = None,
+    typed: Annotated[bool, typer.Option(help="Read VALUE as a JSON literal (7, true).")]
+        = False,
+    as_json: AsJson = False,
+) -> None:
+    """Write one memory through the gates; print the decision and why."""
+    options: Options = ctx.obj
+    scope = _scope(options, user, project, thread)
+    draft = MemoryIn(
+        kind=kind, tenant=scope.tenant, subject=subject, key=key,
+        value=json.loads(value) if typed else value, source_kind=source_kind,
+        source_id=source_id, source_version=source_version,
+        observed_at=parse_instant(observed_at, "observed_at") if observed_at else None,
+        owner=owner, retention_reason=reason, user=user, project=project, thread=thread,
+        ttl_seconds=ttl, evidence=tuple(evidence or ()), consent=consent,
+    )
+    with options.opened() as store:
+        done = (remember(store, draft, actor="vintage remember") if expected_revision is None
+                else remember(store, draft, actor="vintage remember",
+                              expected=expected_revision))
+    data = {"decision": done.decision.value, "reason": done.reason, "memory": done.memory_id,
+            "revision": done.revision, "event": done.event_id}
+    if as_json:
+        _out.print_json(json.dumps(data))
+    else:
+        _out.print(f"[bold]{done.decision.value}[/bold]: {done.reason}"
+                   + (f" ({done.memory_id}, revision {done.revision})" if done.memory_id else ""))
+    if done.decision in (Decision.REFUSED, Decision.CONFLICT):
+        raise typer.Exit(REFUSED_EXIT)
+
+
+def memories_cmd(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument(help="e.g. user:42")],
+    key: Annotated[str | None, typer.Option(help="Only this key.")] = None,
+    at: Annotated[str | None, typer.Option(help="As known and holding then (default now).")]
+        = None,
+    candidates: Annotated[bool, typer.Option(help="Include candidates.")] = False,
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """A subject's memories with source, times, status and retention reason."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        found = recall(store, _scope(options, user, project, thread), subject, key,
+                       at=parse_instant(at, "at") if at else None, candidates=candidates)
+    if as_json:
+        _out.print_json(json.dumps([m.model_dump(mode="json") for m in found]))
+        return
+    table = Table(title=f"memories of {subject}", title_justify="left")
+    for column in ("key", "value", "kind", "status", "rev", "source", "known from", "expires",
+                   "owner", "why kept"):
+        table.add_column(column)
+    for m in found:
+        table.add_row(m.key, str(m.value), m.kind, m.status, str(m.revision),
+                      ", ".join(f"{s.kind} {s.id}" for s in m.sources),
+                      m.known_from.isoformat(), m.expires_at.isoformat() if m.expires_at else "",
+                      m.owner or "", m.retention_reason or "")
+    _out.print(table)
+
+
+def audit_cmd(
+    ctx: typer.Context,
+    subject: Annotated[str | None, typer.Option(help="Only events about this subject.")] = None,
+    key: Annotated[str | None, typer.Option(help="Only events about this key.")] = None,
+    since: Annotated[str | None, typer.Option(help="From this instant.")] = None,
+    until: Annotated[str | None, typer.Option(help="Before this instant.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Who did what, when and why (gate decisions included); never the erased content."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        events = audit(store, options.scope().tenant, subject=subject, key=key,
+                       since=parse_instant(since, "since") if since else None,
+                       until=parse_instant(until, "until") if until else None)
+    if as_json:
+        _out.print_json(json.dumps([e.model_dump(mode="json") for e in events]))
+        return
+    table = Table(title="audit", title_justify="left")
+    for column in ("at", "actor", "action", "why", "details"):
+        table.add_column(column)
+    for e in events:
+        table.add_row(e.at.isoformat(), e.actor, e.action, e.reason or "",
+                      ", ".join(f"{k}={v}" for k, v in e.details.items()))
+    _out.print(table)

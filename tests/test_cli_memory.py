@@ -1,0 +1,49 @@
+"""``vintage remember | memories | audit`` end to end, on both backends."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_cli import run, store_args  # noqa: F401  (the fixture, both backends)
+
+SAID = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
+        "--owner", "user:42", "--reason", "asked us to remember", "--user", "42"]
+
+
+def test_remember_list_and_audit_a_users_preference(
+    store_args: list[str],  # noqa: F811
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*store_args, "remember", "preference", "user:42",
+                          "shipping.preference", "ship to the office", "--source-id", "msg-1",
+                          *SAID, "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    assert json.loads(out)["decision"] == "active"
+    code, out, _ = run([*store_args, "remember", "preference", "user:42", "shipping.preference",
+                        "ship to a locker", "--source-id", "reply-1", *SAID[2:],
+                        "--source-kind", "agent_output", "--json"], capsys, monkeypatch)
+    assert code == 3 and json.loads(out)["decision"] == "refused"
+    code, out, _ = run([*store_args, "memories", "user:42", "--user", "42", "--json"], capsys,
+                       monkeypatch)
+    (memory,) = json.loads(out)
+    assert (memory["key"], memory["value"], memory["status"]) == (
+        "shipping.preference", "ship to the office", "active")
+    assert memory["retention_reason"] == "asked us to remember"
+    assert [s["id"] for s in memory["sources"]] == ["msg-1"]
+    code, out, _ = run([*store_args, "audit", "--subject", "user:42", "--json"], capsys,
+                       monkeypatch)
+    events = json.loads(out)
+    assert [e["details"]["decision"] for e in events] == ["active", "refused"]
+    assert "ship to" not in out  # the audit trail never holds the content
+
+
+def test_a_memory_missing_its_owner_is_refused_naming_the_field(
+    store_args: list[str],  # noqa: F811
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = [a for a in SAID if a not in ("--owner", "user:42")]
+    code, out, _ = run([*store_args, "remember", "preference", "user:42", "k", "v",
+                        "--source-id", "m", *args], capsys, monkeypatch)
+    assert code == 3 and "'owner'" in out
