@@ -1,4 +1,5 @@
-"""``vintage remember | memories | audit``: agent memory from the command line.
+"""``vintage remember | memories | audit | forget | summarise``: agent memory from the
+command line.
 
 Handlers parse, call ``graph.remember`` / ``queries.memory`` and format. A refused or conflicting
 write is a decision, not an error: it is printed (and audited) and the exit code is 3, so that
@@ -15,11 +16,13 @@ from rich.console import Console
 from rich.table import Table
 
 from api.options import Options
+from graph.forget import forget
 from graph.memory import Decision, MemoryIn, MemoryKind
 from graph.model import Scope, SourceKind
 from graph.remember import remember
 from graph.temporal import parse_instant
 from queries.memory import audit, recall
+from queries.summaries import summarise
 
 _out = Console()
 User = Annotated[str | None, typer.Option(help="Scope: the user the memory belongs to.")]
@@ -39,6 +42,8 @@ def register(app: typer.Typer) -> None:
     app.command("remember")(remember_cmd)
     app.command("memories")(memories_cmd)
     app.command("audit")(audit_cmd)
+    app.command("forget")(forget_cmd)
+    app.command("summarise")(summarise_cmd)
 
 
 def remember_cmd(
@@ -147,3 +152,52 @@ def audit_cmd(
         table.add_row(e.at.isoformat(), e.actor, e.action, e.reason or "",
                       ", ".join(f"{k}={v}" for k, v in e.details.items()))
     _out.print(table)
+
+
+def forget_cmd(
+    ctx: typer.Context,
+    reason: Annotated[str, typer.Option(help="Why (kept in the tombstone event).")],
+    subject: Annotated[str | None, typer.Option(help="With --key: one memory.")] = None,
+    key: Annotated[str | None, typer.Option(help="With --subject: one memory.")] = None,
+    source: Annotated[str | None, typer.Option(help="What one source said.")] = None,
+    everything: Annotated[bool, typer.Option(help="Everything of --user in the tenant.")]
+        = False,
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """Erase content: a memory (every version), a source's, or all of a user's; derived
+    summaries go with it; a content-free tombstone event remains."""
+    options: Options = ctx.obj
+    if everything and not user:
+        raise typer.BadParameter("--everything needs --user", param_hint="--everything")
+    scope = _scope(options, None if everything else user, project, thread)
+    with options.opened() as store:
+        gone = forget(store, scope, subject=subject, key=key, source_id=source,
+                      user=user if everything else None, actor="vintage forget", reason=reason)
+    data = {"by": gone.by, "facts": gone.facts, "derived": gone.derived,
+            "event": gone.event_id}
+    if as_json:
+        _out.print_json(json.dumps(data))
+    else:
+        _out.print(f"erased {gone.facts} facts and {gone.derived} derived from them "
+                   f"(by {gone.by}); tombstone {gone.event_id}")
+
+
+def summarise_cmd(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument(help="e.g. user:42")],
+    key: Annotated[list[str] | None, typer.Option(help="Only these keys (repeatable).")]
+        = None,
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """A derived summary of a subject's active memories, with lineage to each of them."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        done = summarise(store, _scope(options, user, project, thread), subject, keys=key,
+                         actor="vintage summarise")
+    if as_json:
+        _out.print_json(json.dumps({"fact": done.fact.id, "derivation": done.derivation_id,
+                                    "value": done.fact.value}))
+    else:
+        _out.print(f"{done.fact.id}\n{done.fact.value}")

@@ -80,6 +80,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         f"({f}.invalidated_at IS NULL OR $asof_system < {f}.invalidated_at)",
         gap_clause(f, "$asof_system"),
         f"{f}.status IN $asof_statuses",
+        f"{f}.erased_at IS NULL",
     ]
     params: dict[str, Any] = {
         "asof_tenant": spec.scope.tenant,
@@ -140,6 +141,7 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
             and (fact.invalidated_at is None or system_at < fact.invalidated_at)
             and not in_gap(fact.gaps_from, fact.gaps_to, system_at)
             and fact.status in statuses
+            and fact.erased_at is None
             and valid.overlaps(fact.valid_from, _holds_until(fact))
             and (subjects is None or fact.subject in subjects)
             and (predicates is None or fact.predicate in predicates)

@@ -10,6 +10,7 @@ from graph.model import DerivationIn, Event, Fact, Source, Subject
 from graph.store import (
     Closure,
     DerivationWrite,
+    Erasure,
     Invalidation,
     Reopening,
     Restoration,
@@ -23,6 +24,7 @@ _DATACLASSES: dict[str, type[Any]] = {
     "close": Closure,
     "supersedes": Supersession,
     "invalidate": Invalidation,
+    "erase": Erasure,
     "retract": Retraction,
     "reopen": Reopening,
     "restore": Restoration,

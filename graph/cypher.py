@@ -30,7 +30,8 @@ FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 
 
 _FACT_INSTANTS = ("valid_from", "valid_to", "available_at", "superseded_at",
-                  "superseded_recorded_at", "recorded_at", "invalidated_at", "expires_at")
+                  "superseded_recorded_at", "recorded_at", "invalidated_at", "expires_at",
+                  "erased_at")
 
 
 def fact_map(alias: str) -> str:
@@ -196,6 +197,15 @@ MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE
 RETURN f.id AS fact_id, s.id AS source_id, toString(r.available_at) AS available_at,
        toString(r.recorded_at) AS recorded_at
 ORDER BY fact_id, r.available_at, source_id""", {"tenant": tenant, "ids": list(fact_ids)})
+
+
+def lock_subjects(tenant: str, ids: Sequence[str]) -> Query:
+    # Setting and removing a property takes the node's write lock and leaves nothing behind.
+    return Query(f"""
+UNWIND $ids AS id
+MATCH (s:{SUBJECT} {{tenant: $tenant, id: id}})
+SET s._vintage_lock = true
+REMOVE s._vintage_lock""", {"tenant": tenant, "ids": sorted(ids)})
 
 
 def confirmations(tenant: str, fact_ids: Sequence[str], known_at: datetime) -> Query:

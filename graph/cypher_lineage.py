@@ -92,6 +92,17 @@ RETURN d.id AS derivation, {fact_map("f")} AS f""",
                  {"tenant": tenant, "ids": list(derivation_ids)})
 
 
+def erase_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    # The value and retention reason go; the node stays (invisible to reads) so that lineage
+    # and the tombstone event still have something to point at.
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+SET f.value = '', f.content_hash = 'erased', f.retention_reason = null,
+    f.erased_at = row.at, f.invalidated_at = coalesce(f.invalidated_at, row.at)""",
+                 {"tenant": tenant, "rows": rows})
+
+
 def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
 UNWIND $rows AS row

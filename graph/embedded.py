@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from graph import codec
 from graph.asof import AsOf, to_predicate
-from graph.embedded_state import State
+from graph.embedded_state import ERASED, State
 from graph.embedded_tx import EmbeddedTx, live
 from graph.model import Event, Fact, Source
 from graph.schema import (
@@ -98,6 +98,28 @@ class EmbeddedStore:
             log.write(line + "\n")
             log.flush()
             os.fsync(log.fileno())
+        erased = {r.fact_id for op, r in ops if op == "erase"}
+        if erased:
+            self._scrub(tenant, erased)
+
+    def _scrub(self, tenant: str, fact_ids: set[str]) -> None:
+        """Erasure reaches the log: rewrite it with the erased facts' content removed from the
+        lines that first recorded them (the log is append-only in every other case)."""
+        assert self.path is not None
+        log, fresh = self.path / LOG_NAME, self.path / (LOG_NAME + ".scrub")
+        with log.open(encoding="utf-8") as lines, fresh.open("w", encoding="utf-8") as out:
+            for line in lines:
+                entry = json.loads(line)
+                if entry["tenant"] != tenant:
+                    out.write(line)
+                    continue
+                for op, payload in entry["ops"]:
+                    if op == "fact" and payload["id"] in fact_ids:
+                        payload.update(value="", content_hash=ERASED, retention_reason=None)
+                out.write(json.dumps(entry) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(fresh, log)
 
     # -- reads --------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from graph.store import DerivationWrite
 
 Journal = list[Callable[[], None]]
 Node = tuple[str, str, str]  # (label, tenant, id)
+ERASED = "erased"  # the content_hash of an erased fact
 _NODE_OPS = {"subject": SUBJECT, "source": SOURCE, "event": EVENT}
 
 
@@ -72,6 +73,11 @@ class State:
                        invalidated_at=None)
         elif op == "derivation":
             self._derivation(tenant, rec, j)
+        elif op == "erase":
+            fact = self.facts[tenant][rec.fact_id]
+            self._fact(fact.model_copy(update={
+                "value": "", "content_hash": ERASED, "retention_reason": None,
+                "erased_at": rec.at, "invalidated_at": fact.invalidated_at or rec.at}), j)
         elif op == "invalidate":
             fact = self.facts[tenant][rec.fact_id]
             self._fact(fact.model_copy(update={"invalidated_at": rec.at}), j)

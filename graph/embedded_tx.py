@@ -19,6 +19,7 @@ from graph.store import (
     ConflictError,
     DerivationWrite,
     Direction,
+    Erasure,
     Invalidation,
     Justification,
     Reopening,
@@ -107,6 +108,12 @@ class EmbeddedTx:
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
         self._do("invalidate", rows)
+
+    def lock_subjects(self, ids: Sequence[str]) -> None:
+        """Nothing to do: the store's own lock already serialises every write."""
+
+    def erase_facts(self, rows: Sequence[Erasure]) -> None:
+        self._do("erase", rows)
 
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
         g = self.store.graph

@@ -312,6 +312,9 @@ class Fact(BaseModel):
     event_id: str
     change: Change | None = None
     expires_at: UtcInstant | None = None
+    # Erased: the content (value, retention reason) is gone from the store, and the fact is
+    # invisible to every read, as-of reads before the erasure included.
+    erased_at: UtcInstant | None = None
 
 
 class DerivationIn(BaseModel):

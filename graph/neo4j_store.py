@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j.exceptions import ConstraintError
+from neo4j.exceptions import ConstraintError, ResultFailedError
 from neo4j.time import DateTime
 from pydantic import TypeAdapter
 
@@ -26,6 +26,7 @@ from graph.store import (
     DerivationWrite,
     Direction,
     Edge,
+    Erasure,
     Invalidation,
     Justification,
     Reached,
@@ -60,6 +61,17 @@ _INSTANT = TypeAdapter(datetime)
 def parse_utc(text: str) -> datetime:
     """An instant Cypher rendered with ``toString`` (nanoseconds and ``Z`` included)."""
     return _INSTANT.validate_python(text).astimezone(UTC)
+
+
+def _constraint_error(exc: BaseException | None) -> ConstraintError | None:
+    """The uniqueness violation behind ``exc``, following its cause and context chain."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, ConstraintError):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
 
 
 def _support(row: dict[str, Any]) -> Support:
@@ -135,9 +147,14 @@ class Neo4jStore:
             try:
                 with self._session() as session:
                     return session.execute_write(lambda tx: work(_Tx(tx, tenant)))
-            except ConstraintError as exc:
+            except (ConstraintError, ResultFailedError) as exc:
+                # The driver may report the collision as the failed result it left behind.
+                collision = _constraint_error(exc)
+                if collision is None:
+                    raise
                 if attempt == _CONSTRAINT_RETRIES - 1:
-                    raise ConflictError(f"concurrent write kept colliding: {exc.message}") from exc
+                    raise ConflictError(
+                        f"concurrent write kept colliding: {collision.message}") from exc
         raise AssertionError("unreachable")
 
     def purge_tenant(self, tenant: str) -> None:
@@ -202,6 +219,10 @@ class _Tx:
 
     def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
         return [r.data() for r in self.tx.run(query.text, query.params)]
+
+    def lock_subjects(self, ids: Sequence[str]) -> None:
+        if ids:
+            self._run(cypher.lock_subjects(self.tenant, ids))
 
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
         found: dict[str, list[Fact]] = {}
@@ -296,6 +317,10 @@ class _Tx:
                           tuple(sorted((i, role) for i, role in r["inputs"] if i is not None)))
             for r in rows
         ]
+
+    def erase_facts(self, rows: Sequence[Erasure]) -> None:
+        if rows:
+            self._run(lineage.erase_facts(self.tenant, [asdict(r) for r in rows]))
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
         if rows:

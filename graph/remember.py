@@ -10,8 +10,8 @@ on that revision. A concurrent writer makes the write fail with ``ConflictError`
 ``expected`` revision from the caller the gate runs again on the new state (so sixteen
 concurrent updates all land, in some order); with one, the conflict goes back to the caller.
 Within one process, writes to one memory also queue on a per-key lock: the compare-and-set
-stays the guarantee (across processes it is the only one), the lock only spares the server a
-storm of doomed transactions (see docs/semantics.md, "Agent memory").
+stays the guarantee (across processes it is the only one, with the subject locks every write
+transaction takes), the lock only spares the server doomed transactions (docs/semantics.md).
 """
 
 from __future__ import annotations

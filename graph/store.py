@@ -68,6 +68,14 @@ class Invalidation:
 
 
 @dataclass(frozen=True, slots=True)
+class Erasure:
+    """Remove a fact's content (value, retention reason) at ``at``; a shell stays for lineage."""
+
+    fact_id: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Retraction:
     """A fact loses the support of one source at ``at`` (system time)."""
 
@@ -156,6 +164,11 @@ class StoreTx(Protocol):
 
     tenant: str
 
+    def lock_subjects(self, ids: Sequence[str]) -> None:
+        """Hold the existing subjects' write locks until the transaction ends (sorted ids, so
+        two writers never wait on each other in a cycle). Writers of one subject then plan one
+        after the other, and a compare-and-set loser fails cleanly instead of colliding."""
+        ...
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
         """Versions live in system time now, per assertion key, oldest revision first."""
         ...
@@ -187,6 +200,10 @@ class StoreTx(Protocol):
         """Reopen the support edges that retraction closed; return their facts."""
         ...
     def reopen_facts(self, rows: Sequence[Reopening]) -> None: ...
+    def erase_facts(self, rows: Sequence[Erasure]) -> None:
+        """Remove the content of these facts wherever the backend keeps it (the embedded log
+        is rewritten); they stay as content-free shells so that lineage walks still work."""
+        ...
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]: ...
 
 

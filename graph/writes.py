@@ -95,6 +95,7 @@ def record(
     says what the batch would do (the impact of a filing before it is applied)."""
 
     def work(tx: StoreTx) -> WriteReport:
+        tx.lock_subjects(sorted({d.subject for d in batch.facts}))
         now = store.now()
         sources, new_sources = _resolve_sources(tx, batch, now)
         _check_subjects(tx, batch)

@@ -47,3 +47,21 @@ def test_a_memory_missing_its_owner_is_refused_naming_the_field(
     code, out, _ = run([*store_args, "remember", "preference", "user:42", "k", "v",
                         "--source-id", "m", *args], capsys, monkeypatch)
     assert code == 3 and "'owner'" in out
+
+
+def test_summarise_then_forget_from_the_command_line(
+    store_args: list[str],  # noqa: F811
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run([*store_args, "remember", "preference", "user:42", "shipping.preference",
+         "ship to the office", "--source-id", "msg-1", *SAID], capsys, monkeypatch)
+    code, out, _ = run([*store_args, "summarise", "user:42", "--user", "42", "--json"],
+                       capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["value"] == "shipping.preference: ship to the office"
+    code, out, _ = run([*store_args, "forget", "--subject", "user:42", "--key",
+                        "shipping.preference", "--user", "42", "--reason", "asked", "--json"],
+                       capsys, monkeypatch)
+    assert code == 0 and (json.loads(out)["facts"], json.loads(out)["derived"]) == (1, 1)
+    code, out, _ = run([*store_args, "memories", "user:42", "--user", "42", "--json"], capsys,
+                       monkeypatch)
+    assert json.loads(out) == []

@@ -49,6 +49,7 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         AsOf(SCOPE, known_at=T, system_at=T, valid=as_of(T)), None),
     "supports": lambda: cypher.supports("acme", ["a"]),
     "confirmations": lambda: cypher.confirmations("acme", ["a"], T),
+    "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
     "events": lambda: cypher.events("acme"),
     "walk_reach_upstream": lambda: lineage.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 8),
     "walk_reach_downstream": lambda: lineage.walk_reach(

@@ -8,13 +8,14 @@ WHERE f.tenant = $asof_tenant
   AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at)
   AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
   AND f.status IN $asof_statuses
+  AND f.erased_at IS NULL
   AND (f.valid_to IS NULL OR $asof_valid_start < f.valid_to)
   AND (f.expires_at IS NULL OR $asof_valid_start < f.expires_at)
   AND f.subject IN $asof_subjects
   AND f.predicate IN $asof_predicates
   AND f.kind IN $asof_kinds
 WITH f ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id LIMIT $limit
-RETURN f {.*, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]} AS f
+RETURN f {.*, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), erased_at: toString(f.erased_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]} AS f
 // params
 {
   "asof_kinds": [

@@ -1,0 +1,115 @@
+"""Erasure and summaries on both backends: a forgotten memory's text is nowhere in the store,
+its derived summary is gone with it, and a content-free tombstone remains."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph.embedded import LOG_NAME, EmbeddedStore
+from graph.forget import forget
+from graph.model import Scope
+from graph.neo4j_store import Neo4jStore
+from graph.remember import remember
+from graph.store import Store, UnknownReference
+from queries.memory import audit, recall, values
+from queries.summaries import SUMMARY_PREDICATE, summarise
+from tests.test_memory import ACTOR, memory, mine
+
+SECRET_ISH = "ship to 221B Baker Street please"
+# Any property, list-valued ones included, whose text contains $x.
+_CONTAINS = ("any(e IN CASE WHEN valueType(v) STARTS WITH 'LIST' THEN v ELSE [v] END "
+             "WHERE toString(e) CONTAINS $x)")
+
+
+def occurrences(store: Store, tenant: str, text: str) -> int:
+    """Every place ``text`` is stored: Neo4j nodes and relationships, or the embedded log."""
+    if isinstance(store, Neo4jStore):
+        with store.driver.session() as session:
+            nodes = session.run(
+                "MATCH (n) WHERE n.tenant = $t UNWIND keys(n) AS k WITH n[k] AS v "
+                f"WHERE {_CONTAINS} RETURN count(*) AS c", t=tenant, x=text).single()
+            rels = session.run(
+                "MATCH (n)-[r]->() WHERE n.tenant = $t UNWIND keys(r) AS k WITH r[k] AS v "
+                f"WHERE {_CONTAINS} RETURN count(*) AS c", t=tenant, x=text).single()
+            assert nodes is not None and rels is not None
+            return int(nodes["c"]) + int(rels["c"])
+    assert isinstance(store, EmbeddedStore) and store.path is not None
+    return (store.path / LOG_NAME).read_text(encoding="utf-8").count(text)
+
+
+def remembered(store: Store, scope: Scope, **fields: Any) -> str:
+    done = remember(store, memory(scope, **fields), actor=ACTOR)
+    assert done.memory_id is not None
+    return done.memory_id
+
+
+def test_after_erasing_a_memory_its_text_and_summary_are_nowhere_and_a_tombstone_remains(
+    store: Store, scope: Scope,
+) -> None:
+    remembered(store, scope, value=SECRET_ISH, consent=True)
+    remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-2")
+    summary = summarise(store, mine(scope), "user:42", actor=ACTOR).fact
+    assert SECRET_ISH in str(summary.value)
+    assert occurrences(store, scope.tenant, SECRET_ISH) >= 2  # the memory and its summary
+    gone = forget(store, mine(scope), subject="user:42", key="shipping.preference",
+                  actor="user:42", reason="user asked to forget it")
+    assert (gone.facts, gone.derived) == (1, 1)
+    assert occurrences(store, scope.tenant, SECRET_ISH) == 0
+    assert recall(store, mine(scope), "user:42", "shipping.preference") == []
+    assert recall(store, mine(scope), "user:42", SUMMARY_PREDICATE) == []
+    assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes"]
+    (tombstone,) = [e for e in audit(store, scope.tenant) if e.action == "erase"]
+    assert tombstone.details["facts"] == 1 and SECRET_ISH not in str(tombstone.model_dump())
+
+
+def test_every_version_of_a_corrected_memory_is_erased(store: Store, scope: Scope) -> None:
+    remembered(store, scope, value="first address, 10 Downing Street", consent=True)
+    remembered(store, scope, value="second address, 1 Infinite Loop", source_id="msg-2",
+               observed_at="2026-05-02T10:00:00Z", consent=True)
+    forget(store, mine(scope), subject="user:42", key="shipping.preference", actor="x",
+           reason="erase request")
+    for text in ("10 Downing Street", "1 Infinite Loop"):
+        assert occurrences(store, scope.tenant, text) == 0
+
+
+def test_forgetting_everything_of_one_user_leaves_the_other_users_alone(
+    store: Store, scope: Scope,
+) -> None:
+    remembered(store, scope, value="office")
+    remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-2")
+    remembered(store, scope, user="43", subject="user:43", owner="user:43", source_id="msg-3",
+               value="home")
+    gone = forget(store, scope, user="42", actor="admin", reason="account deleted")
+    assert gone.facts == 2
+    assert recall(store, mine(scope), "user:42") == []
+    assert values(recall(store, mine(scope, "43"), "user:43")) == ["home"]
+
+
+def test_a_correction_closes_the_summary_of_the_corrected_memory(
+    store: Store, scope: Scope,
+) -> None:
+    remembered(store, scope, value="office")
+    summarise(store, mine(scope), "user:42", actor=ACTOR)
+    remembered(store, scope, value="home", source_id="msg-2",
+               observed_at="2026-05-02T10:00:00Z")
+    assert recall(store, mine(scope), "user:42", SUMMARY_PREDICATE) == []
+    fresh = summarise(store, mine(scope), "user:42", actor=ACTOR).fact
+    assert fresh.value == "shipping.preference: home"
+
+
+def test_forgetting_by_source_erases_what_rests_on_it_alone(
+    store: Store, scope: Scope,
+) -> None:
+    remembered(store, scope, value="office")
+    remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-2")
+    remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-3")
+    gone = forget(store, mine(scope), source_id="msg-2", actor="x", reason="source withdrawn")
+    assert (gone.by, gone.facts) == ("source", 0)  # msg-3 still supports it
+    assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes"]
+    gone = forget(store, mine(scope), source_id="msg-1", actor="x", reason="source withdrawn")
+    assert gone.facts == 1
+    assert recall(store, mine(scope), "user:42", "shipping.preference") == []
+    with pytest.raises(UnknownReference):
+        forget(store, mine(scope), source_id="nope", actor="x", reason="-")
