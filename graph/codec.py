@@ -9,6 +9,7 @@ from typing import Any
 from graph.model import DerivationIn, Event, Fact, Source, Subject
 from graph.store import (
     Closure,
+    Conflict,
     DerivationWrite,
     Erasure,
     Invalidation,
@@ -25,6 +26,7 @@ _DATACLASSES: dict[str, type[Any]] = {
     "supersedes": Supersession,
     "invalidate": Invalidation,
     "erase": Erasure,
+    "conflicts": Conflict,
     "retract": Retraction,
     "reopen": Reopening,
     "restore": Restoration,

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from graph.asof import AsOf, to_cypher
 from graph.schema import (
     ABOUT,
+    CONFLICTS_WITH,
     DERIVATION,
     EVENT,
     FACT,
@@ -141,6 +142,15 @@ MATCH (old:{FACT} {{tenant: $tenant, id: row.old_id}})
 CREATE (new)-[:{SUPERSEDES} {{source_id: row.source_id, at: row.at,
                              recorded_at: row.recorded_at}}]->(old)""",
                  {"tenant": tenant, "rows": rows})
+
+
+def link_conflicts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (a:{FACT} {{tenant: $tenant, id: row.fact_id}})
+MATCH (b:{FACT} {{tenant: $tenant, id: row.other_id}})
+MERGE (a)-[r:{CONFLICTS_WITH}]->(b)
+ON CREATE SET r.recorded_at = row.recorded_at""", {"tenant": tenant, "rows": rows})
 
 
 def create_derivation(

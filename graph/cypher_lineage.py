@@ -12,6 +12,7 @@ from typing import Any
 from graph.asof import gap_clause
 from graph.cypher import Query, fact_map
 from graph.schema import (
+    CONFLICTS_WITH,
     DERIVATION,
     FACT,
     GENERATED,
@@ -22,12 +23,14 @@ from graph.schema import (
 )
 from graph.store import Direction
 
+WALKABLE = (*LINEAGE_TYPES, CONFLICTS_WITH)  # a conflict set is walked like lineage
+
 
 def _types(types: Sequence[str]) -> str:
-    unknown = set(types) - set(LINEAGE_TYPES)
+    unknown = set(types) - set(WALKABLE)
     if unknown or not types:
-        raise ValueError(f"not lineage relationship types: {sorted(unknown) or 'none given'}")
-    return "|".join(t for t in LINEAGE_TYPES if t in types)
+        raise ValueError(f"not walkable relationship types: {sorted(unknown) or 'none given'}")
+    return "|".join(t for t in WALKABLE if t in types)
 
 
 def _step(direction: Direction, a: str, r: str, b: str) -> str:

@@ -15,6 +15,7 @@ import networkx as nx
 from graph.model import Event, Fact
 from graph.schema import (
     ABOUT,
+    CONFLICTS_WITH,
     DERIVATION,
     EVENT,
     FACT,
@@ -73,6 +74,9 @@ class State:
                        invalidated_at=None)
         elif op == "derivation":
             self._derivation(tenant, rec, j)
+        elif op == "conflicts":
+            self._edge((FACT, tenant, rec.fact_id), (FACT, tenant, rec.other_id),
+                       CONFLICTS_WITH, j, recorded_at=rec.recorded_at, invalidated_at=None)
         elif op == "erase":
             fact = self.facts[tenant][rec.fact_id]
             self._fact(fact.model_copy(update={

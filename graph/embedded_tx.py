@@ -16,6 +16,7 @@ from graph.model import Event, Fact, Source, Subject
 from graph.schema import DERIVATION, FACT, GENERATED, LINEAGE_TYPES, SOURCE, SUPPORTED_BY, USED
 from graph.store import (
     Closure,
+    Conflict,
     ConflictError,
     DerivationWrite,
     Direction,
@@ -111,6 +112,9 @@ class EmbeddedTx:
 
     def lock_subjects(self, ids: Sequence[str]) -> None:
         """Nothing to do: the store's own lock already serialises every write."""
+
+    def link_conflicts(self, rows: Sequence[Conflict]) -> None:
+        self._do("conflicts", rows)
 
     def erase_facts(self, rows: Sequence[Erasure]) -> None:
         self._do("erase", rows)

@@ -22,6 +22,7 @@ from graph.store import (
     Clock,
     Closure,
     Confirmation,
+    Conflict,
     ConflictError,
     DerivationWrite,
     Direction,
@@ -317,6 +318,10 @@ class _Tx:
                           tuple(sorted((i, role) for i, role in r["inputs"] if i is not None)))
             for r in rows
         ]
+
+    def link_conflicts(self, rows: Sequence[Conflict]) -> None:
+        if rows:
+            self._run(cypher.link_conflicts(self.tenant, [asdict(r) for r in rows]))
 
     def erase_facts(self, rows: Sequence[Erasure]) -> None:
         if rows:

@@ -21,6 +21,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from graph.conflicts import open_conflict
 from graph.memory import (
     FACT_KIND,
     MEMORY_EPOCH,
@@ -85,6 +86,15 @@ def _remember(store: Store, m: MemoryIn, key: str, actor: str, expected: object)
     for _ in range(_ATTEMPTS):
         current, sources = current_version(store, m.tenant, key)
         verdict = gate(m, current, sources)
+        if verdict.decision is Decision.CONFLICT and current is not None:
+            try:
+                report = open_conflict(store, m, key, current, actor=actor,
+                                       reason=f"remember: conflict: {verdict.reason}",
+                                       details=_details(m, verdict))
+            except ConflictError:
+                continue
+            return Remembered(verdict.decision, verdict.reason, key, report.created[-1],
+                              1, report.event_id or "")
         if not verdict.writes:
             return _decided(store, m, key, verdict, current, actor)
         revision = current.revision if current else None

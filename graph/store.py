@@ -68,6 +68,15 @@ class Invalidation:
 
 
 @dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two current facts that disagree with no rule to choose: ``CONFLICTS_WITH``."""
+
+    fact_id: str
+    other_id: str
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Erasure:
     """Remove a fact's content (value, retention reason) at ``at``; a shell stays for lineage."""
 
@@ -200,6 +209,7 @@ class StoreTx(Protocol):
         """Reopen the support edges that retraction closed; return their facts."""
         ...
     def reopen_facts(self, rows: Sequence[Reopening]) -> None: ...
+    def link_conflicts(self, rows: Sequence[Conflict]) -> None: ...
     def erase_facts(self, rows: Sequence[Erasure]) -> None:
         """Remove the content of these facts wherever the backend keeps it (the embedded log
         is rewritten); they stay as content-free shells so that lineage walks still work."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -85,6 +85,7 @@ def record(
     tolerance: float = 0.0,
     dry_run: bool = False,
     details: Mapping[str, Value] | None = None,
+    then: Callable[[StoreTx, WriteReport], None] | None = None,
 ) -> WriteReport:
     """Write a batch atomically. ``expected`` maps assertion keys to the revision the caller
     last saw (``None``: "must not exist yet"); a mismatch raises :class:`ConflictError`.
@@ -92,7 +93,8 @@ def record(
     A correction cascades in the same transaction to every derived fact downstream; with
     ``recompute`` those are computed again from the corrected inputs (``graph.corrections``).
     ``dry_run`` plans and applies the batch in the transaction, then rolls it back: the report
-    says what the batch would do (the impact of a filing before it is applied)."""
+    says what the batch would do (the impact of a filing before it is applied). ``then`` runs
+    last in the same transaction, before the event (links a caller adds to what it wrote)."""
 
     def work(tx: StoreTx) -> WriteReport:
         tx.lock_subjects(sorted({d.subject for d in batch.facts}))
@@ -121,6 +123,8 @@ def record(
             {s.old_id: s.new_id for s in plan.links}, actor=actor, recompute=recompute,
             tolerance=tolerance,
         )
+        if then is not None:
+            then(tx, plan.report)
         tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan,
                                details or {}))
         plan.report.event_id = event_id

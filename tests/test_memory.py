@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
+from graph.conflicts import resolve, review
 from graph.memory import Decision, MemoryIn, MemoryKind
 from graph.model import Scope
 from graph.remember import memory_key, outcome, promote, remember
-from graph.store import ConflictError, Store
+from graph.schema import CONFLICTS_WITH
+from graph.store import ConflictError, Direction, Store
 from queries.memory import audit, recall, values
 from tests.conftest import PinnedClock
 
@@ -237,8 +239,8 @@ def test_an_inference_enters_as_candidate_with_evidence_and_never_answers_as_a_f
     assert recall(store, mine(scope), "user:42", "lives.near.office") == []
 
 
-def test_two_authoritative_sources_that_disagree_are_a_conflict_not_a_silent_pick(
-    store: Store, scope: Scope,
+def test_two_authoritative_sources_that_disagree_are_a_conflict_set_a_person_resolves(
+    store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:
     crm = {"kind": "fact", "subject": "account:7", "key": "plan", "source_kind": "tool_result",
            "source_version": "v3"}
@@ -246,5 +248,18 @@ def test_two_authoritative_sources_that_disagree_are_a_conflict_not_a_silent_pic
     other = remember(store, memory(scope, **crm, value="team", source_id="billing-1"),
                      actor=ACTOR)
     assert other.decision is Decision.CONFLICT
-    assert values(recall(store, mine(scope), "account:7", "plan")) == ["enterprise"]
+    both = recall(store, mine(scope), "account:7", "plan")
+    assert sorted((m.value, m.status) for m in both) == [
+        ("enterprise", "conflicted"), ("team", "conflicted")]
     assert MemoryKind.FACT.value in str(audit(store, scope.tenant, key="plan")[-1].details)
+    (open_set,) = review(store, mine(scope))
+    assert (open_set.subject, open_set.key, len(open_set.sides)) == ("account:7", "plan", 2)
+    linked = store.walk(scope.tenant, [open_set.sides[1].id], Direction.UPSTREAM,
+                        clock.now, 1, (CONFLICTS_WITH,))
+    assert {e.type for e in linked.edges} == {CONFLICTS_WITH}
+    clock.advance(minutes=5)
+    resolve(store, mine(scope), "account:7", "plan", "team", source_id="review-1",
+            observed_at=clock.now, owner="ops:alice", actor="ops:alice", reason="checked")
+    assert [(m.value, m.status) for m in recall(store, mine(scope), "account:7", "plan")] == [
+        ("team", "active")]
+    assert review(store, mine(scope)) == []
