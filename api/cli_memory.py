@@ -1,5 +1,5 @@
-"""``vintage remember | memories | audit | forget | summarise``: agent memory from the
-command line.
+"""``vintage remember | memories | audit | forget | summarise | review | resolve``: agent
+memory from the command line.
 
 Handlers parse, call ``graph.remember`` / ``queries.memory`` and format. A refused or conflicting
 write is a decision, not an error: it is printed (and audited) and the exit code is 3, so that
@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from api.options import Options
+from graph.conflicts import resolve, review
 from graph.forget import forget
 from graph.memory import Decision, MemoryIn, MemoryKind
 from graph.model import Scope, SourceKind
@@ -43,6 +44,8 @@ def register(app: typer.Typer) -> None:
     app.command("memories")(memories_cmd)
     app.command("audit")(audit_cmd)
     app.command("forget")(forget_cmd)
+    app.command("review")(review_cmd)
+    app.command("resolve")(resolve_cmd)
     app.command("summarise")(summarise_cmd)
 
 
@@ -201,3 +204,46 @@ def summarise_cmd(
                                     "value": done.fact.value}))
     else:
         _out.print(f"{done.fact.id}\n{done.fact.value}")
+
+
+def review_cmd(
+    ctx: typer.Context,
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """The open conflict sets: memories of equal authority that disagree."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        sets = review(store, _scope(options, user, project, thread))
+    if as_json:
+        _out.print_json(json.dumps([
+            {"subject": c.subject, "key": c.key,
+             "sides": [{"id": f.id, "value": f.value, "known_from": f.available_at.isoformat()}
+                       for f in c.sides]} for c in sets]))
+        return
+    for c in sets:
+        _out.print(f"[bold]{c.subject} {c.key}[/bold]: "
+                   + " | ".join(f"{f.value} ({f.id})" for f in c.sides))
+    if not sets:
+        _out.print("no open conflicts")
+
+
+def resolve_cmd(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument()],
+    key: Annotated[str, typer.Argument()],
+    keep: Annotated[str, typer.Argument(help="The value to keep.")],
+    source_id: Annotated[str, typer.Option(help="Id of this decision (e.g. a ticket).")],
+    owner: Annotated[str, typer.Option(help="Who decides.")],
+    reason: Annotated[str, typer.Option(help="Why.")],
+    observed_at: Annotated[str | None, typer.Option(help="When decided (default now).")]
+        = None,
+    user: User = None, project: Project = None, thread: Thread = None,
+) -> None:
+    """A person's decision on a conflict set: KEEP becomes active, the other sides retire."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        when = parse_instant(observed_at, "observed_at") if observed_at else store.now()
+        resolve(store, _scope(options, user, project, thread), subject, key, keep,
+                source_id=source_id, observed_at=when, owner=owner, actor=owner, reason=reason)
+    _out.print(f"resolved {subject} {key}: kept {keep!r}")

@@ -65,3 +65,27 @@ def test_summarise_then_forget_from_the_command_line(
     code, out, _ = run([*store_args, "memories", "user:42", "--user", "42", "--json"], capsys,
                        monkeypatch)
     assert json.loads(out) == []
+
+
+def test_review_lists_a_conflict_and_resolve_settles_it(
+    store_args: list[str],  # noqa: F811
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tool = ["--source-kind", "tool_result", "--source-version", "v3", "--observed-at",
+            "2026-05-01T10:00:00Z", "--owner", "ops", "--reason", "account data", "--user", "42"]
+    run([*store_args, "remember", "fact", "account:7", "plan", "enterprise", "--source-id",
+         "crm-1", *tool], capsys, monkeypatch)
+    code, out, _ = run([*store_args, "remember", "fact", "account:7", "plan", "team",
+                        "--source-id", "billing-1", *tool, "--json"], capsys, monkeypatch)
+    assert code == 3 and json.loads(out)["decision"] == "conflict"
+    code, out, _ = run([*store_args, "review", "--user", "42", "--json"], capsys, monkeypatch)
+    (open_set,) = json.loads(out)
+    assert sorted(s["value"] for s in open_set["sides"]) == ["enterprise", "team"]
+    code, _, err = run([*store_args, "resolve", "account:7", "plan", "team", "--source-id",
+                        "ticket-9", "--owner", "ops:alice", "--reason", "billing is right",
+                        "--observed-at", "2026-05-02T10:00:00Z", "--user", "42"],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    code, out, _ = run([*store_args, "memories", "account:7", "--user", "42", "--json"], capsys,
+                       monkeypatch)
+    assert [(m["value"], m["status"]) for m in json.loads(out)] == [("team", "active")]
