@@ -1,5 +1,5 @@
-"""``vintage remember | memories | audit | forget | summarise | review | resolve``: agent
-memory from the command line.
+"""``vintage remember | memories | audit | forget | summarise | review | resolve | rollback``:
+agent memory from the command line.
 
 Handlers parse, call ``graph.remember`` / ``queries.memory`` and format. A refused or conflicting
 write is a decision, not an error: it is printed (and audited) and the exit code is 3, so that
@@ -21,6 +21,7 @@ from graph.forget import forget
 from graph.memory import Decision, MemoryIn, MemoryKind
 from graph.model import Scope, SourceKind
 from graph.remember import remember
+from graph.rollback import rollback
 from graph.temporal import parse_instant
 from queries.memory import audit, recall
 from queries.summaries import summarise
@@ -46,6 +47,7 @@ def register(app: typer.Typer) -> None:
     app.command("forget")(forget_cmd)
     app.command("review")(review_cmd)
     app.command("resolve")(resolve_cmd)
+    app.command("rollback")(rollback_cmd)
     app.command("summarise")(summarise_cmd)
 
 
@@ -247,3 +249,23 @@ def resolve_cmd(
         resolve(store, _scope(options, user, project, thread), subject, key, keep,
                 source_id=source_id, observed_at=when, owner=owner, actor=owner, reason=reason)
     _out.print(f"resolved {subject} {key}: kept {keep!r}")
+
+
+def rollback_cmd(
+    ctx: typer.Context,
+    to: Annotated[str, typer.Option(help="The system time to restore the scope to.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the event).")],
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """Restore the scope's memories to what was held at --to, as new versions (nothing is
+    deleted); roll back to the instant before a rollback to undo it."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        done = rollback(store, _scope(options, user, project, thread),
+                        parse_instant(to, "to"), actor="vintage rollback", reason=reason)
+    data = {"event": done.event_id, "restored": done.restored, "retired": done.retired}
+    if as_json:
+        _out.print_json(json.dumps(data))
+    else:
+        _out.print(f"restored {done.restored}, retired {done.retired} (event {done.event_id})")

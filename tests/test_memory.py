@@ -12,6 +12,7 @@ from graph.conflicts import resolve, review
 from graph.memory import Decision, MemoryIn, MemoryKind
 from graph.model import Scope
 from graph.remember import memory_key, outcome, promote, remember
+from graph.rollback import rollback
 from graph.schema import CONFLICTS_WITH
 from graph.store import ConflictError, Direction, Store
 from queries.memory import audit, recall, values
@@ -263,3 +264,33 @@ def test_two_authoritative_sources_that_disagree_are_a_conflict_set_a_person_res
     assert [(m.value, m.status) for m in recall(store, mine(scope), "account:7", "plan")] == [
         ("team", "active")]
     assert review(store, mine(scope)) == []
+
+
+def test_rollback_to_t_then_rollback_of_the_rollback(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    remember(store, memory(scope, observed_at=clock.now.isoformat()), actor=ACTOR)
+    clock.advance(minutes=1)
+    good = clock.now
+    clock.advance(minutes=1)
+    remember(store, memory(scope, value="ship to nowhere", source_id="bad-1",
+                           observed_at=clock.now.isoformat()), actor="agent:buggy")
+    remember(store, memory(scope, key="gift.wrap", value="always", source_id="bad-2",
+                           observed_at=clock.now.isoformat()), actor="agent:buggy")
+    clock.advance(minutes=1)
+    before_rollback = clock.now
+    clock.advance(minutes=1)
+    undone = rollback(store, mine(scope), good, actor="ops", reason="bad batch")
+    assert (undone.restored, undone.retired) == (1, 1)
+    now = {m.key: m.value for m in recall(store, mine(scope), "user:42")}
+    assert now == {"shipping.preference": "ship to the office"}
+    history = store.history(scope.tenant, memory_key(memory(scope)))
+    assert [f.value for f in history] == ["ship to the office", "ship to nowhere",
+                                          "ship to the office"]  # nothing deleted
+    clock.advance(minutes=1)
+    redone = rollback(store, mine(scope), before_rollback, actor="ops", reason="it was fine")
+    assert (redone.restored, redone.retired) == (2, 0)
+    now = {m.key: m.value for m in recall(store, mine(scope), "user:42")}
+    assert now == {"shipping.preference": "ship to nowhere", "gift.wrap": "always"}
+    assert [e.details.get("decision") for e in audit(store, scope.tenant)][-2:] == [
+        "rollback", "rollback"]

@@ -1,0 +1,92 @@
+"""Rollback: restore a scope's memories to what the store held at a system time T.
+
+Nothing is deleted and nothing is rewritten: the rollback is new versions and invalidations,
+written as one event. A memory whose current value differs from its value at T gets a new
+version with that value (from a rollback source of the old version's kind and authority); a
+memory that did not exist at T is invalidated (system time; history kept). A rollback is itself
+rolled back by rolling back to the instant before it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph.asof import AsOf
+from graph.memory import FACT_KIND
+from graph.model import Authority, Event, Fact, FactIn, Scope, SourceIn, SourceKind, Status
+from graph.store import Invalidation, Reopening, Store, StoreError, StoreTx
+from graph.temporal import all_time
+from graph.writes import Batch, WriteReport, record
+
+_KIND_OF_AUTHORITY = {
+    Authority.USER_STATEMENT: SourceKind.USER_MESSAGE,
+    Authority.AUTHORITATIVE: SourceKind.TOOL_RESULT,
+    Authority.APPROVED_SUMMARY: SourceKind.APPROVED_SUMMARY,
+    Authority.MULTI_TURN_INFERENCE: SourceKind.MODEL_INFERENCE,
+    Authority.MODEL_GUESS: SourceKind.MODEL_INFERENCE,
+    Authority.UNKNOWN_TEXT: SourceKind.UNKNOWN,
+}
+
+
+@dataclass(frozen=True)
+class RolledBack:
+    event_id: str | None  # None: the scope already was as it was at T
+    restored: int  # memories given back their value at T
+    retired: int  # memories that did not exist at T, invalidated
+
+
+def _state(store: Store, scope: Scope, at: datetime | None) -> dict[str, Fact]:
+    spec = AsOf(scope, known_at=at, system_at=at, valid=all_time(),
+                statuses=frozenset(Status), kinds=tuple(FACT_KIND.values()))
+    return {f.key: f for f in store.read(spec)}
+
+
+def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
+             reason: str) -> RolledBack:
+    now = store.now()
+    if to >= now:
+        raise StoreError("roll back to an instant in the past")
+    then, current = _state(store, scope, to), _state(store, scope, None)
+    changed = [then[k] for k in sorted(then)
+               if k in current and current[k].content_hash != then[k].content_hash]
+    # Held at T, held by nothing now: the same fact comes back (a rollback being undone).
+    reopened = [then[k] for k in sorted(then) if k not in current]
+    retired = [current[k] for k in sorted(current) if k not in then]
+    if not (changed or reopened or retired):
+        return RolledBack(None, 0, 0)
+    details: dict[str, str | int | float | bool] = {
+        "decision": "rollback", "to": to.isoformat(), "restored": len(changed) + len(reopened),
+        "retired": len(retired)}
+
+    def restore(tx: StoreTx, report: WriteReport | None = None) -> None:
+        tx.invalidate_facts([Invalidation(f.id, now) for f in retired])
+        tx.reopen_facts([Reopening(f.id, now) for f in reopened])
+
+    why = f"rollback to {to.isoformat()}: {reason}"
+    if not changed:
+        event = Event(id="e" + uuid.uuid4().hex, tenant=scope.tenant, at=now, actor=actor,
+                      action="rollback", reason=why, details=details)
+
+        def only(tx: StoreTx) -> None:
+            restore(tx)
+            tx.append_event(event)
+
+        store.write(scope.tenant, only)
+        return RolledBack(event.id, len(reopened), len(retired))
+    tag = uuid.uuid4().hex[:12]
+    sources = {a: SourceIn(id=f"rollback:{tag}:{a.name.lower()}", kind=_KIND_OF_AUTHORITY[a],
+                           available_at=now, authority=a)
+               for a in {Authority(f.authority) for f in changed}}
+    drafts = [FactIn(subject=f.subject, predicate=f.predicate, value=f.value, unit=f.unit,
+                     valid_from=f.valid_from, valid_to=f.valid_to, kind=f.kind,
+                     status=f.status, source=sources[Authority(f.authority)].id,
+                     owner=f.owner, retention_reason=f.retention_reason,
+                     expires_at=f.expires_at) for f in changed]
+    report = record(
+        store, scope, Batch(sources=list(sources.values()), facts=drafts), actor=actor,
+        reason=why, expected={f.key: current[f.key].revision for f in changed},
+        details=details, then=restore,
+    )
+    return RolledBack(report.event_id, len(changed) + len(reopened), len(retired))
