@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Literal
 
 from graph.asof import AsOf
 from graph.memory import MEMORY_EPOCH
 from graph.model import Event, Scope, Status, assertion_key
-from graph.schema import FACT, GENERATED, SUPPORTED_BY, USED
+from graph.schema import FACT, GENERATED, USED
 from graph.store import Direction, Erasure, Store, StoreError, StoreTx, UnknownReference
+from graph.support import supported_by
 from graph.temporal import all_time
 
 _DEPTH = 64
@@ -61,7 +61,7 @@ def forget(
         targets = set(ids)
         if by == "source":
             assert source_id is not None
-            targets = _resting_on(tx, source_id, now)
+            targets = set(supported_by(tx, source_id, now)[0])
             tx.retract_support(source_id, now)  # what stays no longer rests on it
         if not targets and by != "source":
             raise UnknownReference(f"nothing to forget by {by}")
@@ -79,13 +79,3 @@ def forget(
         return Forgotten(event.id, by, len(targets), len(derived))
 
     return store.write(scope.tenant, work)
-
-
-def _resting_on(tx: StoreTx, source_id: str, at: datetime) -> set[str]:
-    if not tx.get_sources([source_id]):
-        raise UnknownReference(f"unknown source: {source_id}")
-    supported = sorted(tx.walk([source_id], Direction.DOWNSTREAM, at, 1,
-                               (SUPPORTED_BY,)).ids(FACT))
-    cited = tx.walk(supported, Direction.UPSTREAM, at, 1, (SUPPORTED_BY,)).edges
-    elsewhere = {e.start for e in cited if e.end != source_id}
-    return {f for f in supported if f not in elsewhere}

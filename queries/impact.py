@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict
 
 from graph.cascade import Axis, plan
 from graph.model import Scope
-from graph.schema import FACT, SUPPORTED_BY
-from graph.store import Direction, Store, StoreTx, UnknownReference
+from graph.store import Store, StoreTx, UnknownReference
+from graph.support import supported_by
 from queries.revised import Revision, revised_by
 from queries.views import FactView
 
@@ -63,14 +63,7 @@ def impact(
 
 def _impact(tx: StoreTx, source_id: str | None, fact_id: str | None, at: datetime) -> Impact:
     if source_id is not None:
-        if not tx.get_sources([source_id]):
-            raise UnknownReference(f"unknown source: {source_id}")
-        supported = sorted(tx.walk([source_id], Direction.DOWNSTREAM, at, 1,
-                                   (SUPPORTED_BY,)).ids(FACT))
-        cited = tx.walk(supported, Direction.UPSTREAM, at, 1, (SUPPORTED_BY,)).edges
-        elsewhere = {e.start for e in cited if e.end != source_id}
-        changed_ids = [fid for fid in supported if fid not in elsewhere]
-        kept = sorted(elsewhere & set(supported))
+        changed_ids, kept = supported_by(tx, source_id, at)
     else:
         assert fact_id is not None
         if not tx.get_facts([fact_id]):

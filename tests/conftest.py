@@ -19,7 +19,9 @@ from graph.model import Scope
 from graph.neo4j_store import Neo4jStore
 from graph.store import Store
 from graph.temporal import parse_instant
+from ingest.companyfacts import ParsedFile, read_companyfacts
 from tests.neo4j_server import Neo4jTarget, neo4j_uri_for_tests
+from tests.sec_files import TICKERS, data_file
 
 PINNED = parse_instant("2026-06-01T12:00:00+00:00")
 
@@ -83,3 +85,9 @@ def store(
     yield backend
     if isinstance(backend, Neo4jStore):
         backend.purge_tenant(tenant)
+
+
+@pytest.fixture(scope="session")
+def parsed() -> dict[str, ParsedFile]:
+    """The six bundled companyfacts files, parsed once (read-only: tests never mutate it)."""
+    return {ticker: read_companyfacts(data_file(ticker)) for ticker in TICKERS}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import sys
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
@@ -18,8 +17,6 @@ from typing import Any
 
 import pytest
 
-import ingest
-from api.cli import main
 from graph.embedded import EmbeddedStore
 from graph.model import Change, Event, Scope
 from graph.store import Store
@@ -27,41 +24,25 @@ from graph.temporal import day_start, from_to
 from ingest.batches import Summary
 from ingest.companyfacts import ParsedFile, ingest_companyfacts, read_companyfacts
 from ingest.facts_table import IngestError
-from ingest.revisions import Revision, classify, revisions
 from queries.asof import Answer, facts_as_of, history
+from tests.sec_files import (
+    GOOGL_FIRST,
+    GOOGL_NET_INCOME,
+    GOOGL_OPERATING_INCOME,
+    GOOGL_RECAST,
+    NVDA_EPS,
+    NVDA_FY2024,
+    Q1_2018,
+    TSLA_COGS,
+    TSLA_FY2014,
+    classified,
+    data_file,
+    period,
+)
+from tests.test_cli import run as cli_run
 
-DATA = Path(ingest.__file__).parent / "data"
-FILES = DATA / "companyfacts"
-TICKERS = ("NVDA", "GOOGL", "TSLA", "SNOW", "MRVL", "LPA")
 ACTOR = "test ingest companyfacts"
 
-GOOGL_OPERATING_INCOME = "us-gaap:OperatingIncomeLoss"
-GOOGL_NET_INCOME = "us-gaap:NetIncomeLoss"
-NVDA_EPS = "us-gaap:EarningsPerShareDiluted"
-TSLA_COGS = "us-gaap:CostOfGoodsSold"
-Q1_2018 = (date(2018, 1, 1), date(2018, 3, 31))
-NVDA_FY2024 = (date(2023, 1, 30), date(2024, 1, 28))
-TSLA_FY2014 = (date(2014, 1, 1), date(2014, 12, 31))
-GOOGL_FIRST = "0001652044-18-000016"
-GOOGL_RECAST = "0001652044-19-000015"
-
-def data_file(ticker: str) -> Path:
-    (path,) = FILES.glob(f"CIK*_{ticker}.json.gz")
-    return path
-
-
-@pytest.fixture(scope="module")
-def parsed() -> dict[str, ParsedFile]:
-    return {ticker: read_companyfacts(data_file(ticker)) for ticker in TICKERS}
-
-
-def period(start: date | None, end: date) -> tuple[datetime, datetime]:
-    """The half-open valid interval the ingest gives an SEC period (``end`` is inclusive)."""
-    return day_start(start or end), day_start(end) + timedelta(days=1)
-
-
-def classified(parsed_file: ParsedFile) -> dict[Revision, Change]:
-    return classify(revisions(parsed_file.rows))
 
 
 
@@ -355,18 +336,7 @@ def vintage(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.delenv("VINTAGE_TENANT", raising=False)
     monkeypatch.delenv("VINTAGE_STORE", raising=False)
-
-    def run(args: list[str]) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["vintage", *args])
-        code = 0
-        try:
-            main()
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
+    return lambda args: cli_run(args, capsys, monkeypatch)
 
 
 def stored(directory: Path, tenant: str) -> tuple[list[Event], list[Answer]]:

@@ -6,48 +6,24 @@ from __future__ import annotations
 import csv
 import gzip
 from collections import Counter
-from datetime import date, datetime, timedelta
+from datetime import date
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
-import ingest
 from graph.model import Change
-from graph.temporal import day_start
-from ingest.companyfacts import ParsedFile, read_companyfacts
+from ingest.companyfacts import ParsedFile
 from ingest.revisions import Revision, Row, classify, is_rounding, precision, revisions
-
-DATA = Path(ingest.__file__).parent / "data"
-FILES = DATA / "companyfacts"
-TICKERS = ("NVDA", "GOOGL", "TSLA", "SNOW", "MRVL", "LPA")
-
-Q1_2018 = (date(2018, 1, 1), date(2018, 3, 31))
-NVDA_FY2024 = (date(2023, 1, 30), date(2024, 1, 28))
-TSLA_FY2014 = (date(2014, 1, 1), date(2014, 12, 31))
-GOOGL_FIRST = "0001652044-18-000016"
-GOOGL_RECAST = "0001652044-19-000015"
-
-RevisionKey = tuple[int, str, str, str, str, str, str]
-
-
-def data_file(ticker: str) -> Path:
-    (path,) = FILES.glob(f"CIK*_{ticker}.json.gz")
-    return path
-
-
-@pytest.fixture(scope="module")
-def parsed() -> dict[str, ParsedFile]:
-    return {ticker: read_companyfacts(data_file(ticker)) for ticker in TICKERS}
-
-
-def period(start: date | None, end: date) -> tuple[datetime, datetime]:
-    """The half-open valid interval the ingest gives an SEC period (``end`` is inclusive)."""
-    return day_start(start or end), day_start(end) + timedelta(days=1)
-
-
-def classified(parsed_file: ParsedFile) -> dict[Revision, Change]:
-    return classify(revisions(parsed_file.rows))
+from tests.sec_files import (
+    DATA,
+    GOOGL_FIRST,
+    GOOGL_RECAST,
+    NVDA_FY2024,
+    Q1_2018,
+    TSLA_FY2014,
+    RevisionKey,
+    classified,
+)
 
 
 def find(found: dict[Revision, Change], concept: str, start: date | None, end: date,
