@@ -1,5 +1,5 @@
-"""``vintage remember | memories | audit | forget | summarise | review | resolve | rollback``:
-agent memory from the command line.
+"""``vintage remember | memories | audit | forget | summarise | review | resolve | rollback |
+invalidate``: agent memory from the command line.
 
 Handlers parse, call ``graph.remember`` / ``queries.memory`` and format. A refused or conflicting
 write is a decision, not an error: it is printed (and audited) and the exit code is 3, so that
@@ -20,7 +20,7 @@ from graph.conflicts import resolve, review
 from graph.forget import forget
 from graph.memory import Decision, MemoryIn, MemoryKind
 from graph.model import Scope, SourceKind
-from graph.remember import remember
+from graph.remember import invalidate_memory, remember
 from graph.rollback import rollback
 from graph.temporal import parse_instant
 from queries.memory import audit, recall
@@ -48,6 +48,7 @@ def register(app: typer.Typer) -> None:
     app.command("review")(review_cmd)
     app.command("resolve")(resolve_cmd)
     app.command("rollback")(rollback_cmd)
+    app.command("invalidate")(invalidate_cmd)
     app.command("summarise")(summarise_cmd)
 
 
@@ -269,3 +270,18 @@ def rollback_cmd(
         _out.print_json(json.dumps(data))
     else:
         _out.print(f"restored {done.restored}, retired {done.retired} (event {done.event_id})")
+
+
+def invalidate_cmd(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument()],
+    key: Annotated[str, typer.Argument()],
+    reason: Annotated[str, typer.Option(help="Why (kept in the event).")],
+    user: User = None, project: Project = None, thread: Thread = None,
+) -> None:
+    """Stop holding one memory from now on (history kept; as-of reads before it unchanged)."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        report = invalidate_memory(store, _scope(options, user, project, thread), subject, key,
+                                   actor="vintage invalidate", reason=reason)
+    _out.print(f"invalidated {subject} {key}; {len(report.cascade)} derived facts closed")

@@ -19,7 +19,7 @@ from enum import StrEnum
 from graph.cascade import Axis, _justified_until, plan
 from graph.derivations import Output, derive_in
 from graph.model import Event, Fact, Scope, Value
-from graph.recipes import from_derivation
+from graph.recipes import RecipeError, from_derivation
 from graph.store import (
     Closure,
     DerivationWrite,
@@ -94,7 +94,10 @@ def _recomputed(
     if not usable:
         return None  # nothing to recompute from: the broken inputs have no successor
     j = min(usable, key=lambda x: x.derivation.id)
-    recipe = from_derivation(j.derivation)
+    try:
+        recipe = from_derivation(j.derivation)
+    except RecipeError:
+        return None  # a recipe nobody can run again (an inference's evidence): it just closes
     inputs = {role: replaced.get(i, i) for i, role in j.inputs}
     values = tx.get_facts(sorted(set(inputs.values())))
     value = recipe.evaluate({role: values[i].value for role, i in inputs.items()})

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from graph.conflicts import open_conflict
+from graph.corrections import ExitReport, invalidate
 from graph.memory import (
     FACT_KIND,
     MEMORY_EPOCH,
@@ -33,17 +35,20 @@ from graph.memory import (
     refused,
 )
 from graph.model import (
+    DerivationIn,
     Event,
     Fact,
     FactIn,
+    Scope,
     SourceIn,
     SourceKind,
     Status,
     Subject,
     assertion_key,
+    digest,
 )
-from graph.store import ConflictError, Store
-from graph.writes import Batch, record
+from graph.store import ConflictError, DerivationWrite, Store, StoreTx, UnknownReference
+from graph.writes import Batch, WriteReport, record
 
 _ATTEMPTS = 64
 _UNSET = object()
@@ -132,10 +137,32 @@ def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
         actor=actor, reason=f"remember: {verdict.decision.value}: {verdict.reason}",
         expected={key: expected},  # type: ignore[dict-item]
         details=_details(m, verdict),
+        then=_evidence(m, store.now()) if m.evidence else None,
     )
     fact, _ = current_version(store, m.tenant, key)
     return Remembered(verdict.decision, verdict.reason, key, fact.id if fact else None,
                       fact.revision if fact else None, report.event_id or "")
+
+
+def _evidence(m: MemoryIn, now: datetime) -> Callable[[StoreTx, WriteReport], None]:
+    """An inference rests on its evidence as lineage (``USED`` -> derivation -> ``GENERATED``),
+    so that correcting the evidence closes the inference and erasing it erases the inference.
+    The recipe is never registered: an inference is re-inferred, not recomputed."""
+
+    def link(tx: StoreTx, report: WriteReport) -> None:
+        if not report.created:
+            return
+        missing = set(m.evidence) - set(tx.get_facts(sorted(set(m.evidence))))
+        if missing:
+            raise UnknownReference(f"unknown evidence: {', '.join(sorted(missing)[:5])}")
+        (fact_id,) = report.created
+        derivation = DerivationIn(id="d" + digest("inference", fact_id, sorted(m.evidence)),
+                                  recipe="memory:inference", version="evidence")
+        tx.put_derivation(DerivationWrite(
+            derivation, tuple((e, "evidence") for e in sorted(set(m.evidence))), (fact_id,),
+            now))
+
+    return link
 
 
 def _decided(store: Store, m: MemoryIn, key: str, verdict: Verdict, current: Fact | None,
@@ -208,3 +235,14 @@ def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
         update.update(source_kind=SourceKind.TOOL_RESULT, source_id=f"validated:{current.id}",
                       source_version="outcomes", observed_at=store.now(), authority=None)
     return _write(store, m.model_copy(update=update), key, verdict, actor, current.revision)
+
+
+def invalidate_memory(store: Store, scope: Scope, subject: str, key: str, *, actor: str,
+                      reason: str) -> ExitReport:
+    """Stop holding a memory from now on: invisible to reads for now, unchanged for as-of
+    reads before; history kept; anything derived from it is closed in system time."""
+    ident = assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)
+    current, _ = current_version(store, scope.tenant, ident)
+    if current is None:
+        raise UnknownReference(f"no memory {subject} {key} in this scope")
+    return invalidate(store, scope, [current.id], actor=actor, reason=reason)

@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
+from graph.asof import AsOf
 from graph.conflicts import resolve, review
 from graph.memory import Decision, MemoryIn, MemoryKind
 from graph.model import Scope
-from graph.remember import memory_key, outcome, promote, remember
+from graph.remember import invalidate_memory, memory_key, outcome, promote, remember
 from graph.rollback import rollback
 from graph.schema import CONFLICTS_WITH
-from graph.store import ConflictError, Direction, Store
+from graph.store import ConflictError, Direction, Store, UnknownReference
 from queries.memory import audit, recall, values
 from tests.conftest import PinnedClock
 
@@ -294,3 +295,20 @@ def test_rollback_to_t_then_rollback_of_the_rollback(
     assert now == {"shipping.preference": "ship to nowhere", "gift.wrap": "always"}
     assert [e.details.get("decision") for e in audit(store, scope.tenant)][-2:] == [
         "rollback", "rollback"]
+
+
+def test_an_invalidated_memory_is_gone_for_now_and_there_as_of_before(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    remember(store, memory(scope), actor=ACTOR)
+    clock.advance(minutes=1)
+    held = clock.now
+    clock.advance(minutes=1)
+    invalidate_memory(store, mine(scope), "user:42", "shipping.preference", actor="ops",
+                      reason="wrong user")
+    assert recall(store, mine(scope), "user:42") == []
+    (then,) = store.read(AsOf(mine(scope), system_at=held))
+    assert then.value == "ship to the office"
+    with pytest.raises(UnknownReference):
+        invalidate_memory(store, mine(scope), "user:42", "shipping.preference", actor="ops",
+                          reason="again")

@@ -113,3 +113,38 @@ def test_forgetting_by_source_erases_what_rests_on_it_alone(
     assert recall(store, mine(scope), "user:42", "shipping.preference") == []
     with pytest.raises(UnknownReference):
         forget(store, mine(scope), source_id="nope", actor="x", reason="-")
+
+
+def inferred(store: Store, scope: Scope, evidence: str) -> str:
+    done = remember(store, memory(scope, kind="inference", key="lives.near.office", value=True,
+                                  source_kind="model_inference", source_id="infer-1",
+                                  evidence=(evidence,)), actor=ACTOR)
+    assert done.memory_id is not None
+    return done.memory_id
+
+
+def test_an_inference_rests_on_its_evidence_and_is_erased_with_it(
+    store: Store, scope: Scope,
+) -> None:
+    base = remembered(store, scope, value="ship to the office")
+    inferred(store, scope, base)
+    gone = forget(store, mine(scope), subject="user:42", key="shipping.preference",
+                  actor="user:42", reason="forget it")
+    assert gone.derived == 1
+    assert recall(store, mine(scope), "user:42", "lives.near.office", candidates=True) == []
+
+
+def test_correcting_the_evidence_closes_the_inference(store: Store, scope: Scope) -> None:
+    base = remembered(store, scope, value="ship to the office")
+    inferred(store, scope, base)
+    remembered(store, scope, value="ship to my home", source_id="msg-2",
+               observed_at="2026-05-02T10:00:00Z")
+    assert recall(store, mine(scope), "user:42", "lives.near.office", candidates=True) == []
+
+
+def test_an_inference_citing_unknown_evidence_is_refused_and_writes_nothing(
+    store: Store, scope: Scope,
+) -> None:
+    with pytest.raises(UnknownReference, match="unknown evidence"):
+        inferred(store, scope, "no-such-memory")
+    assert store.events(scope.tenant) == []
