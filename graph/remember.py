@@ -9,14 +9,12 @@ Concurrency: the gate reads the memory's current version, and the write then com
 on that revision. A concurrent writer makes the write fail with ``ConflictError``; without an
 ``expected`` revision from the caller the gate runs again on the new state (so sixteen
 concurrent updates all land, in some order); with one, the conflict goes back to the caller.
-Within one process, writes to one memory also queue on a per-key lock: the compare-and-set
-stays the guarantee (across processes it is the only one, with the subject locks every write
-transaction takes), the lock only spares the server doomed transactions (docs/semantics.md).
+Every write transaction first takes its subjects' locks (``StoreTx.lock_subjects``), so the
+loser of a race fails the compare-and-set cleanly and is gated again.
 """
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,11 +81,6 @@ def remember(store: Store, m: MemoryIn, *, actor: str,
              expected: int | object | None = _UNSET) -> Remembered:
     """Gate and write one memory; return the decision and why (an ``Event`` either way)."""
     key = memory_key(m)
-    with _key_lock(m.tenant, key):
-        return _remember(store, m, key, actor, expected)
-
-
-def _remember(store: Store, m: MemoryIn, key: str, actor: str, expected: object) -> Remembered:
     for _ in range(_ATTEMPTS):
         current, sources = current_version(store, m.tenant, key)
         verdict = gate(m, current, sources)
@@ -97,6 +90,8 @@ def _remember(store: Store, m: MemoryIn, key: str, actor: str, expected: object)
                                        reason=f"remember: conflict: {verdict.reason}",
                                        details=_details(m, verdict))
             except ConflictError:
+                if expected is not _UNSET:
+                    raise
                 continue
             return Remembered(verdict.decision, verdict.reason, key, report.created[-1],
                               1, report.event_id or "")
@@ -104,7 +99,7 @@ def _remember(store: Store, m: MemoryIn, key: str, actor: str, expected: object)
             return _decided(store, m, key, verdict, current, actor)
         revision = current.revision if current else None
         try:
-            return _write(store, m, key, verdict, actor,
+            return _write(store, m, key, verdict, actor, current,
                           revision if expected is _UNSET else expected)
         except ConflictError:
             if expected is not _UNSET:
@@ -112,17 +107,10 @@ def _remember(store: Store, m: MemoryIn, key: str, actor: str, expected: object)
     raise ConflictError(f"memory {m.subject} {m.key}: still contended after {_ATTEMPTS} tries")
 
 
-_LOCKS: dict[tuple[str, str], threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-def _key_lock(tenant: str, key: str) -> threading.Lock:
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault((tenant, key), threading.Lock())
-
-
 def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
-           expected: object) -> Remembered:
+           current: Fact | None, expected: object) -> Remembered:
+    """Write the gated draft, compare-and-set on ``expected``; ``current`` is the version the
+    gate saw (the write succeeding proves it is still the live one)."""
     assert verdict.status is not None and m.source_kind is not None
     assert m.source_id is not None and m.observed_at is not None
     draft = FactIn(
@@ -139,9 +127,12 @@ def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
         details=_details(m, verdict),
         then=_evidence(m, store.now()) if m.evidence else None,
     )
-    fact, _ = current_version(store, m.tenant, key)
-    return Remembered(verdict.decision, verdict.reason, key, fact.id if fact else None,
-                      fact.revision if fact else None, report.event_id or "")
+    memory_id: str | None = current.id if current else None  # a repeat: support added
+    revision: int | None = current.revision if current else None
+    if report.created:  # a new version on top of the one the gate saw
+        memory_id, revision = report.created[-1], (revision or 0) + 1
+    return Remembered(verdict.decision, verdict.reason, key, memory_id, revision,
+                      report.event_id or "")
 
 
 def _evidence(m: MemoryIn, now: datetime) -> Callable[[StoreTx, WriteReport], None]:
@@ -234,7 +225,8 @@ def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
     if not by_user:  # the validation itself is the source, public now
         update.update(source_kind=SourceKind.TOOL_RESULT, source_id=f"validated:{current.id}",
                       source_version="outcomes", observed_at=store.now(), authority=None)
-    return _write(store, m.model_copy(update=update), key, verdict, actor, current.revision)
+    return _write(store, m.model_copy(update=update), key, verdict, actor, current,
+                  current.revision)
 
 
 def invalidate_memory(store: Store, scope: Scope, subject: str, key: str, *, actor: str,
