@@ -3,10 +3,8 @@ summary (``--json`` for the same as data)."""
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -18,9 +16,8 @@ from api import render
 from api.options import Options
 from graph.model import Scope
 from graph.store import Store
-from graph.temporal import parse_instant
 from ingest.batches import Summary
-from ingest.companyfacts import ingest_companyfacts
+from ingest.companyfacts import ingest_companyfacts, read_acceptance_times
 from ingest.facts_table import ingest_table
 
 ingest_app = typer.Typer(name="ingest", no_args_is_help=True, help="Load sources into facts.")
@@ -68,7 +65,7 @@ def companyfacts(
     """SEC EDGAR XBRL companyfacts: one fact per concept, unit and period, revisions classified."""
     if ticker is not None and len(files) > 1:
         raise typer.BadParameter("--ticker names one company: give one file", param_hint="--ticker")
-    times = _acceptance_times(accepted) if accepted else None
+    times = read_acceptance_times(accepted) if accepted else None
     _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_companyfacts(
         store, scope, path, actor="vintage ingest companyfacts", ticker=ticker, accepted=times,
         recompute=recompute, dry_run=dry_run, progress=progress))
@@ -94,12 +91,3 @@ def _ingest(options: Options, files: list[Path], as_json: bool, load: Ingest) ->
     else:
         for summary in summaries:
             render.ingest_summary(_out, summary)
-
-
-def _acceptance_times(path: Path) -> dict[str, datetime]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    if not rows or not {"accession", "accepted_at"} <= set(rows[0]):
-        raise ValueError(f"{path}: expected a CSV with columns accession,accepted_at")
-    return {row["accession"]: parse_instant(row["accepted_at"], f"{path}: accepted_at")
-            for row in rows}

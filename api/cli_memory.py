@@ -18,7 +18,7 @@ from rich.table import Table
 from api.options import Options
 from graph.conflicts import resolve, review
 from graph.forget import forget
-from graph.memory import Decision, MemoryIn, MemoryKind
+from graph.memory import Decision, MemoryIn, MemoryKind, memory_scope
 from graph.model import Scope, SourceKind
 from graph.remember import invalidate_memory, remember
 from graph.rollback import rollback
@@ -36,8 +36,7 @@ REFUSED_EXIT = 3
 
 def _scope(options: Options, user: str | None, project: str | None,
            thread: str | None) -> Scope:
-    keys = {k: v for k, v in (("user", user), ("project", project), ("thread", thread)) if v}
-    return options.scope(**keys)
+    return memory_scope(options.scope().tenant, user, project, thread)
 
 
 def register(app: typer.Typer) -> None:

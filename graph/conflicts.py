@@ -16,7 +16,7 @@ from datetime import datetime
 from graph.asof import AsOf
 from graph.memory import FACT_KIND, MEMORY_EPOCH, MemoryIn
 from graph.model import Fact, FactIn, Scope, SourceIn, SourceKind, Status, Subject, Value
-from graph.store import Conflict, Invalidation, Store, StoreTx
+from graph.store import Conflict, Invalidation, Store, StoreTx, UnknownReference
 from graph.writes import Batch, WriteReport, record
 
 VARIANT = "conflict:"
@@ -72,7 +72,10 @@ def resolve(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
             reason: str) -> WriteReport:
     """A person's decision on a conflict set: ``keep`` becomes the active value, the other
     sides are invalidated. ``source_id``/``observed_at`` name the decision itself."""
-    (open_set,) = [c for c in review(store, scope) if (c.subject, c.key) == (subject, key)]
+    found = [c for c in review(store, scope) if (c.subject, c.key) == (subject, key)]
+    if not found:
+        raise UnknownReference(f"no open conflict on {subject} {key} in this scope")
+    (open_set,) = found
     main = next(f for f in open_set.sides if f.unit is None)
     variants = [f for f in open_set.sides if f.unit is not None]
     decision = SourceIn(id=source_id, kind=SourceKind.USER_MESSAGE, available_at=observed_at)

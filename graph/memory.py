@@ -67,6 +67,13 @@ class Decision(StrEnum):
     CONFLICT = "conflict"
 
 
+def memory_scope(tenant: str, user: str | None = None, project: str | None = None,
+                 thread: str | None = None) -> Scope:
+    """A memory's scope: the tenant, and the user, project and thread that are given."""
+    keys = {k: v for k, v in (("user", user), ("project", project), ("thread", thread)) if v}
+    return Scope(tenant=tenant, keys=keys)
+
+
 class MemoryIn(BaseModel):
     """One memory write. The four reviewer fields (source, observed time, owner, retention
     reason) are optional here so that a write missing one is *refused by the gate* (an audited
@@ -99,9 +106,7 @@ class MemoryIn(BaseModel):
         return check_value(value)
 
     def scope(self) -> Scope:
-        keys = {k: v for k, v in (("user", self.user), ("project", self.project),
-                                  ("thread", self.thread)) if v}
-        return Scope(tenant=self.tenant, keys=keys)
+        return memory_scope(self.tenant, self.user, self.project, self.thread)
 
     def missing(self) -> str | None:
         for name in REQUIRED:

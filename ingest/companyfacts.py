@@ -14,6 +14,7 @@ and ``frame`` describe the filing, not the period, and are ignored; periods key 
 
 from __future__ import annotations
 
+import csv
 import gzip
 import re
 import zlib
@@ -28,7 +29,7 @@ import ijson  # type: ignore[import-untyped]
 
 from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
 from graph.store import Store
-from graph.temporal import Interval, all_time, day_start
+from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
 from ingest.batches import Progress, Summary, write_file
 from ingest.facts_table import IngestError
 from ingest.revisions import Revision, Row, classify, in_filing_order, revisions
@@ -253,3 +254,18 @@ def ingest_companyfacts(
     return write_file(store, scope, path.name, subjects=[planned.subject],
                       sources=planned.sources, facts=planned.facts, actor=actor,
                       recompute=recompute, dry_run=dry_run, progress=progress)
+
+
+def read_acceptance_times(path: Path) -> dict[str, datetime]:
+    """A CSV of ``accession,accepted_at``: finer availability than the filed dates."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows or not {"accession", "accepted_at"} <= set(rows[0]):
+        raise IngestError(path, [(1, "-", "expected a CSV with columns accession,accepted_at")])
+    times = {}
+    for number, row in enumerate(rows, start=2):
+        try:
+            times[row["accession"]] = parse_instant(row["accepted_at"], "accepted_at")
+        except TimeError as exc:
+            raise IngestError(path, [(number, "accepted_at", str(exc))]) from None
+    return times

@@ -9,7 +9,6 @@ fact). A key nobody stated returns nothing, never a neighbour.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -76,7 +75,3 @@ def audit(
                 and (key is None or e.details.get("key") == key)
                 and (since is None or since <= e.at) and (until is None or e.at < until))
     return [e for e in store.events(tenant) if wanted(e)]
-
-
-def values(memories: Sequence[MemoryView]) -> list[Value]:
-    return [m.value for m in memories]

@@ -22,7 +22,12 @@ from graph.model import Change, Event, Scope
 from graph.store import Store
 from graph.temporal import day_start, from_to
 from ingest.batches import Summary
-from ingest.companyfacts import ParsedFile, ingest_companyfacts, read_companyfacts
+from ingest.companyfacts import (
+    ParsedFile,
+    ingest_companyfacts,
+    read_acceptance_times,
+    read_companyfacts,
+)
 from ingest.facts_table import IngestError
 from queries.asof import Answer, facts_as_of, history
 from tests.sec_files import (
@@ -418,3 +423,14 @@ def test_cli_malformed_file_is_an_error_naming_row_and_field_and_writes_nothing(
     assert "row 2" in flat
     assert "accn" in flat
     assert stored(tmp_path / "store", "acme") == ([], [])
+
+
+def test_acceptance_times_come_from_a_csv_and_a_bad_time_names_its_row(tmp_path: Path) -> None:
+    good = tmp_path / "accepted.csv"
+    good.write_text("accession,accepted_at\n0001652044-18-000016,2018-04-23T20:05:00Z\n")
+    assert read_acceptance_times(good) == {
+        GOOGL_FIRST: datetime(2018, 4, 23, 20, 5, tzinfo=UTC)}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("accession,accepted_at\n0001652044-18-000016,yesterday\n")
+    with pytest.raises(IngestError, match="row 2, field 'accepted_at'"):
+        read_acceptance_times(bad)

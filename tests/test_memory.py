@@ -3,6 +3,7 @@ experiences of issue 5's counterexample set."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -11,12 +12,12 @@ import pytest
 from graph.asof import AsOf
 from graph.conflicts import resolve, review
 from graph.memory import Decision, MemoryIn, MemoryKind
-from graph.model import Scope
+from graph.model import Scope, Value
 from graph.remember import invalidate_memory, memory_key, outcome, promote, remember
 from graph.rollback import rollback
 from graph.schema import CONFLICTS_WITH
 from graph.store import ConflictError, Direction, Store, UnknownReference
-from queries.memory import audit, recall, values
+from queries.memory import MemoryView, audit, recall
 from tests.conftest import PinnedClock
 
 ACTOR = "agent:test"
@@ -32,6 +33,10 @@ def memory(scope: Scope, **fields: Any) -> MemoryIn:
     }
     base.update(fields)
     return MemoryIn.model_validate(base)
+
+
+def values(memories: Sequence[MemoryView]) -> list[Value]:
+    return [m.value for m in memories]
 
 
 def mine(scope: Scope, user: str = "42") -> Scope:

@@ -13,9 +13,9 @@ from graph.model import Scope
 from graph.neo4j_store import Neo4jStore
 from graph.remember import remember
 from graph.store import Store, UnknownReference
-from queries.memory import audit, recall, values
+from queries.memory import audit, recall
 from queries.summaries import SUMMARY_PREDICATE, summarise
-from tests.test_memory import ACTOR, memory, mine
+from tests.test_memory import ACTOR, memory, mine, values
 
 SECRET_ISH = "ship to 221B Baker Street please"
 # Any property, list-valued ones included, whose text contains $x.
