@@ -12,7 +12,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from api import cli_memory, render
+from api import cli_memory, cli_memory_control, render
 from api.cli_ingest import ingest_app
 from api.cli_neo4j import neo4j_app
 from api.options import Options
@@ -37,6 +37,7 @@ app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
                   help="Bitemporal facts on Neo4j: what was known, when, and why.")
 app.add_typer(neo4j_app, name="neo4j")
 cli_memory.register(app)
+cli_memory_control.register(app)
 app.add_typer(ingest_app, name="ingest")
 out = Console()
 err = Console(stderr=True)

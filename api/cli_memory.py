@@ -1,5 +1,6 @@
 """``vintage remember | memories | audit | forget | summarise | review | resolve | rollback |
-invalidate``: agent memory from the command line.
+invalidate``: agent memory from the command line (``correct | demote | context`` live in
+``api.cli_memory_control``).
 
 Handlers parse, call ``graph.remember`` / ``queries.memory`` and format. A refused or conflicting
 write is a decision, not an error: it is printed (and audited) and the exit code is 3, so that
@@ -34,7 +35,7 @@ AsJson = Annotated[bool, typer.Option("--json")]
 REFUSED_EXIT = 3
 
 
-def _scope(options: Options, user: str | None, project: str | None,
+def scope_of(options: Options, user: str | None, project: str | None,
            thread: str | None) -> Scope:
     return memory_scope(options.scope().tenant, user, project, thread)
 
@@ -79,7 +80,7 @@ def remember_cmd(
 ) -> None:
     """Write one memory through the gates; print the decision and why."""
     options: Options = ctx.obj
-    scope = _scope(options, user, project, thread)
+    scope = scope_of(options, user, project, thread)
     draft = MemoryIn(
         kind=kind, tenant=scope.tenant, subject=subject, key=key,
         value=json.loads(value) if typed else value, source_kind=source_kind,
@@ -116,17 +117,17 @@ def memories_cmd(
     """A subject's memories with source, times, status and retention reason."""
     options: Options = ctx.obj
     with options.opened() as store:
-        found = recall(store, _scope(options, user, project, thread), subject, key,
+        found = recall(store, scope_of(options, user, project, thread), subject, key,
                        at=parse_instant(at, "at") if at else None, candidates=candidates)
     if as_json:
         _out.print_json(json.dumps([m.model_dump(mode="json") for m in found]))
         return
     table = Table(title=f"memories of {subject}", title_justify="left")
-    for column in ("key", "value", "kind", "status", "rev", "source", "known from", "expires",
-                   "owner", "why kept"):
+    for column in ("id", "key", "value", "kind", "status", "rev", "source", "known from",
+                   "expires", "owner", "why kept"):
         table.add_column(column)
     for m in found:
-        table.add_row(m.key, str(m.value), m.kind, m.status, str(m.revision),
+        table.add_row(m.id, m.key, str(m.value), m.kind, m.status, str(m.revision),
                       ", ".join(f"{s.kind} {s.id}" for s in m.sources),
                       m.known_from.isoformat(), m.expires_at.isoformat() if m.expires_at else "",
                       m.owner or "", m.retention_reason or "")
@@ -175,7 +176,7 @@ def forget_cmd(
     options: Options = ctx.obj
     if everything and not user:
         raise typer.BadParameter("--everything needs --user", param_hint="--everything")
-    scope = _scope(options, None if everything else user, project, thread)
+    scope = scope_of(options, None if everything else user, project, thread)
     with options.opened() as store:
         gone = forget(store, scope, subject=subject, key=key, source_id=source,
                       user=user if everything else None, actor="vintage forget", reason=reason)
@@ -199,7 +200,7 @@ def summarise_cmd(
     """A derived summary of a subject's active memories, with lineage to each of them."""
     options: Options = ctx.obj
     with options.opened() as store:
-        done = summarise(store, _scope(options, user, project, thread), subject, keys=key,
+        done = summarise(store, scope_of(options, user, project, thread), subject, keys=key,
                          actor="vintage summarise")
     if as_json:
         _out.print_json(json.dumps({"fact": done.fact.id, "derivation": done.derivation_id,
@@ -216,10 +217,10 @@ def review_cmd(
     """The open conflict sets: memories of equal authority that disagree."""
     options: Options = ctx.obj
     with options.opened() as store:
-        sets = review(store, _scope(options, user, project, thread))
+        sets = review(store, scope_of(options, user, project, thread))
     if as_json:
         _out.print_json(json.dumps([
-            {"subject": c.subject, "key": c.key,
+            {"subject": c.subject, "key": c.key, "scope": list(c.scope),
              "sides": [{"id": f.id, "value": f.value, "known_from": f.available_at.isoformat()}
                        for f in c.sides]} for c in sets]))
         return
@@ -246,7 +247,7 @@ def resolve_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         when = parse_instant(observed_at, "observed_at") if observed_at else store.now()
-        resolve(store, _scope(options, user, project, thread), subject, key, keep,
+        resolve(store, scope_of(options, user, project, thread), subject, key, keep,
                 source_id=source_id, observed_at=when, owner=owner, actor=owner, reason=reason)
     _out.print(f"resolved {subject} {key}: kept {keep!r}")
 
@@ -262,7 +263,7 @@ def rollback_cmd(
     deleted); roll back to the instant before a rollback to undo it."""
     options: Options = ctx.obj
     with options.opened() as store:
-        done = rollback(store, _scope(options, user, project, thread),
+        done = rollback(store, scope_of(options, user, project, thread),
                         parse_instant(to, "to"), actor="vintage rollback", reason=reason)
     data = {"event": done.event_id, "restored": done.restored, "retired": done.retired}
     if as_json:
@@ -281,6 +282,6 @@ def invalidate_cmd(
     """Stop holding one memory from now on (history kept; as-of reads before it unchanged)."""
     options: Options = ctx.obj
     with options.opened() as store:
-        report = invalidate_memory(store, _scope(options, user, project, thread), subject, key,
+        report = invalidate_memory(store, scope_of(options, user, project, thread), subject, key,
                                    actor="vintage invalidate", reason=reason)
     _out.print(f"invalidated {subject} {key}; {len(report.cascade)} derived facts closed")

@@ -35,7 +35,8 @@ from graph.model import (
     assertion_key,
     digest,
 )
-from graph.neo4j_store import Neo4jStore, _derivation_props
+from graph.neo4j_store import Neo4jStore
+from graph.neo4j_tx import derivation_props
 from graph.recipes import Recipe, expression
 from graph.schema import DERIVATION, FACT, GENERATED, USED
 from graph.store import DerivationWrite, Store, StoreTx
@@ -192,7 +193,7 @@ def build_neo4j(store: Neo4jStore, inputs: Inputs, n: int) -> Planned:
     for start in range(0, len(planned.facts), NEO4J_CHUNK):
         _create_facts(store, tenant, planned.facts[start:start + NEO4J_CHUNK])
     rows = [
-        {"props": _derivation_props(w.derivation, w.recorded_at),
+        {"props": derivation_props(w.derivation, w.recorded_at),
          "used": [{"fact_id": fid, "role": role} for fid, role in w.used],
          "generated": list(w.generated)}
         for w in planned.writes

@@ -1,92 +1,155 @@
-"""Conflict sets: two memories of equal authority that disagree, with no rule to choose.
+"""Conflict sets: memories of equal authority that disagree, with no rule to choose.
 
 Both sides are kept and marked ``conflicted``: the current version gets a new, conflicted
-version (history kept), and the challenger is held beside it as a variant assertion (unit
-``conflict:<source>``, so it never joins the key's version chain), linked ``CONFLICTS_WITH``.
-Reads return both, explicitly conflicted, never one side silently. ``review`` lists the open
-sets; ``resolve`` is a person's decision: the kept value becomes the active version, the
-challengers are invalidated (history kept). All of it in one transaction per step.
+version (history kept), and each challenger is held beside it as a variant assertion (unit
+``conflict:<source>``, so it never joins the key's version chain), every side linked
+``CONFLICTS_WITH`` to every other. Reads return all sides, explicitly conflicted, never one
+silently.
+
+While a set is open, a write to its key (``graph.memory.gate``) is one of: support for a side
+that already holds its value; another side, at equal authority; a settlement, from a higher
+authority (the user's correction above all): the new value becomes the active version and the
+other sides retire. A person settles a set with ``resolve``. The sides a settlement retires are
+read inside its transaction, after the subject lock, so a side that joined a moment earlier is
+never left behind.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from graph.asof import AsOf
-from graph.memory import FACT_KIND, MEMORY_EPOCH, MemoryIn
+from graph.memory import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
 from graph.model import Fact, FactIn, Scope, SourceIn, SourceKind, Status, Subject, Value
-from graph.store import Conflict, Invalidation, Store, StoreTx, UnknownReference
+from graph.store import (
+    Conflict,
+    ConflictError,
+    Invalidation,
+    Store,
+    StoreTx,
+    UnknownReference,
+)
 from graph.writes import Batch, WriteReport, record
 
 VARIANT = "conflict:"
+_KINDS = tuple(FACT_KIND.values())
+Reader = Callable[[AsOf], list[Fact]]
 
 
 @dataclass(frozen=True)
 class ConflictSet:
     subject: str
     key: str
-    sides: tuple[Fact, ...]
+    scope: tuple[str, ...]
+    sides: tuple[Fact, ...]  # the key's own version first, then the variants
 
 
-def open_conflict(store: Store, m: MemoryIn, key: str, current: Fact, *, actor: str,
-                  reason: str, details: dict[str, str | int | float | bool]) -> WriteReport:
+def open_sides(read: Reader, scope: Scope, subject: str, key: str, now: datetime) -> list[Fact]:
+    """The conflicted sides of one memory in exactly ``scope`` (``store.read`` or ``tx.read``)."""
+    spec = AsOf(scope, known_at=now, system_at=now, subjects=(subject,), predicates=(key,),
+                statuses=frozenset({Status.CONFLICTED}), kinds=_KINDS)
+    terms = tuple(scope.terms())
+    return sorted((f for f in read(spec) if tuple(f.scope) == terms),
+                  key=lambda f: (f.unit is not None, f.unit or ""))
+
+
+def rivals(store: Store, scope: Scope, subject: str, key: str) -> list[Fact]:
+    """The variant sides of an open set (the key's own version excluded)."""
+    return [f for f in open_sides(store.read, scope, subject, key, store.now())
+            if f.unit is not None]
+
+
+def open_conflict(store: Store, m: MemoryIn, key: str, current: Fact, others: Sequence[Fact],
+                  *, actor: str, reason: str,
+                  details: dict[str, str | int | float | bool]) -> tuple[WriteReport, str]:
+    """Open a set on ``current`` or add ``m`` to the open one (``others``: its variants).
+    Returns the report and the id of the side that now holds ``m``'s value."""
     assert m.source_kind is not None and m.source_id is not None and m.observed_at is not None
-    latest = max(store.supports(m.tenant, [current.id]), key=lambda s: s.available_at)
-    incumbent = FactIn(
-        subject=m.subject, predicate=m.key, value=current.value, valid_from=MEMORY_EPOCH,
-        kind=current.kind, status=Status.CONFLICTED, source=latest.source_id,
-        owner=current.owner, retention_reason=current.retention_reason,
-        expires_at=current.expires_at)
-    challenger = FactIn(
-        subject=m.subject, predicate=m.key, value=m.value, unit=VARIANT + m.source_id,
-        valid_from=MEMORY_EPOCH, kind=FACT_KIND[m.kind], status=Status.CONFLICTED,
-        source=m.source_id, owner=m.owner, retention_reason=m.retention_reason,
-        expires_at=m.expires_at)
     source = SourceIn(id=m.source_id, kind=m.source_kind, available_at=m.observed_at,
                       version=m.source_version, authority=m.authority)
+    joining = current.status is Status.CONFLICTED
+    held_by = [current, *others] if joining else []
+    match = next((r for r in held_by if same_value(r.value, m.value)), None)
+    facts: list[FactIn] = []
+    if not joining:
+        latest = max(store.supports(m.tenant, [current.id]), key=lambda s: s.available_at)
+        facts.append(_side(current, current.value, latest.source_id, unit=None))
+    if match is not None:  # one more source for a side: support, no new side
+        facts.append(_side(match, match.value, m.source_id, unit=match.unit))
+    else:
+        facts.append(FactIn(
+            subject=m.subject, predicate=m.key, value=m.value, unit=VARIANT + m.source_id,
+            valid_from=MEMORY_EPOCH, kind=FACT_KIND[m.kind], status=Status.CONFLICTED,
+            source=m.source_id, owner=m.owner, retention_reason=m.retention_reason,
+            expires_at=m.expires_at))
 
     def link(tx: StoreTx, report: WriteReport) -> None:
-        mine, theirs = report.created
-        tx.link_conflicts([Conflict(theirs, mine, store.now())])
+        if joining:
+            live = tx.versions([key]).get(key, [])
+            if not live or live[-1].id != current.id:
+                raise ConflictError(f"memory {m.subject} {m.key} changed while joining its set")
+        sides = [current.id] if joining else report.created[:1]
+        sides += [r.id for r in others]
+        new = report.created[1:] if not joining else report.created
+        tx.link_conflicts([Conflict(n, s, store.now()) for n in new for s in sides])
 
-    return record(store, m.scope(), Batch(subjects=[Subject(id=m.subject)], sources=[source],
-                                          facts=[incumbent, challenger]),
-                  actor=actor, reason=reason, expected={key: current.revision},
-                  details=details, then=link)
+    report = record(store, m.scope(), Batch(subjects=[Subject(id=m.subject)], sources=[source],
+                                            facts=facts),
+                    actor=actor, reason=reason,
+                    expected=None if joining else {key: current.revision},
+                    details=details, then=link)
+    held = match.id if match is not None else report.created[-1]
+    return report, held
+
+
+def _side(like: Fact, value: Value, source_id: str, unit: str | None) -> FactIn:
+    return FactIn(subject=like.subject, predicate=like.predicate, value=value, unit=unit,
+                  valid_from=MEMORY_EPOCH, kind=like.kind, status=Status.CONFLICTED,
+                  source=source_id, owner=like.owner, retention_reason=like.retention_reason,
+                  expires_at=like.expires_at)
+
+
+def retire_rivals(scope: Scope, subject: str, key: str,
+                  now: Callable[[], datetime]) -> Callable[[StoreTx, WriteReport], None]:
+    """A ``then`` step for a settlement: invalidate the variants open at commit time."""
+
+    def retire(tx: StoreTx, report: WriteReport) -> None:
+        at = now()
+        tx.invalidate_facts([Invalidation(f.id, at)
+                             for f in open_sides(tx.read, scope, subject, key, at)
+                             if f.unit is not None])
+
+    return retire
 
 
 def review(store: Store, scope: Scope) -> list[ConflictSet]:
-    """The open conflict sets in a scope, for a person to resolve."""
-    sides = store.read(AsOf(scope, statuses=frozenset({Status.CONFLICTED}),
-                            kinds=tuple(FACT_KIND.values())))
-    sets: dict[tuple[str, str], list[Fact]] = {}
+    """The open conflict sets in a scope (and the narrower scopes it contains)."""
+    sides = store.read(AsOf(scope, statuses=frozenset({Status.CONFLICTED}), kinds=_KINDS))
+    sets: dict[tuple[str, str, tuple[str, ...]], list[Fact]] = {}
     for fact in sides:
-        sets.setdefault((fact.subject, fact.predicate), []).append(fact)
-    return [ConflictSet(s, k, tuple(sorted(fs, key=lambda f: f.unit or "")))
-            for (s, k), fs in sorted(sets.items())]
+        sets.setdefault((fact.subject, fact.predicate, tuple(fact.scope)), []).append(fact)
+    return [ConflictSet(s, k, terms, tuple(sorted(fs, key=lambda f: (f.unit is not None,
+                                                                     f.unit or ""))))
+            for (s, k, terms), fs in sorted(sets.items())]
 
 
 def resolve(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
             source_id: str, observed_at: datetime, owner: str, actor: str,
             reason: str) -> WriteReport:
-    """A person's decision on a conflict set: ``keep`` becomes the active value, the other
-    sides are invalidated. ``source_id``/``observed_at`` name the decision itself."""
-    found = [c for c in review(store, scope) if (c.subject, c.key) == (subject, key)]
-    if not found:
+    """A person's decision on the conflict set of one memory in exactly ``scope``: ``keep``
+    becomes the active value, the other sides are invalidated. ``source_id``/``observed_at``
+    name the decision itself."""
+    found = open_sides(store.read, scope, subject, key, store.now())
+    main = next((f for f in found if f.unit is None), None)
+    if main is None:
         raise UnknownReference(f"no open conflict on {subject} {key} in this scope")
-    (open_set,) = found
-    main = next(f for f in open_set.sides if f.unit is None)
-    variants = [f for f in open_set.sides if f.unit is not None]
     decision = SourceIn(id=source_id, kind=SourceKind.USER_MESSAGE, available_at=observed_at)
     kept = FactIn(subject=subject, predicate=key, value=keep, valid_from=MEMORY_EPOCH,
                   kind=main.kind, status=Status.ACTIVE, source=source_id, owner=owner,
                   retention_reason=main.retention_reason)
-
-    def retire(tx: StoreTx, report: WriteReport) -> None:
-        tx.invalidate_facts([Invalidation(f.id, store.now()) for f in variants])
-
     return record(store, scope, Batch(sources=[decision], facts=[kept]), actor=actor,
                   reason=f"resolve conflict: {reason}", expected={main.key: main.revision},
                   details={"decision": "resolved", "subject": subject, "key": key},
-                  then=retire)
+                  then=retire_rivals(scope, subject, key, store.now))

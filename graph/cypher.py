@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from graph.asof import AsOf, to_cypher
+from graph.model import FactKind, Scope
 from graph.schema import (
     ABOUT,
     CONFLICTS_WITH,
@@ -86,6 +87,27 @@ MATCH (f:{FACT})
 WHERE f.tenant = $tenant AND f.key = $key
 WITH f ORDER BY f.revision, f.recorded_at
 RETURN {fact_map("f")} AS f""", {"tenant": tenant, "key": key})
+
+
+def facts_in(
+    scope: Scope, kinds: Sequence[FactKind] | None = None, keys: Sequence[str] | None = None,
+) -> Query:
+    # Every version ever recorded, whatever its times or status (erasure must reach them all):
+    # only the tenant, scope ⊇ σ (as in the as-of predicate) and the optional narrowings.
+    clauses = ["f.tenant = $tenant", "all(term IN $scope WHERE term IN f.scope)"]
+    params: dict[str, Any] = {"tenant": scope.tenant, "scope": scope.terms()}
+    if kinds is not None:
+        clauses.append("f.kind IN $kinds")
+        params["kinds"] = [k.value for k in kinds]
+    if keys is not None:
+        clauses.append("f.key IN $keys")
+        params["keys"] = list(keys)
+    where = "\n  AND ".join(clauses)
+    return Query(f"""
+MATCH (f:{FACT})
+WHERE {where}
+WITH f ORDER BY f.key, f.revision, f.id
+RETURN {fact_map("f")} AS f""", params)
 
 
 def merge_subjects(tenant: str, rows: list[dict[str, Any]]) -> Query:
@@ -231,12 +253,17 @@ RETURN fact_id, first_source, toString(first_at) AS first_at, toString(last_at) 
                  {"tenant": tenant, "ids": list(fact_ids), "known_at": known_at})
 
 
-def events(tenant: str) -> Query:
+def events(tenant: str, actions: Sequence[str] | None = None) -> Query:
+    params: dict[str, Any] = {"tenant": tenant}
+    narrow = ""
+    if actions is not None:
+        narrow = "\n  AND e.action IN $actions"
+        params["actions"] = list(actions)
     return Query(f"""
 MATCH (e:{EVENT})
-WHERE e.tenant = $tenant
+WHERE e.tenant = $tenant{narrow}
 RETURN properties(e) AS e
-ORDER BY e.at, e.id""", {"tenant": tenant})
+ORDER BY e.at, e.id""", params)
 
 
 def purge_tenant(tenant: str) -> list[Query]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from graph import codec
-from graph.asof import AsOf, to_predicate
+from graph.asof import AsOf
 from graph.embedded_state import ERASED, State
 from graph.embedded_tx import EmbeddedTx, live
 from graph.model import Event, Fact, Source
@@ -132,22 +132,9 @@ class EmbeddedStore:
             return result
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
-        visible = to_predicate(spec.resolved(self.now()))
-        tenant = spec.scope.tenant
+        resolved = spec.resolved(self.now())
         with self._lock:
-            every = self.state.facts.get(tenant, {})
-            # Subjects (and predicates) narrow the scan first, as the (tenant, subject,
-            # predicate) index does in Neo4j.
-            candidates: Iterable[Fact] = every.values()
-            if spec.subjects is not None and spec.predicates is not None:
-                candidates = (every[i] for s in set(spec.subjects) for p in set(spec.predicates)
-                              for i in self.state.by_lookup.get((tenant, s, p), []))
-            elif spec.subjects is not None:
-                candidates = (every[i] for s in set(spec.subjects)
-                              for i in self.state.by_subject.get((tenant, s), []))
-            facts = [f for f in candidates if visible(f)]
-        facts.sort(key=lambda f: (f.subject, f.predicate, f.valid_from, f.revision, f.id))
-        return facts if limit is None else facts[:limit]
+            return self.state.read(resolved, limit)
 
     def history(self, tenant: str, key: str) -> list[Fact]:
         with self._lock:
@@ -183,9 +170,11 @@ class EmbeddedStore:
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         return [r for r in self._records(SOURCE, tenant, ids) if isinstance(r, Source)]
 
-    def events(self, tenant: str) -> list[Event]:
+    def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
+        wanted = None if actions is None else set(actions)
         with self._lock:
-            return sorted(self.state.events.get(tenant, []), key=lambda e: (e.at, e.id))
+            return sorted((e for e in self.state.events.get(tenant, [])
+                           if wanted is None or e.action in wanted), key=lambda e: (e.at, e.id))
 
     def _records(self, label: str, tenant: str, ids: Sequence[str]) -> Iterator[Any]:
         with self._lock:

@@ -7,12 +7,13 @@ each change pushes its inverse onto a journal, and a failing transaction is undo
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 import networkx as nx
 
-from graph.model import Event, Fact
+from graph.asof import AsOf, to_predicate
+from graph.model import Event, Fact, FactKind, Scope
 from graph.schema import (
     ABOUT,
     CONFLICTS_WITH,
@@ -46,6 +47,40 @@ class State:
         # must not be scanned whole to follow one type, as Neo4j's relationship groups avoid.
         self.out_by_type: dict[tuple[Node, str], set[Node]] = defaultdict(set)
         self.in_by_type: dict[tuple[Node, str], set[Node]] = defaultdict(set)
+
+    def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
+        """The as-of read for a resolved spec; the caller holds the store's lock (a write
+        already does)."""
+        visible = to_predicate(spec)
+        tenant = spec.scope.tenant
+        every = self.facts.get(tenant, {})
+        # Subjects (and predicates) narrow the scan first, as the (tenant, subject,
+        # predicate) index does in Neo4j.
+        candidates: Iterable[Fact] = every.values()
+        if spec.subjects is not None and spec.predicates is not None:
+            candidates = (every[i] for s in set(spec.subjects) for p in set(spec.predicates)
+                          for i in self.by_lookup.get((tenant, s, p), []))
+        elif spec.subjects is not None:
+            candidates = (every[i] for s in set(spec.subjects)
+                          for i in self.by_subject.get((tenant, s), []))
+        facts = [f for f in candidates if visible(f)]
+        facts.sort(key=lambda f: (f.subject, f.predicate, f.valid_from, f.revision, f.id))
+        return facts if limit is None else facts[:limit]
+
+    def facts_in(
+        self, scope: Scope, kinds: Collection[FactKind] | None = None,
+        keys: Collection[str] | None = None,
+    ) -> list[Fact]:
+        """Every version ever recorded whose scope holds all of ``scope``'s terms."""
+        every = self.facts.get(scope.tenant, {})
+        candidates: Iterable[Fact] = every.values()
+        if keys is not None:
+            candidates = (every[i] for k in set(keys)
+                          for i in self.by_key.get((scope.tenant, k), []))
+        terms = scope.terms()
+        found = [f for f in candidates if all(t in f.scope for t in terms)
+                 and (kinds is None or f.kind in kinds)]
+        return sorted(found, key=lambda f: (f.key, f.revision, f.id))
 
     def apply(self, tenant: str, op: str, rec: Any, journal: Journal | None = None) -> None:
         j: Journal = journal if journal is not None else []

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graph.asof import in_gap
+from graph.asof import AsOf, in_gap
 from graph.embedded_state import Journal
-from graph.model import Event, Fact, Source, Subject
+from graph.model import Event, Fact, FactKind, Scope, Source, Subject
 from graph.schema import DERIVATION, FACT, GENERATED, LINEAGE_TYPES, SOURCE, SUPPORTED_BY, USED
 from graph.store import (
     Closure,
@@ -66,6 +66,15 @@ class EmbeddedTx:
             if live:
                 found[key] = sorted(live, key=lambda f: f.revision)
         return found
+
+    def read(self, spec: AsOf) -> list[Fact]:
+        return self.store.state.read(spec)  # the write holds the store's lock already
+
+    def facts_in(
+        self, scope: Scope, kinds: Sequence[FactKind] | None = None,
+        keys: Sequence[str] | None = None,
+    ) -> list[Fact]:
+        return self.store.state.facts_in(scope, kinds, keys)
 
     def existing(self, label: str, ids: Sequence[str]) -> set[str]:
         return {i for i in ids if (label, self.tenant, i) in self.store.graph}

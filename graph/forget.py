@@ -16,15 +16,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Literal
 
-from graph.asof import AsOf
-from graph.memory import MEMORY_EPOCH
-from graph.model import Event, Scope, Status, assertion_key
+from graph.locking import under_locks
+from graph.memory import FACT_KIND
+from graph.model import Event, Fact, Scope
 from graph.schema import FACT, GENERATED, USED
 from graph.store import Direction, Erasure, Store, StoreError, StoreTx, UnknownReference
 from graph.support import supported_by
-from graph.temporal import all_time
 
 _DEPTH = 64
+_MEMORY_KINDS = tuple(FACT_KIND.values())
 By = Literal["memory", "source", "user"]
 
 
@@ -45,26 +45,32 @@ def forget(
     if sum(chosen) != 1:
         raise StoreError("forget one thing: a memory (subject and key), a source, or a user")
     by: By = "memory" if chosen[0] else "source" if chosen[1] else "user"
-    keys: list[str] = []
-    if by == "memory":
-        assert subject is not None and key is not None
-        keys = [assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)]
-    elif by == "user":
+
+    def versions(tx: StoreTx) -> list[Fact]:
+        # Every version, whatever its status: an invalidated memory's content is still there.
+        if by == "memory":
+            # The key's own versions and, if it was ever in a conflict set, the variants held
+            # beside it (their own keys): all of it is this memory's content.
+            assert subject is not None and key is not None
+            terms = tuple(scope.terms())
+            return [f for f in tx.facts_in(scope, _MEMORY_KINDS)
+                    if (f.subject, f.predicate, tuple(f.scope)) == (subject, key, terms)]
         assert user is not None
         mine = Scope(tenant=scope.tenant, keys={**scope.keys, "user": user})
-        keys = sorted({f.key for f in store.read(AsOf(
-            mine, valid=all_time(), statuses=frozenset(Status)))})
-    ids = {f.id for k in keys for f in store.history(scope.tenant, k)}
+        return tx.facts_in(mine, _MEMORY_KINDS)
 
     def work(tx: StoreTx) -> Forgotten:
-        now = store.now()
-        targets = set(ids)
         if by == "source":
             assert source_id is not None
+            now = store.now()
             targets = set(supported_by(tx, source_id, now)[0])
             tx.retract_support(source_id, now)  # what stays no longer rests on it
-        if not targets and by != "source":
-            raise UnknownReference(f"nothing to forget by {by}")
+        else:
+            found = under_locks(tx, lambda: versions(tx), lambda fs: (f.subject for f in fs))
+            now = store.now()  # after the locks: later than any write the plan rests on
+            targets = {f.id for f in found}
+            if not targets:
+                raise UnknownReference(f"nothing to forget by {by}")
         derived: set[str] = set()
         if targets:
             down = tx.walk(sorted(targets), Direction.DOWNSTREAM, now, _DEPTH,

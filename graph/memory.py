@@ -14,7 +14,7 @@ lower, never raise.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -143,9 +143,15 @@ def refused(reason: str) -> Verdict:
     return Verdict(Decision.REFUSED, reason)
 
 
-def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str]) -> Verdict:
-    """The decision for ``m`` given the memory's current version (None: none yet) and the
-    sources that support it."""
+def same_value(a: Value, b: Value) -> bool:
+    """Equal and of one type: ``1`` and ``True`` are different memories."""
+    return a == b and type(a) is type(b)
+
+
+def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
+         rivals: Sequence[Fact] = ()) -> Verdict:
+    """The decision for ``m`` given the memory's current version (None: none yet), the
+    sources that support it and, when it is conflicted, the other sides of its open set."""
     missing = m.missing()
     if missing is not None:
         return refused(f"missing field {missing!r}: every memory carries its source, observed "
@@ -160,6 +166,8 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str]) ->
         return wanted
     if current is None:
         return Verdict(Decision(wanted.value), f"new {m.kind.value}", wanted)
+    if current.status is Status.CONFLICTED:
+        return _in_conflict(m, wanted, current, current_sources, rivals)
     return _against(m, wanted, current, current_sources)
 
 
@@ -190,7 +198,7 @@ def _against(m: MemoryIn, wanted: Status, current: Fact,
              current_sources: Collection[str]) -> Verdict:
     authority, held = m.effective_authority, Authority(current.authority)
     echo = m.source_kind in NOT_EVIDENCE
-    if current.value == m.value and type(current.value) is type(m.value):
+    if same_value(current.value, m.value):
         if m.source_id in current_sources or echo:
             why = ("agent output repeating a memory is not evidence: no support added" if echo
                    else "the same write again (same source): one memory")
@@ -213,3 +221,29 @@ def _against(m: MemoryIn, wanted: Status, current: Fact,
     why = "a later correction by the user" if authority is Authority.USER_STATEMENT else (
         "a higher-authority source" if authority > held else "a later candidate")
     return Verdict(Decision(wanted.value), f"supersedes the previous value: {why}", wanted)
+
+
+def _in_conflict(m: MemoryIn, wanted: Status, current: Fact, current_sources: Collection[str],
+                 rivals: Sequence[Fact]) -> Verdict:
+    """A write to a key whose set is open: a higher authority settles it; an equal one adds
+    support to a side or joins as another side; a lower one (or an echo) changes nothing."""
+    authority, held = m.effective_authority, Authority(current.authority)
+    if m.source_kind in NOT_EVIDENCE:
+        return refused("agent output is not evidence: it cannot take a side in a conflict")
+    if authority < held:
+        return refused(f"a {m.source_kind and m.source_kind.value} source ({authority.name}) "
+                       f"cannot settle a conflict held with authority {held.name}")
+    if authority > held:
+        if wanted is not Status.ACTIVE:
+            return refused("a candidate cannot settle an open conflict: resolve it (vintage "
+                           "resolve) or have the user state the value")
+        return Verdict(Decision.ACTIVE, "settles the open conflict: "
+                       + ("the user's correction" if authority is Authority.USER_STATEMENT
+                          else "a higher-authority source"), Status.ACTIVE)
+    if same_value(current.value, m.value) or any(same_value(r.value, m.value) for r in rivals):
+        if same_value(current.value, m.value) and m.source_id in current_sources:
+            return Verdict(Decision.DUPLICATE, "the same write again (same source): one memory")
+        return Verdict(Decision.CONFLICT, "the same value as one side of the open conflict: "
+                                          "support added; still for review")
+    return Verdict(Decision.CONFLICT, "equal authority, another value: joins the open "
+                                      "conflict for review")

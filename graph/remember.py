@@ -20,11 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.conflicts import open_conflict
+from graph.conflicts import open_conflict, retire_rivals, rivals
 from graph.corrections import ExitReport, invalidate
 from graph.memory import (
     FACT_KIND,
     MEMORY_EPOCH,
+    NOT_EVIDENCE,
     Decision,
     MemoryIn,
     MemoryKind,
@@ -45,10 +46,12 @@ from graph.model import (
     assertion_key,
     digest,
 )
+from graph.ranking import last_injection
 from graph.store import ConflictError, DerivationWrite, Store, StoreTx, UnknownReference
 from graph.writes import Batch, WriteReport, record
 
 _ATTEMPTS = 64
+Step = Callable[[StoreTx, WriteReport], None]
 _UNSET = object()
 DEFAULT_VALIDATIONS = 2
 
@@ -83,18 +86,24 @@ def remember(store: Store, m: MemoryIn, *, actor: str,
     key = memory_key(m)
     for _ in range(_ATTEMPTS):
         current, sources = current_version(store, m.tenant, key)
-        verdict = gate(m, current, sources)
+        others = (rivals(store, m.scope(), m.subject, m.key)
+                  if current is not None and current.status is Status.CONFLICTED else [])
+        verdict = gate(m, current, sources, others)
+        if verdict.decision is Decision.DUPLICATE and m.source_kind in NOT_EVIDENCE \
+                and current is not None:
+            verdict = _traced(store, m.tenant, current.id, verdict)
         if verdict.decision is Decision.CONFLICT and current is not None:
             try:
-                report = open_conflict(store, m, key, current, actor=actor,
-                                       reason=f"remember: conflict: {verdict.reason}",
-                                       details=_details(m, verdict))
+                report, held = open_conflict(store, m, key, current, others, actor=actor,
+                                             reason=f"remember: conflict: {verdict.reason}",
+                                             details=_details(m, verdict))
             except ConflictError:
                 if expected is not _UNSET:
                     raise
                 continue
-            return Remembered(verdict.decision, verdict.reason, key, report.created[-1],
-                              1, report.event_id or "")
+            if report.event_id is None:  # a side's own source again: nothing new to store
+                return _decided(store, m, key, verdict, current, actor)
+            return Remembered(verdict.decision, verdict.reason, key, held, 1, report.event_id)
         if not verdict.writes:
             return _decided(store, m, key, verdict, current, actor)
         revision = current.revision if current else None
@@ -120,12 +129,14 @@ def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
     )
     source = SourceIn(id=m.source_id, kind=m.source_kind, available_at=m.observed_at,
                       version=m.source_version, authority=m.authority)
+    steps = [_evidence(m, store.now())] if m.evidence else []
+    if current is not None and current.status is Status.CONFLICTED:
+        steps.append(retire_rivals(m.scope(), m.subject, m.key, store.now))
     report = record(
         store, m.scope(), Batch(subjects=[_subject(m.subject)], sources=[source], facts=[draft]),
         actor=actor, reason=f"remember: {verdict.decision.value}: {verdict.reason}",
         expected={key: expected},  # type: ignore[dict-item]
-        details=_details(m, verdict),
-        then=_evidence(m, store.now()) if m.evidence else None,
+        details=_details(m, verdict), then=_each(steps),
     )
     memory_id: str | None = current.id if current else None  # a repeat: support added
     revision: int | None = current.revision if current else None
@@ -135,7 +146,27 @@ def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
                       report.event_id or "")
 
 
-def _evidence(m: MemoryIn, now: datetime) -> Callable[[StoreTx, WriteReport], None]:
+def _traced(store: Store, tenant: str, memory_id: str, verdict: Verdict) -> Verdict:
+    """Name the context an echo repeats, when the engine recorded injecting the memory."""
+    injected = last_injection(store, tenant, memory_id)
+    if injected is None:
+        return verdict
+    return Verdict(verdict.decision, f"{verdict.reason} (an echo of context {injected.id}, "
+                                     f"thread {injected.details.get('thread')})", verdict.status)
+
+
+def _each(steps: list[Step]) -> Step | None:
+    if not steps:
+        return None
+
+    def run(tx: StoreTx, report: WriteReport) -> None:
+        for step in steps:
+            step(tx, report)
+
+    return run
+
+
+def _evidence(m: MemoryIn, now: datetime) -> Step:
     """An inference rests on its evidence as lineage (``USED`` -> derivation -> ``GENERATED``),
     so that correcting the evidence closes the inference and erasing it erases the inference.
     The recipe is never registered: an inference is re-inferred, not recomputed."""

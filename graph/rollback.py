@@ -4,7 +4,8 @@ Nothing is deleted and nothing is rewritten: the rollback is new versions and in
 written as one event. A memory whose current value differs from its value at T gets a new
 version with that value (from a rollback source of the old version's kind and authority); a
 memory that did not exist at T is invalidated (system time; history kept). A rollback is itself
-rolled back by rolling back to the instant before it.
+rolled back by rolling back to the instant before it. Both states it compares are read in the
+transaction that writes, after the subjects' locks.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph.asof import AsOf
+from graph.locking import under_locks
 from graph.memory import FACT_KIND
 from graph.model import Authority, Event, Fact, FactIn, Scope, SourceIn, SourceKind, Status
 from graph.store import Invalidation, Reopening, Store, StoreError, StoreTx
 from graph.temporal import all_time
-from graph.writes import Batch, WriteReport, record
+from graph.writes import Batch, WriteReport, record_in
 
 _KIND_OF_AUTHORITY = {
     Authority.USER_STATEMENT: SourceKind.USER_MESSAGE,
@@ -37,18 +39,40 @@ class RolledBack:
     retired: int  # memories that did not exist at T, invalidated
 
 
-def _state(store: Store, scope: Scope, at: datetime | None) -> dict[str, Fact]:
+State = dict[str, Fact]  # a scope's memories at one instant, by assertion key
+
+
+def _state(tx: StoreTx, scope: Scope, at: datetime) -> State:
     spec = AsOf(scope, known_at=at, system_at=at, valid=all_time(),
                 statuses=frozenset(Status), kinds=tuple(FACT_KIND.values()))
-    return {f.key: f for f in store.read(spec)}
+    return {f.key: f for f in tx.read(spec)}
+
+
+def _subjects(states: tuple[datetime, State, State]) -> set[str]:
+    _, then, current = states
+    return {f.subject for f in (*then.values(), *current.values())}
 
 
 def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
              reason: str) -> RolledBack:
-    now = store.now()
-    if to >= now:
+    if to >= store.now():
         raise StoreError("roll back to an instant in the past")
-    then, current = _state(store, scope, to), _state(store, scope, None)
+
+    def states(tx: StoreTx) -> tuple[datetime, State, State]:
+        now = store.now()
+        return now, _state(tx, scope, to), _state(tx, scope, now)
+
+    def work(tx: StoreTx) -> RolledBack:
+        # Planned on what the store holds once the subjects are locked, in the transaction
+        # that writes: no writer of those subjects can slip in between.
+        now, then, current = under_locks(tx, lambda: states(tx), _subjects)
+        return _restore(tx, now, scope, to, then, current, actor=actor, reason=reason)
+
+    return store.write(scope.tenant, work)
+
+
+def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: State,
+             current: State, *, actor: str, reason: str) -> RolledBack:
     changed = [then[k] for k in sorted(then)
                if k in current and current[k].content_hash != then[k].content_hash]
     # Held at T, held by nothing now: the same fact comes back (a rollback being undone).
@@ -68,12 +92,8 @@ def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
     if not changed:
         event = Event(id="e" + uuid.uuid4().hex, tenant=scope.tenant, at=now, actor=actor,
                       action="rollback", reason=why, details=details)
-
-        def only(tx: StoreTx) -> None:
-            restore(tx)
-            tx.append_event(event)
-
-        store.write(scope.tenant, only)
+        restore(tx)
+        tx.append_event(event)
         return RolledBack(event.id, len(reopened), len(retired))
     tag = uuid.uuid4().hex[:12]
     sources = {a: SourceIn(id=f"rollback:{tag}:{a.name.lower()}", kind=_KIND_OF_AUTHORITY[a],
@@ -84,8 +104,8 @@ def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
                      status=f.status, source=sources[Authority(f.authority)].id,
                      owner=f.owner, retention_reason=f.retention_reason,
                      expires_at=f.expires_at) for f in changed]
-    report = record(
-        store, scope, Batch(sources=list(sources.values()), facts=drafts), actor=actor,
+    report = record_in(
+        tx, now, scope, Batch(sources=list(sources.values()), facts=drafts), actor=actor,
         reason=why, expected={f.key: current[f.key].revision for f in changed},
         details=details, then=restore,
     )

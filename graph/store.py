@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from graph.asof import AsOf
-from graph.model import DerivationIn, Event, Fact, Source, Subject
+from graph.model import DerivationIn, Event, Fact, FactKind, Scope, Source, Subject
 from graph.schema import LINEAGE_TYPES
 
 T = TypeVar("T")
@@ -181,6 +181,19 @@ class StoreTx(Protocol):
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
         """Versions live in system time now, per assertion key, oldest revision first."""
         ...
+    def read(self, spec: AsOf) -> list[Fact]:
+        """The as-of read, inside this transaction (so it sees the locks taken so far and the
+        writes made so far). ``spec`` must be resolved (``spec.resolved(now)``): a transaction
+        has no clock of its own, and an unresolved spec raises ``ValueError``."""
+        ...
+    def facts_in(
+        self, scope: Scope, kinds: Sequence[FactKind] | None = None,
+        keys: Sequence[str] | None = None,
+    ) -> list[Fact]:
+        """Every version ever recorded whose scope holds all of ``scope``'s terms, whatever
+        its times or status (superseded, invalidated, erased), optionally only these kinds or
+        assertion keys; ordered by key and revision. What erasure has to reach."""
+        ...
     def existing(self, label: str, ids: Sequence[str]) -> set[str]: ...
     def get_sources(self, ids: Sequence[str]) -> dict[str, Source]: ...
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]: ...
@@ -235,7 +248,9 @@ class Store(Protocol):
         """Per fact, its supports public by ``known_at`` summed up (facts with none: absent)."""
         ...
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]: ...
-    def events(self, tenant: str) -> list[Event]: ...
+    def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
+        """The tenant's events ordered by ``(at, id)``; only these actions when given."""
+        ...
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
         system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,

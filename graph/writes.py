@@ -98,45 +98,67 @@ def record(
 
     def work(tx: StoreTx) -> WriteReport:
         tx.lock_subjects(sorted({d.subject for d in batch.facts}))
-        now = store.now()
-        sources, new_sources = _resolve_sources(tx, batch, now)
-        _check_subjects(tx, batch)
-        keys = [draft.assertion_key(scope) for draft in batch.facts]
-        plan = _Plan(now, scope, sources, tx.versions(sorted(set(keys))))
-        _check_expected(plan.history, expected or {})
-        event_id = "e" + uuid.uuid4().hex
-        for key, draft in zip(keys, batch.facts, strict=True):
-            _plan_draft(plan, key, draft, event_id)
-        known = tx.existing(SUBJECT, [s.id for s in batch.subjects])
-        new_subjects = [s for s in batch.subjects if s.id not in known]
-        plan.supports = _fresh(tx, plan.supports)
-        if not (plan.pending or plan.supports or new_sources or new_subjects):
-            return plan.report  # an idempotent rewrite: nothing to record, no event
-        tx.put_subjects(new_subjects)
-        tx.put_sources(new_sources)
-        tx.create_facts(list(plan.pending.values()))
-        tx.add_support(plan.supports)
-        tx.close_knowledge(plan.closures)
-        tx.link_supersedes(plan.links)
-        plan.report.cascade = cascade_knowledge(
-            tx, now, {c.fact_id: c.superseded_at for c in plan.closures},
-            {s.old_id: s.new_id for s in plan.links}, actor=actor, recompute=recompute,
-            tolerance=tolerance,
-        )
-        if then is not None:
-            then(tx, plan.report)
-        tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan,
-                               details or {}))
-        plan.report.event_id = event_id
-        if dry_run:
-            plan.report.dry_run = True
-            raise _RolledBack(plan.report)
-        return plan.report
+        report = record_in(tx, store.now(), scope, batch, actor=actor, reason=reason,
+                           expected=expected, recompute=recompute, tolerance=tolerance,
+                           details=details, then=then)
+        if dry_run and report.event_id is not None:
+            report.dry_run = True
+            raise _RolledBack(report)
+        return report
 
     try:
         return store.write(scope.tenant, work)
     except _RolledBack as rolled_back:
         return rolled_back.report
+
+
+def record_in(
+    tx: StoreTx,
+    now: datetime,
+    scope: Scope,
+    batch: Batch,
+    *,
+    actor: str,
+    reason: str | None = None,
+    expected: Mapping[str, int | None] | None = None,
+    recompute: bool = False,
+    tolerance: float = 0.0,
+    details: Mapping[str, Value] | None = None,
+    then: Callable[[StoreTx, WriteReport], None] | None = None,
+) -> WriteReport:
+    """:func:`record`'s planning and writes inside a caller's transaction, for a caller that
+    reads and writes more in it. The caller holds the locks of the batch's subjects and read
+    ``now`` after taking them (so no writer of those subjects committed later)."""
+    sources, new_sources = _resolve_sources(tx, batch, now)
+    _check_subjects(tx, batch)
+    keys = [draft.assertion_key(scope) for draft in batch.facts]
+    plan = _Plan(now, scope, sources, tx.versions(sorted(set(keys))))
+    _check_expected(plan.history, expected or {})
+    event_id = "e" + uuid.uuid4().hex
+    for key, draft in zip(keys, batch.facts, strict=True):
+        _plan_draft(plan, key, draft, event_id)
+    known = tx.existing(SUBJECT, [s.id for s in batch.subjects])
+    new_subjects = [s for s in batch.subjects if s.id not in known]
+    plan.supports = _fresh(tx, plan.supports)
+    if not (plan.pending or plan.supports or new_sources or new_subjects):
+        return plan.report  # an idempotent rewrite: nothing to record, no event
+    tx.put_subjects(new_subjects)
+    tx.put_sources(new_sources)
+    tx.create_facts(list(plan.pending.values()))
+    tx.add_support(plan.supports)
+    tx.close_knowledge(plan.closures)
+    tx.link_supersedes(plan.links)
+    plan.report.cascade = cascade_knowledge(
+        tx, now, {c.fact_id: c.superseded_at for c in plan.closures},
+        {s.old_id: s.new_id for s in plan.links}, actor=actor, recompute=recompute,
+        tolerance=tolerance,
+    )
+    if then is not None:
+        then(tx, plan.report)
+    tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan,
+                           details or {}))
+    plan.report.event_id = event_id
+    return plan.report
 
 
 class _RolledBack(Exception):

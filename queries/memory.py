@@ -5,6 +5,9 @@ literally: a user's read never sees another user's memories, nor tenant-wide one
 instant on the knowledge and valid axes (a TTL'd memory is gone for "now" and still there for an
 earlier instant), and status (candidates only when asked for; a candidate never answers as a
 fact). A key nobody stated returns nothing, never a neighbour.
+
+Demotion (``graph.ranking``) only orders what recall returns: highest weight first, then by key.
+The set of memories returned never depends on it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from graph.asof import AsOf
 from graph.memory import FACT_KIND, MEMORY_KIND
 from graph.model import Event, Scope, Status, Value
+from graph.ranking import FULL, weights
 from graph.store import Store
 from graph.temporal import as_of
 from queries.asof import with_sources
@@ -39,6 +43,7 @@ class MemoryView(BaseModel):
     known_until: datetime | None
     expires_at: datetime | None
     sources: tuple[SourceView, ...]
+    weight: float = FULL  # ranking only (``graph.ranking``)
 
 
 def recall(
@@ -51,7 +56,9 @@ def recall(
     spec = AsOf(scope, known_at=t, valid=as_of(t), subjects=(subject,),
                 predicates=None if key is None else (key,), statuses=frozenset(statuses),
                 kinds=tuple(FACT_KIND.values()))
-    return [
+    answers = with_sources(store, scope.tenant, store.read(spec))
+    ranked = weights(store, scope.tenant, [a.fact.id for a in answers], t)
+    found = [
         MemoryView(
             id=a.fact.id, subject=a.fact.subject, key=a.fact.predicate,
             kind=MEMORY_KIND[a.fact.kind].value, value=a.fact.value, status=a.fact.status.value,
@@ -59,9 +66,11 @@ def recall(
             retention_reason=a.fact.retention_reason, scope=a.fact.scope,
             known_from=a.fact.available_at, known_until=a.fact.superseded_at,
             expires_at=a.fact.expires_at, sources=tuple(SourceView.of(s) for s in a.sources),
+            weight=ranked[a.fact.id],
         )
-        for a in with_sources(store, scope.tenant, store.read(spec))
+        for a in answers
     ]
+    return sorted(found, key=lambda m: -m.weight)  # stable: the store's order within a weight
 
 
 def audit(

@@ -89,3 +89,35 @@ def test_review_lists_a_conflict_and_resolve_settles_it(
     code, out, _ = run([*store_args, "memories", "account:7", "--user", "42", "--json"], capsys,
                        monkeypatch)
     assert [(m["value"], m["status"]) for m in json.loads(out)] == [("team", "active")]
+
+
+def test_a_user_corrects_by_id_demotes_and_an_agent_context_is_recorded(
+    store_args: list[str],  # noqa: F811
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for n, (key, value) in enumerate([("shipping.preference", "ship to the office"),
+                                      ("gift.wrap", "never")]):
+        run([*store_args, "remember", "preference", "user:42", key, value, "--source-id",
+             f"msg-{n}", *SAID], capsys, monkeypatch)
+    code, out, _ = run([*store_args, "memories", "user:42", "--user", "42", "--json"], capsys,
+                       monkeypatch)
+    shown = {m["key"]: m["id"] for m in json.loads(out)}
+    code, out, err = run([*store_args, "correct", shown["shipping.preference"],
+                          "ship to a locker", "--source-id", "msg-5", "--json"],
+                         capsys, monkeypatch)
+    assert code == 0, err
+    assert (json.loads(out)["decision"], json.loads(out)["revision"]) == ("active", 2)
+    code, _, err = run([*store_args, "correct", shown["shipping.preference"], "ship home",
+                        "--source-id", "msg-6"], capsys, monkeypatch)
+    assert code == 2 and "no longer current" in err
+    code, out, err = run([*store_args, "demote", "user:42", "shipping.preference", "--weight",
+                          "0.25", "--reason", "rarely relevant", "--user", "42"],
+                         capsys, monkeypatch)
+    assert code == 0 and "1 -> 0.25" in out, err
+    code, out, _ = run([*store_args, "context", "user:42", "--for-thread", "t-1", "--limit",
+                        "1", "--user", "42", "--json"], capsys, monkeypatch)
+    built = json.loads(out)
+    assert [m["value"] for m in built["memories"]] == ["never"] and built["left_out"] == 1
+    code, out, _ = run([*store_args, "audit", "--json"], capsys, monkeypatch)
+    actions = [e["action"] for e in json.loads(out)]
+    assert actions[-2:] == ["demote", "inject"] and "locker" not in out

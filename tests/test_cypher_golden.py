@@ -31,6 +31,9 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "nodes_by_id": lambda: cypher.nodes_by_id("acme", FACT, ["a"]),
     "live_versions": lambda: cypher.live_versions("acme", ["k1"]),
     "history": lambda: cypher.history("acme", "k1"),
+    "facts_in": lambda: cypher.facts_in(SCOPE),
+    "facts_in_narrowed": lambda: cypher.facts_in(
+        SCOPE, (FactKind.PREFERENCE, FactKind.INFERENCE), ["k1"]),
     "merge_subjects": lambda: cypher.merge_subjects("acme", ROWS),
     "create_sources": lambda: cypher.create_sources("acme", ROWS),
     "create_facts": lambda: cypher.create_facts("acme", ROWS),
@@ -51,6 +54,7 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "confirmations": lambda: cypher.confirmations("acme", ["a"], T),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
     "events": lambda: cypher.events("acme"),
+    "events_actions": lambda: cypher.events("acme", ["erase", "rollback"]),
     "walk_reach_upstream": lambda: lineage.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 8),
     "walk_reach_downstream": lambda: lineage.walk_reach(
         "acme", ["a"], Direction.DOWNSTREAM, T, 8),

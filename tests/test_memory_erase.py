@@ -11,7 +11,7 @@ from graph.embedded import LOG_NAME, EmbeddedStore
 from graph.forget import forget
 from graph.model import Scope
 from graph.neo4j_store import Neo4jStore
-from graph.remember import remember
+from graph.remember import invalidate_memory, remember
 from graph.store import Store, UnknownReference
 from queries.memory import audit, recall
 from queries.summaries import SUMMARY_PREDICATE, summarise
@@ -85,6 +85,23 @@ def test_forgetting_everything_of_one_user_leaves_the_other_users_alone(
     assert gone.facts == 2
     assert recall(store, mine(scope), "user:42") == []
     assert values(recall(store, mine(scope, "43"), "user:43")) == ["home"]
+
+
+def test_forgetting_a_user_also_erases_their_invalidated_memories(
+    store: Store, scope: Scope,
+) -> None:
+    u1 = {"user": "u1", "subject": "user:u1", "owner": "user:u1"}
+    remembered(store, scope, **u1, value=SECRET_ISH)
+    remembered(store, scope, **u1, key="gift.wrap", value="yes", source_id="msg-2")
+    remembered(store, scope, user="u2", subject="user:u2", owner="user:u2", source_id="msg-3",
+               value="the u2 office")
+    invalidate_memory(store, mine(scope, "u1"), "user:u1", "shipping.preference", actor="ops",
+                      reason="wrong user")
+    assert occurrences(store, scope.tenant, SECRET_ISH) == 1  # invisible now, still stored
+    gone = forget(store, scope, user="u1", actor="admin", reason="account deleted")
+    assert gone.facts == 2
+    assert occurrences(store, scope.tenant, SECRET_ISH) == 0
+    assert occurrences(store, scope.tenant, "the u2 office") == 1
 
 
 def test_a_correction_closes_the_summary_of_the_corrected_memory(

@@ -1,0 +1,261 @@
+"""A Neo4j transaction: the ``graph.store.StoreTx`` primitives, each one builder of
+``graph.cypher`` run in the driver's managed transaction, and the row conversions they share
+with ``graph.neo4j_store``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+import neo4j
+from neo4j.time import DateTime
+from pydantic import TypeAdapter
+
+from graph import cypher
+from graph import cypher_lineage as lineage
+from graph.asof import AsOf
+from graph.model import DerivationIn, Event, Fact, FactKind, Scope, Source, Subject
+from graph.schema import FACT, LINEAGE_TYPES, SOURCE
+from graph.store import (
+    Closure,
+    Conflict,
+    ConflictError,
+    DerivationWrite,
+    Direction,
+    Edge,
+    Erasure,
+    Invalidation,
+    Justification,
+    Reached,
+    Reopening,
+    Supersession,
+    Support,
+    Walk,
+)
+
+_FACT_FIELDS = tuple(Fact.model_fields)
+
+
+def native(value: Any) -> Any:
+    # to_native() keeps the driver's own UTC tzinfo (a named zone); written back as a
+    # parameter it would become a zone-id DateTime, which index seeks on offsets miss.
+    if isinstance(value, DateTime):
+        return value.to_native().astimezone(UTC)
+    if isinstance(value, list):
+        return [native(v) for v in value]
+    return value
+
+
+def native_props(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: native(v) for k, v in record.items()}
+
+
+_INSTANT = TypeAdapter(datetime)
+
+
+def parse_utc(text: str) -> datetime:
+    """An instant Cypher rendered with ``toString`` (nanoseconds and ``Z`` included)."""
+    return _INSTANT.validate_python(text).astimezone(UTC)
+
+
+def support_from(row: dict[str, Any]) -> Support:
+    return Support(row["fact_id"], row["source_id"], parse_utc(row["available_at"]),
+                   parse_utc(row["recorded_at"]))
+
+
+def fact_from(props: dict[str, Any]) -> Fact:
+    values = native_props(props)
+    values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
+    values["scope"] = tuple(values["scope"] or ())
+    values["gaps_from"] = tuple(values["gaps_from"] or ())
+    values["gaps_to"] = tuple(values["gaps_to"] or ())
+    return Fact.model_validate(values)
+
+
+def fact_row(fact: Fact) -> dict[str, Any]:
+    row = fact.model_dump()
+    row["scope"] = list(fact.scope)
+    row["kind"] = fact.kind.value
+    row["status"] = fact.status.value
+    row["gaps_from"], row["gaps_to"] = list(fact.gaps_from), list(fact.gaps_to)
+    return {k: v for k, v in row.items() if v is not None and v != []}
+
+
+
+
+def source_from(props: dict[str, Any]) -> Source:
+    values = native_props(props)
+    values.pop("tenant", None)
+    return Source.model_validate(values)
+
+
+
+class Neo4jTx:
+    def __init__(self, tx: neo4j.ManagedTransaction, tenant: str) -> None:
+        self.tx = tx
+        self.tenant = tenant
+
+    def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
+        return [r.data() for r in self.tx.run(query.text, query.params)]
+
+    def lock_subjects(self, ids: Sequence[str]) -> None:
+        if ids:
+            self._run(cypher.lock_subjects(self.tenant, ids))
+
+    def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
+        found: dict[str, list[Fact]] = {}
+        for row in self._run(cypher.live_versions(self.tenant, keys)):
+            fact = fact_from(row["f"])
+            found.setdefault(fact.key, []).append(fact)
+        return found
+
+    def read(self, spec: AsOf) -> list[Fact]:
+        # No clock here: the caller resolves "now" (compiling an unresolved spec raises).
+        return [fact_from(r["f"]) for r in self._run(cypher.read_facts(spec, None))]
+
+    def facts_in(
+        self, scope: Scope, kinds: Sequence[FactKind] | None = None,
+        keys: Sequence[str] | None = None,
+    ) -> list[Fact]:
+        return [fact_from(r["f"]) for r in self._run(cypher.facts_in(scope, kinds, keys))]
+
+    def existing(self, label: str, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        return {r["id"] for r in self._run(cypher.existing(self.tenant, label, ids))}
+
+    def get_sources(self, ids: Sequence[str]) -> dict[str, Source]:
+        rows = self._run(cypher.nodes_by_id(self.tenant, SOURCE, ids)) if ids else []
+        return {s.id: s for s in map(source_from, (r["n"] for r in rows))}
+
+    def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
+        rows = self._run(cypher.nodes_by_id(self.tenant, FACT, ids)) if ids else []
+        return {f.id: f for f in (fact_from(r["n"]) for r in rows)}
+
+    def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
+        if not fact_ids:
+            return []
+        return [support_from(r) for r in self._run(cypher.supports(self.tenant, fact_ids))]
+
+    def put_subjects(self, subjects: Sequence[Subject]) -> None:
+        if subjects:
+            rows = [{k: v for k, v in s.model_dump().items() if v is not None} for s in subjects]
+            for row in rows:
+                row["identifiers"] = list(row["identifiers"])
+            self._run(cypher.merge_subjects(self.tenant, rows))
+
+    def put_sources(self, sources: Sequence[Source]) -> None:
+        if sources:
+            rows = [s.model_dump(mode="python", exclude_none=True) for s in sources]
+            for row, source in zip(rows, sources, strict=True):
+                row["kind"] = source.kind.value
+                if source.authority is not None:
+                    row["authority"] = int(source.authority)
+            self._run(cypher.create_sources(self.tenant, rows))
+
+    def create_facts(self, facts: Sequence[Fact]) -> None:
+        if facts:
+            self._run(cypher.create_facts(self.tenant, [fact_row(f) for f in facts]))
+
+    def add_support(self, rows: Sequence[Support]) -> None:
+        if rows:
+            self._run(cypher.add_support(self.tenant, [asdict(r) for r in rows]))
+
+    def close_knowledge(self, rows: Sequence[Closure]) -> None:
+        if rows:
+            closed = self._run(cypher.close_knowledge(self.tenant, [asdict(r) for r in rows]))
+            if closed[0]["closed"] != len(rows):
+                raise ConflictError("another writer closed one of these facts first")
+
+    def link_supersedes(self, rows: Sequence[Supersession]) -> None:
+        if rows:
+            self._run(cypher.link_supersedes(self.tenant, [asdict(r) for r in rows]))
+
+    def put_derivation(self, write: DerivationWrite) -> None:
+        self._run(cypher.create_derivation(
+            self.tenant,
+            derivation_props(write.derivation, write.recorded_at),
+            [{"fact_id": fid, "role": role} for fid, role in write.used],
+            list(write.generated),
+        ))
+
+    def walk(
+        self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
+        types: Sequence[str] = LINEAGE_TYPES,
+    ) -> Walk:
+        # Two queries: reach (one variable-length traversal), then the live edges among it.
+        reach = self._run(lineage.walk_reach(self.tenant, start_ids, direction, at, max_depth,
+                                            types))
+        frontier = [r["element"] for r in self._run(lineage.start_elements(self.tenant,
+                                                                          start_ids))]
+        frontier += [r["element"] for r in reach if r["depth"] < max_depth]
+        edges = {
+            Edge(r["start"], r["type"], r["end"], native_props(r["props"]))
+            for r in self._run(lineage.walk_edges(self.tenant, frontier, direction, at, types))
+        }
+        reached = tuple(Reached(r["id"], r["label"], r["depth"]) for r in reach)
+        return Walk(reached, tuple(sorted(edges, key=lambda e: (e.type, e.start, e.end))))
+
+    def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
+        if not fact_ids:
+            return []
+        rows = self._run(lineage.justifications(self.tenant, fact_ids, at))
+        return [
+            Justification(_derivation(r["derivation"]), r["output"],
+                          tuple(sorted((i, role) for i, role in r["inputs"] if i is not None)))
+            for r in rows
+        ]
+
+    def link_conflicts(self, rows: Sequence[Conflict]) -> None:
+        if rows:
+            self._run(cypher.link_conflicts(self.tenant, [asdict(r) for r in rows]))
+
+    def erase_facts(self, rows: Sequence[Erasure]) -> None:
+        if rows:
+            self._run(lineage.erase_facts(self.tenant, [asdict(r) for r in rows]))
+
+    def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
+        if rows:
+            self._run(lineage.invalidate_facts(self.tenant, [asdict(r) for r in rows]))
+
+    def retract_support(self, source_id: str, at: datetime) -> list[str]:
+        return [r["id"] for r in self._run(lineage.retract_support(self.tenant, source_id, at))]
+
+    def retracted_at(self, source_id: str) -> datetime | None:
+        rows = self._run(lineage.retracted_at(self.tenant, source_id))
+        at: datetime | None = native(rows[0]["at"]) if rows else None
+        return at
+
+    def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
+        query = lineage.restore_support(self.tenant, source_id, retracted, at)
+        return [r["id"] for r in self._run(query)]
+
+    def reopen_facts(self, rows: Sequence[Reopening]) -> None:
+        if rows:
+            self._run(lineage.reopen_facts(self.tenant, [asdict(r) for r in rows]))
+
+    def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
+        rows = self._run(lineage.generated_by(self.tenant, derivation_ids))
+        return {r["derivation"]: fact_from(r["f"]) for r in rows}
+
+    def append_event(self, event: Event) -> None:
+        props = event.model_dump(exclude={"details"}, exclude_none=True)
+        props["details"] = json.dumps(event.details, sort_keys=True)
+        self._run(cypher.create_event(self.tenant, props))
+
+
+def _derivation(props: dict[str, Any]) -> DerivationIn:
+    values = native_props(props)
+    values["parameters"] = json.loads(values.get("parameters") or "{}")
+    return DerivationIn.model_validate(
+        {k: v for k, v in values.items() if k not in ("tenant", "recorded_at")})
+
+
+def derivation_props(derivation: DerivationIn, recorded_at: datetime) -> dict[str, Any]:
+    props = derivation.model_dump(exclude={"parameters"}, exclude_none=True)
+    props["parameters"] = json.dumps(derivation.parameters, sort_keys=True)
+    props["recorded_at"] = recorded_at
+    return props

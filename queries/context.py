@@ -1,0 +1,37 @@
+"""Building an agent's context from memory, and recording that it was built.
+
+The context is what ``recall`` returns for a subject now (active and explicitly conflicted
+memories, never candidates), highest ranking weight first, cut at ``limit``. Building it records
+an injection event naming every memory version handed over, for the thread it is built for;
+the audit can then tell an agent's echo of those memories from evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph.model import Scope
+from graph.ranking import record_injection
+from graph.store import Store
+from queries.memory import MemoryView, recall
+
+DEFAULT_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class Context:
+    injection_id: str  # the event that records what was injected
+    thread: str
+    memories: tuple[MemoryView, ...]
+    left_out: int  # memories that ranked below the limit
+
+
+def build_context(store: Store, scope: Scope, subject: str, *, thread: str,
+                  limit: int = DEFAULT_LIMIT, actor: str) -> Context:
+    if limit < 1:
+        raise ValueError("a context holds at least one memory")
+    found = recall(store, scope, subject)
+    chosen = tuple(found[:limit])
+    event_id = record_injection(store, scope.tenant, thread=thread, subject=subject,
+                                memory_ids=[m.id for m in chosen], actor=actor)
+    return Context(event_id, thread, chosen, len(found) - len(chosen))

@@ -1,0 +1,13 @@
+MATCH (e:Event)
+WHERE e.tenant = $tenant
+  AND e.action IN $actions
+RETURN properties(e) AS e
+ORDER BY e.at, e.id
+// params
+{
+  "actions": [
+    "erase",
+    "rollback"
+  ],
+  "tenant": "acme"
+}
