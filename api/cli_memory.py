@@ -110,6 +110,9 @@ def memories_cmd(
     key: Annotated[str | None, typer.Option(help="Only this key.")] = None,
     at: Annotated[str | None, typer.Option(help="As known and holding then (default now).")]
         = None,
+    system_at: Annotated[str | None, typer.Option(
+        help="As the engine held them then (default now): sees past a later invalidation.")]
+        = None,
     candidates: Annotated[bool, typer.Option(help="Include candidates.")] = False,
     user: User = None, project: Project = None, thread: Thread = None,
     as_json: AsJson = False,
@@ -118,7 +121,9 @@ def memories_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         found = recall(store, scope_of(options, user, project, thread), subject, key,
-                       at=parse_instant(at, "at") if at else None, candidates=candidates)
+                       at=parse_instant(at, "at") if at else None,
+                       system_at=parse_instant(system_at, "system_at") if system_at else None,
+                       candidates=candidates)
     if as_json:
         _out.print_json(json.dumps([m.model_dump(mode="json") for m in found]))
         return

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from graph.asof import AsOf, to_cypher
+from graph.asof import AsOf, gap_clause, to_cypher
 from graph.model import FactKind, Scope
 from graph.schema import (
     ABOUT,
@@ -220,15 +220,26 @@ WITH f ORDER BY {FACT_ORDER}{limit_clause}
 RETURN {fact_map("f")} AS f""", params)
 
 
-def supports(tenant: str, fact_ids: Sequence[str]) -> Query:
+def _edge_live(at: datetime | None, params: dict[str, Any]) -> str:
+    """A support edge holding at system instant ``at`` (None: every edge ever written)."""
+    if at is None:
+        return ""
+    params["at"] = at
+    return ("\nWHERE r.recorded_at <= $at AND (r.invalidated_at IS NULL OR $at < r.invalidated_at)"
+            f"\n  AND {gap_clause('r', '$at')}")
+
+
+def supports(tenant: str, fact_ids: Sequence[str], live_at: datetime | None = None) -> Query:
     # One seek of the (tenant, id) constraint per id, not a scan of the tenant; instants as
     # text, as for facts (the driver decodes DATETIME values slowly).
+    params: dict[str, Any] = {"tenant": tenant, "ids": list(fact_ids)}
+    live = _edge_live(live_at, params)
     return Query(f"""
 UNWIND $ids AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE})
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE}){live}
 RETURN f.id AS fact_id, s.id AS source_id, toString(r.available_at) AS available_at,
        toString(r.recorded_at) AS recorded_at
-ORDER BY fact_id, r.available_at, source_id""", {"tenant": tenant, "ids": list(fact_ids)})
+ORDER BY fact_id, r.available_at, source_id""", params)
 
 
 def lock_subjects(tenant: str, ids: Sequence[str]) -> Query:
@@ -240,17 +251,20 @@ SET s._vintage_lock = true
 REMOVE s._vintage_lock""", {"tenant": tenant, "ids": sorted(ids)})
 
 
-def confirmations(tenant: str, fact_ids: Sequence[str], known_at: datetime) -> Query:
+def confirmations(tenant: str, fact_ids: Sequence[str], known_at: datetime,
+                  live_at: datetime) -> Query:
     # Aggregated in the server: a filed fact has a support edge per filing that repeated it.
+    params: dict[str, Any] = {"tenant": tenant, "ids": list(fact_ids), "known_at": known_at}
+    live = _edge_live(live_at, params)
     return Query(f"""
 UNWIND $ids AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE})
-WHERE r.available_at <= $known_at
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE}){live}
+  AND r.available_at <= $known_at
 WITH fact_id, r.available_at AS at, s.id AS source_id
 ORDER BY at, source_id
 WITH fact_id, collect(source_id)[0] AS first_source, min(at) AS first_at, max(at) AS last_at
 RETURN fact_id, first_source, toString(first_at) AS first_at, toString(last_at) AS last_at""",
-                 {"tenant": tenant, "ids": list(fact_ids), "known_at": known_at})
+                 params)
 
 
 def events(tenant: str, actions: Sequence[str] | None = None) -> Query:

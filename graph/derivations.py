@@ -99,6 +99,10 @@ def derive_in(
     value = recipe.evaluate({role: facts[fid].value for role, fid in inputs.items()})
     available, end = _knowledge(list(facts.values()))
     versions = tx.versions([key]).get(key, [])
+    raw = [v for v in versions if v.kind is not FactKind.DERIVED]
+    if raw:
+        raise StoreError(f"assertion {key} holds raw evidence ({raw[-1].kind.value}): a derived "
+                         "fact never overrides it")
     later = [v.available_at for v in versions if v.available_at > available]
     if later and (end is None or min(later) < end[0]):
         # A historical value computed late: it ends where the next known version begins.

@@ -141,24 +141,32 @@ class EmbeddedStore:
             ids = self.state.by_key.get((tenant, key), [])
             return sorted((self.state.facts[tenant][i] for i in ids), key=lambda f: f.revision)
 
-    def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]:
-        found = []
+    def supports(
+        self, tenant: str, fact_ids: Sequence[str], at: datetime | None = None,
+    ) -> list[Support]:
         with self._lock:
-            for fid in fact_ids:
-                node = (FACT, tenant, fid)
-                if node not in self.graph:
-                    continue
-                for _, dst, key, data in self.graph.out_edges(node, keys=True, data=True):
-                    if key == SUPPORTED_BY:
-                        found.append(Support(fid, dst[2], data["available_at"],
-                                             data["recorded_at"]))
+            return self.edges_of(tenant, fact_ids, at or self.now())
+
+    def edges_of(self, tenant: str, fact_ids: Sequence[str],
+                 at: datetime | None) -> list[Support]:
+        """Support edges holding at ``at`` (None: every one); the caller holds the lock."""
+        found = []
+        for fid in fact_ids:
+            node = (FACT, tenant, fid)
+            if node not in self.graph:
+                continue
+            for _, dst, key, data in self.graph.out_edges(node, keys=True, data=True):
+                if key == SUPPORTED_BY and (at is None or live(data, at)):
+                    found.append(Support(fid, dst[2], data["available_at"],
+                                         data["recorded_at"]))
         return sorted(found, key=lambda s: (s.fact_id, s.available_at, s.source_id))
 
     def confirmations(
         self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
+        at: datetime | None = None,
     ) -> dict[str, Confirmation]:
         found: dict[str, Confirmation] = {}
-        for s in self.supports(tenant, fact_ids):  # ordered by (fact, available_at, source)
+        for s in self.supports(tenant, fact_ids, at):  # ordered by (fact, available_at, source)
             if s.available_at > known_at:
                 continue
             seen = found.get(s.fact_id)

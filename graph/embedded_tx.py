@@ -87,7 +87,7 @@ class EmbeddedTx:
         return {i: facts[i] for i in ids if i in facts}
 
     def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
-        return self.store.supports(self.tenant, fact_ids)
+        return self.store.edges_of(self.tenant, fact_ids, None)  # the lock is held
 
     def put_subjects(self, subjects: Sequence[Subject]) -> None:
         self._do("subject", subjects)

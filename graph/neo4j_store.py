@@ -118,13 +118,17 @@ class Neo4jStore:
     def history(self, tenant: str, key: str) -> list[Fact]:
         return [fact_from(r["f"]) for r in self.run(cypher.history(tenant, key))]
 
-    def supports(self, tenant: str, fact_ids: Sequence[str]) -> list[Support]:
-        return [support_from(r) for r in self.run(cypher.supports(tenant, fact_ids))]
+    def supports(
+        self, tenant: str, fact_ids: Sequence[str], at: datetime | None = None,
+    ) -> list[Support]:
+        query = cypher.supports(tenant, fact_ids, at or self.now())
+        return [support_from(r) for r in self.run(query)]
 
     def confirmations(
         self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
+        at: datetime | None = None,
     ) -> dict[str, Confirmation]:
-        rows = self.run(cypher.confirmations(tenant, fact_ids, known_at))
+        rows = self.run(cypher.confirmations(tenant, fact_ids, known_at, at or self.now()))
         return {r["fact_id"]: Confirmation(r["first_source"], parse_utc(r["first_at"]),
                                            parse_utc(r["last_at"])) for r in rows}
 

@@ -48,15 +48,20 @@ class MemoryView(BaseModel):
 
 def recall(
     store: Store, scope: Scope, subject: str, key: str | None = None, *,
-    at: datetime | None = None, candidates: bool = False,
+    at: datetime | None = None, system_at: datetime | None = None,
+    candidates: bool = False,
 ) -> list[MemoryView]:
-    """The memories of ``subject`` (under ``key``, if given) as known and holding at ``at``."""
+    """The memories of ``subject`` (under ``key``, if given) as observed by ``at`` and
+    holding then (a TTL not yet reached), as the engine holds them at ``system_at`` (default
+    now: DESIGN.md's default; give ``system_at`` to see past an invalidation, retraction or
+    rollback made since)."""
     t = at or store.now()
     statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if candidates else set())
-    spec = AsOf(scope, known_at=t, valid=as_of(t), subjects=(subject,),
+    spec = AsOf(scope, known_at=t, system_at=system_at, valid=as_of(t), subjects=(subject,),
                 predicates=None if key is None else (key,), statuses=frozenset(statuses),
                 kinds=tuple(FACT_KIND.values()))
-    answers = with_sources(store, scope.tenant, store.read(spec))
+    answers = with_sources(store, scope.tenant, store.read(spec), known_at=t,
+                           system_at=system_at)
     ranked = weights(store, scope.tenant, [a.fact.id for a in answers], t)
     found = [
         MemoryView(

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from graph.asof import AsOf, TenantRequired
+from graph.corrections import retract_source
 from graph.model import FactKind, Scope, Status
 from graph.store import (
     Confirmation,
@@ -18,6 +19,7 @@ from graph.store import (
 )
 from graph.temporal import as_of, from_to, parse_instant
 from graph.writes import Batch, record
+from queries.asof import facts_as_of
 from tests.conftest import PinnedClock
 from tests.factories import batch, fact, source
 
@@ -155,6 +157,25 @@ def test_confirmations_sum_up_the_supports_public_by_a_cutoff(
     early = store.confirmations(scope.tenant, [current.id], parse_instant("2018-12-31"))
     assert early == {current.id: Confirmation(A1.id, A1.available_at, A1.available_at)}
     assert store.confirmations(scope.tenant, [current.id], parse_instant("2018-01-01")) == {}
+
+
+def test_an_as_of_answer_cites_only_sources_public_by_its_cutoff_and_not_retracted(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    record(store, scope, batch(fact(7001, A2.id), sources=(A2,)), actor="test")
+    (early,) = facts_as_of(store, scope, known_at=parse_instant("2018-12-31"))
+    assert [s.id for s in early.sources] == [A1.id]
+    clock.advance(minutes=1)
+    before = clock.now
+    clock.advance(minutes=1)
+    retract_source(store, scope, A2.id, actor="test", reason="withdrawn")
+    (now,) = facts_as_of(store, scope)
+    assert [s.id for s in now.sources] == [A1.id]
+    (then,) = facts_as_of(store, scope, system_at=before)
+    assert [s.id for s in then.sources] == [A1.id, A2.id]
+    assert store.confirmations(scope.tenant, [now.fact.id], parse_instant("2020-01-01"))[
+        now.fact.id].last_at == A1.available_at
 
 
 def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:

@@ -51,7 +51,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "read_facts_valid_instant": lambda: cypher.read_facts(
         AsOf(SCOPE, known_at=T, system_at=T, valid=as_of(T)), None),
     "supports": lambda: cypher.supports("acme", ["a"]),
-    "confirmations": lambda: cypher.confirmations("acme", ["a"], T),
+    "supports_live": lambda: cypher.supports("acme", ["a"], T),
+    "confirmations": lambda: cypher.confirmations("acme", ["a"], T, T),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
     "events": lambda: cypher.events("acme"),
     "events_actions": lambda: cypher.events("acme", ["erase", "rollback"]),

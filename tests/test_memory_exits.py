@@ -11,15 +11,18 @@ import pytest
 from graph.asof import AsOf
 from graph.conflicts import review
 from graph.correct import correct
+from graph.corrections import retract_source
+from graph.derivations import Output, derive
 from graph.forget import forget
-from graph.memory import Decision, MemoryIn
-from graph.model import Scope, Status
+from graph.memory import MEMORY_EPOCH, Decision, MemoryIn
+from graph.model import FactKind, Scope, Status
 from graph.ranking import demote
 from graph.remember import memory_key, remember
-from graph.store import ConflictError, Store, UnknownReference
+from graph.store import ConflictError, Store, StoreError, UnknownReference
 from graph.temporal import all_time
 from queries.context import build_context
 from queries.memory import audit, recall
+from queries.summaries import RENDER, summarise
 from tests.conftest import PinnedClock
 from tests.test_memory import ACTOR, memory, mine, values
 
@@ -135,7 +138,7 @@ def test_a_user_corrects_one_memory_by_the_id_they_were_shown(
                     source_id="msg-2", observed_at=clock.now, actor="user:42")
     assert (fixed.decision, fixed.revision) == (Decision.ACTIVE, 2)
     assert values(recall(store, mine(scope), "user:42")) == ["ship to a locker"]
-    assert values(recall(store, mine(scope), "user:42", at=before)) == ["ship to the office"]
+    assert values(recall(store, mine(scope), "user:42", system_at=before)) == ["ship to the office"]
     (now,) = recall(store, mine(scope), "user:42")
     assert (now.owner, now.retention_reason) == ("user:42", "user asked us to remember")
     with pytest.raises(ConflictError, match="no longer current"):  # the version they saw
@@ -207,3 +210,34 @@ def test_forgetting_a_conflicted_memory_erases_every_side(store: Store, scope: S
     erased = store.read(AsOf(where, valid=all_time(), statuses=frozenset(Status)))
     assert erased == [] and review(store, where) == []
     assert sides(store, scope) == []
+
+
+def test_a_derived_fact_never_overrides_raw_evidence(store: Store, scope: Scope) -> None:
+    remember(store, memory(scope), actor=ACTOR)
+    other = remember(store, memory(scope, key="gift.wrap", value="never"), actor=ACTOR)
+    assert other.memory_id is not None
+    with pytest.raises(StoreError, match="never overrides"):
+        derive(store, mine(scope), RENDER, {"gift.wrap": other.memory_id},
+               Output("user:42", "shipping.preference", MEMORY_EPOCH, None), actor=ACTOR)
+    assert values(recall(store, mine(scope), "user:42", "shipping.preference")) == [
+        "ship to the office"]
+    assert len(store.history(scope.tenant, memory_key(memory(scope)))) == 1
+
+
+def test_retracting_a_source_takes_its_support_and_the_cascade_follows(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    remember(store, memory(scope), actor=ACTOR)
+    remember(store, memory(scope, source_id="doc-1", source_kind="document"), actor=ACTOR)
+    remember(store, memory(scope, key="gift.wrap", value="never"), actor=ACTOR)
+    summary = summarise(store, mine(scope), "user:42", actor=ACTOR)
+    clock.advance(minutes=1)
+    before = clock.now
+    clock.advance(minutes=1)
+    done = retract_source(store, mine(scope), "msg-1", actor="ops", reason="sent in error")
+    assert summary.fact.id in {o.fact.id for o in done.cascade}
+    (kept,) = recall(store, mine(scope), "user:42")
+    assert (kept.key, [s.id for s in kept.sources]) == ("shipping.preference", ["doc-1"])
+    assert sorted(m.key for m in recall(store, mine(scope), "user:42", system_at=before)) == [
+        "gift.wrap", "shipping.preference"]
+    assert store.read(AsOf(mine(scope), kinds=(FactKind.DERIVED,))) == []
