@@ -1,7 +1,9 @@
-"""``vintage correct | demote | context``: a user's correction by memory id, ranking weights,
-and the context an agent is given (recorded as an injection).
+"""``vintage correct | outcome | promote | demote | context``: a user's correction by memory
+id, an experience's outcomes and promotion, ranking weights, and the context an agent is given
+(recorded as an injection).
 
-Handlers parse, call ``graph.correct`` / ``graph.ranking`` / ``queries.context`` and format.
+Handlers parse, call ``graph.correct`` / ``graph.remember`` / ``graph.ranking`` /
+``queries.context`` and format.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ from rich.console import Console
 
 from api.cli_memory import REFUSED_EXIT, AsJson, Project, Thread, User, scope_of
 from api.options import Options
-from graph.correct import correct
+from graph.correct import correct, current, draft_of
 from graph.memory import Decision
+from graph.model import SourceKind
 from graph.ranking import demote
+from graph.remember import (
+    DEFAULT_VALIDATIONS,
+    Remembered,
+    memory_key,
+    outcome,
+    promote,
+    validations,
+)
 from graph.temporal import parse_instant
 from queries.context import DEFAULT_LIMIT, build_context
 
@@ -25,6 +36,8 @@ _out = Console()
 
 def register(app: typer.Typer) -> None:
     app.command("correct")(correct_cmd)
+    app.command("outcome")(outcome_cmd)
+    app.command("promote")(promote_cmd)
     app.command("demote")(demote_cmd)
     app.command("context")(context_cmd)
 
@@ -50,15 +63,72 @@ def correct_cmd(
         done = correct(store, tenant, memory, json.loads(value) if typed else value,
                        source_id=source_id, observed_at=when, actor="vintage correct",
                        consent=consent)
+    _decided(done, as_json)
+
+
+def _decided(done: Remembered, as_json: bool, **extra: int) -> None:
     data = {"decision": done.decision.value, "reason": done.reason, "memory": done.memory_id,
-            "revision": done.revision, "event": done.event_id}
+            "revision": done.revision, "event": done.event_id, **extra}
     if as_json:
         _out.print_json(json.dumps(data))
     else:
         _out.print(f"[bold]{done.decision.value}[/bold]: {done.reason}"
-                   + (f" ({done.memory_id}, revision {done.revision})" if done.memory_id else ""))
+                   + (f" ({done.memory_id}, revision {done.revision})" if done.memory_id else "")
+                   + "".join(f"; {k} {v}" for k, v in extra.items()))
     if done.decision in (Decision.REFUSED, Decision.CONFLICT):
         raise typer.Exit(REFUSED_EXIT)
+
+
+def outcome_cmd(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument(help="e.g. agent:billing")],
+    key: Annotated[str, typer.Argument(help="The experience's key.")],
+    task: Annotated[str, typer.Option(help="The task it was applied to.")],
+    failed: Annotated[bool, typer.Option("--failed", help="It did not work this time.")]
+        = False,
+    at: Annotated[str | None, typer.Option(help="When (default now).")] = None,
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """Record an experience's outcome on a task: a success on a distinct task is validation
+    evidence (a support); a failure is recorded, never counted."""
+    options: Options = ctx.obj
+    scope = scope_of(options, user, project, thread)
+    with options.opened() as store:
+        m = draft_of(current(store, scope, subject, key), scope.tenant)
+        when = parse_instant(at, "at") if at else store.now()
+        done = outcome(store, m, task=task, succeeded=not failed, at=when,
+                       actor="vintage outcome")
+        seen = validations(store, scope.tenant, memory_key(m))
+    _decided(done, as_json, validated_tasks=seen)
+
+
+def promote_cmd(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument()],
+    key: Annotated[str, typer.Argument()],
+    by_user: Annotated[bool, typer.Option("--by-user", help="The user's explicit action "
+                                                            "(needs --source-id).")] = False,
+    source_id: Annotated[str | None, typer.Option(help="Id of the user's message.")] = None,
+    needed: Annotated[int, typer.Option(help="Validated tasks an experience needs.")]
+        = DEFAULT_VALIDATIONS,
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """Candidate to active: an experience validated on enough distinct tasks, or any
+    candidate on the user's explicit action. Task state is never promoted."""
+    options: Options = ctx.obj
+    if by_user and not source_id:
+        raise typer.BadParameter("--by-user needs --source-id (the user's message)",
+                                 param_hint="--source-id")
+    scope = scope_of(options, user, project, thread)
+    with options.opened() as store:
+        fact = current(store, scope, subject, key)
+        m = (draft_of(fact, scope.tenant, observed_at=store.now(),
+                      source_kind=SourceKind.USER_MESSAGE, source_id=source_id) if by_user
+             else draft_of(fact, scope.tenant))
+        done = promote(store, m, actor="vintage promote", by_user=by_user, needed=needed)
+    _decided(done, as_json)
 
 
 def demote_cmd(

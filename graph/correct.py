@@ -1,6 +1,7 @@
-"""``correct``: a user corrects one of their memories, named by the id they were shown.
+"""Operations on a memory someone names (by id, or by subject and key in a scope): a user's
+correction, and the drafts that ``outcome`` and ``promote`` need from the stored version.
 
-The correction is a ``remember`` of the same memory (kind, subject, key, scope, owner, retention
+A correction is a ``remember`` of the same memory (kind, subject, key, scope, owner, retention
 reason and expiry carried over) from the user's own message, so it passes the same gates and is
 audited the same way. It is a compare-and-set on the version the user saw: if that version is no
 longer current, the correction is refused with ``ConflictError`` rather than applied to a value
@@ -11,42 +12,66 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from typing import Any
 
-from graph.memory import MEMORY_KIND, MemoryIn
-from graph.model import Scope, SourceKind, Value
+from graph.memory import MEMORY_EPOCH, MEMORY_KIND, MemoryIn
+from graph.model import Fact, Scope, SourceKind, Value, assertion_key
 from graph.remember import Remembered, current_version, memory_key, remember
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 
 _MEMORY_SCOPE = {"user", "project", "thread"}
 
 
-def correct(store: Store, tenant: str, memory_id: str, value: Value, *, source_id: str,
-            observed_at: datetime, actor: str, consent: bool = False) -> Remembered:
+def stored(store: Store, tenant: str, memory_id: str) -> Fact:
+    """A memory version by id (any version; erased ones are gone)."""
     fact = store.reading(tenant, lambda tx: tx.get_facts([memory_id])).get(memory_id)
     if fact is None or fact.kind not in MEMORY_KIND or fact.erased_at is not None:
         raise UnknownReference(f"no memory {memory_id} in tenant {tenant}")
+    return fact
+
+
+def current(store: Store, scope: Scope, subject: str, key: str) -> Fact:
+    """The current version of one memory in exactly ``scope``."""
+    ident = assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)
+    fact, _ = current_version(store, scope.tenant, ident)
+    if fact is None:
+        raise UnknownReference(f"no memory {subject} {key} in this scope")
+    return fact
+
+
+def draft_of(fact: Fact, tenant: str, *, value: Value | None = None,
+             observed_at: datetime | None = None, **source: Any) -> MemoryIn:
+    """A write of the same memory (kind, subject, key, scope, owner, retention reason, and the
+    expiry instant when ``observed_at`` is given) with ``value`` (default: the stored one)."""
     scope = Scope.from_terms(tenant, list(fact.scope))
     if set(scope.keys) - _MEMORY_SCOPE:
-        raise UnknownReference(f"{memory_id} was not written as a memory (scope "
+        raise UnknownReference(f"{fact.id} was not written as a memory (scope "
                                f"{', '.join(fact.scope)})")
     ttl = None
-    if fact.expires_at is not None:  # the correction keeps the memory's expiry instant
+    if fact.expires_at is not None and observed_at is not None:
         left = (fact.expires_at - observed_at).total_seconds()
         if left <= 0:
-            raise StoreError(f"{memory_id} had expired by {observed_at.isoformat()}: "
+            raise StoreError(f"{fact.id} had expired by {observed_at.isoformat()}: "
                              "remember it anew")
         ttl = math.ceil(left)
-    m = MemoryIn(
+    return MemoryIn(
         kind=MEMORY_KIND[fact.kind], tenant=tenant, subject=fact.subject, key=fact.predicate,
-        value=value, source_kind=SourceKind.USER_MESSAGE, source_id=source_id,
-        observed_at=observed_at, owner=fact.owner, retention_reason=fact.retention_reason,
+        value=fact.value if value is None else value, observed_at=observed_at,
+        owner=fact.owner, retention_reason=fact.retention_reason,
         user=scope.keys.get("user"), project=scope.keys.get("project"),
-        thread=scope.keys.get("thread"), ttl_seconds=ttl, consent=consent,
+        thread=scope.keys.get("thread"), ttl_seconds=ttl, **source,
     )
-    current, _ = current_version(store, tenant, memory_key(m))
-    if current is None:
+
+
+def correct(store: Store, tenant: str, memory_id: str, value: Value, *, source_id: str,
+            observed_at: datetime, actor: str, consent: bool = False) -> Remembered:
+    fact = stored(store, tenant, memory_id)
+    m = draft_of(fact, tenant, value=value, observed_at=observed_at,
+                 source_kind=SourceKind.USER_MESSAGE, source_id=source_id, consent=consent)
+    now, _ = current_version(store, tenant, memory_key(m))
+    if now is None:
         raise ConflictError(f"{memory_id} is no longer held: nothing current to correct")
-    if fact.unit is None and current.id != fact.id:
+    if fact.unit is None and now.id != fact.id:
         raise ConflictError(f"{memory_id} is no longer current (revision {fact.revision}; the "
-                            f"store holds {current.id}, revision {current.revision})")
-    return remember(store, m, actor=actor, expected=current.revision)
+                            f"store holds {now.id}, revision {now.revision})")
+    return remember(store, m, actor=actor, expected=now.revision)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from graph import experience
 from graph.model import (
     DEFAULT_AUTHORITY,
     Authority,
@@ -104,6 +105,12 @@ class MemoryIn(BaseModel):
     @classmethod
     def _checked(cls, value: Value) -> Value:
         return check_value(value)
+
+    @model_validator(mode="after")
+    def _canonical(self) -> MemoryIn:
+        if self.kind is MemoryKind.EXPERIENCE:  # one experience, one text
+            object.__setattr__(self, "value", experience.canonical(self.value))
+        return self
 
     def scope(self) -> Scope:
         return memory_scope(self.tenant, self.user, self.project, self.thread)
@@ -190,6 +197,10 @@ def _by_kind(m: MemoryIn) -> Status | Verdict:
             return refused("an inference needs its evidence (the memories it rests on)")
         return Status.CANDIDATE
     if m.kind is MemoryKind.EXPERIENCE:
+        try:
+            experience.parse(m.value)
+        except experience.NotAnExperience as exc:
+            return refused(str(exc))
         return Status.CANDIDATE  # validated by outcomes on distinct tasks, then promoted
     return Status.ACTIVE if authority >= Authority.USER_STATEMENT else Status.CANDIDATE
 

@@ -121,3 +121,28 @@ def test_a_user_corrects_by_id_demotes_and_an_agent_context_is_recorded(
     code, out, _ = run([*store_args, "audit", "--json"], capsys, monkeypatch)
     actions = [e["action"] for e in json.loads(out)]
     assert actions[-2:] == ["demote", "inject"] and "locker" not in out
+
+
+def test_an_experience_is_validated_by_outcomes_and_promoted_from_the_command_line(
+    store_args: list[str],  # noqa: F811
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    steps = json.dumps({"trigger": "a refund request", "steps": ["check", "refund"],
+                        "outcome": "refunded"})
+    code, out, _ = run([*store_args, "remember", "experience", "agent:billing", "refund",
+                        steps, "--source-id", "run-1", *SAID[2:], "--source-kind",
+                        "agent_output", "--json"], capsys, monkeypatch)
+    assert json.loads(out)["decision"] == "candidate"
+    where = ["agent:billing", "refund", "--user", "42", "--json"]
+    code, out, _ = run([*store_args, "outcome", *where, "--task", "t-1"], capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["validated_tasks"] == 1
+    code, out, _ = run([*store_args, "outcome", *where, "--task", "t-2", "--failed"], capsys,
+                       monkeypatch)
+    assert json.loads(out)["validated_tasks"] == 1
+    code, out, _ = run([*store_args, "promote", *where], capsys, monkeypatch)
+    assert code == 3 and "has 1" in json.loads(out)["reason"]
+    run([*store_args, "outcome", *where, "--task", "t-3"], capsys, monkeypatch)
+    code, out, _ = run([*store_args, "promote", *where], capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["decision"] == "active"
+    code, _, err = run([*store_args, "promote", *where, "--by-user"], capsys, monkeypatch)
+    assert code == 2 and "--source-id" in err

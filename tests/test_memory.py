@@ -3,6 +3,7 @@ experiences of issue 5's counterexample set."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -33,6 +34,12 @@ def memory(scope: Scope, **fields: Any) -> MemoryIn:
     }
     base.update(fields)
     return MemoryIn.model_validate(base)
+
+
+REFUND = json.dumps({"trigger": "a customer asks for a refund",
+                     "preconditions": ["the order exists", "it was paid by card"],
+                     "steps": ["check the order", "refund to the original card"],
+                     "outcome": "the customer is refunded"})
 
 
 def values(memories: Sequence[MemoryView]) -> list[Value]:
@@ -159,8 +166,8 @@ def test_an_experience_with_one_success_stays_candidate_and_with_two_can_be_prom
     store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:
     exp = memory(scope, kind="experience", subject="agent:billing", key="refund.procedure",
-                 value="check the order, then refund to the original card", source_kind=
-                 "agent_output", source_id="run-1", owner="team:billing")
+                 value=REFUND, source_kind="agent_output", source_id="run-1",
+                 owner="team:billing")
     assert remember(store, exp, actor=ACTOR).decision is Decision.CANDIDATE
     outcome(store, exp, task="t-1", succeeded=True, at=clock.now, actor=ACTOR)
     outcome(store, exp, task="t-1", succeeded=True, at=clock.now, actor=ACTOR)  # same task

@@ -4,6 +4,7 @@ backends."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from queries.context import build_context
 from queries.memory import audit, recall
 from queries.summaries import RENDER, summarise
 from tests.conftest import PinnedClock
-from tests.test_memory import ACTOR, memory, mine, values
+from tests.test_memory import ACTOR, REFUND, memory, mine, values
 
 
 def three(store: Store, scope: Scope) -> None:
@@ -241,3 +242,26 @@ def test_retracting_a_source_takes_its_support_and_the_cascade_follows(
     assert sorted(m.key for m in recall(store, mine(scope), "user:42", system_at=before)) == [
         "gift.wrap", "shipping.preference"]
     assert store.read(AsOf(mine(scope), kinds=(FactKind.DERIVED,))) == []
+
+
+def test_an_experience_needs_its_trigger_steps_and_outcome_and_is_stored_canonically(
+    store: Store, scope: Scope,
+) -> None:
+    shape = {"kind": "experience", "subject": "agent:billing", "key": "refund.procedure",
+             "source_kind": "agent_output", "owner": "team:billing"}
+    loose = memory(scope, **shape, source_id="run-0", value="refund to the card")
+    assert "trigger" in remember(store, loose, actor=ACTOR).reason
+    partial = memory(scope, **shape, source_id="run-0",
+                     value=json.dumps({"trigger": "a refund request", "steps": []}))
+    refusal = remember(store, partial, actor=ACTOR)
+    assert refusal.decision is Decision.REFUSED
+    assert "outcome" in refusal.reason and "steps" in refusal.reason
+    first = memory(scope, **shape, source_id="run-1", value=REFUND)
+    assert remember(store, first, actor=ACTOR).decision is Decision.CANDIDATE
+    reordered = json.dumps(dict(reversed(list(json.loads(REFUND).items()))), indent=2)
+    again = remember(store, memory(scope, **shape, source_id="run-1", value=reordered),
+                     actor=ACTOR)
+    assert again.decision is Decision.DUPLICATE  # one experience, one text
+    (stored,) = recall(store, mine(scope), "agent:billing", candidates=True)
+    assert json.loads(str(stored.value))["steps"] == ["check the order",
+                                                      "refund to the original card"]
