@@ -29,6 +29,7 @@ from graph.store import (
     Supersession,
     Support,
     Walk,
+    check_tenant,
 )
 
 if TYPE_CHECKING:
@@ -68,12 +69,14 @@ class EmbeddedTx:
         return found
 
     def read(self, spec: AsOf) -> list[Fact]:
+        check_tenant(self.tenant, spec.scope)
         return self.store.state.read(spec)  # the write holds the store's lock already
 
     def facts_in(
         self, scope: Scope, kinds: Sequence[FactKind] | None = None,
         keys: Sequence[str] | None = None,
     ) -> list[Fact]:
+        check_tenant(self.tenant, scope)
         return self.store.state.facts_in(scope, kinds, keys)
 
     def existing(self, label: str, ids: Sequence[str]) -> set[str]:

@@ -62,8 +62,15 @@ def forget(
     def work(tx: StoreTx) -> Forgotten:
         if by == "source":
             assert source_id is not None
+
+            def alone() -> list[Fact]:
+                # What rests on the source alone, planned under its subjects' locks.
+                ids = supported_by(tx, source_id, store.now())[0]
+                return list(tx.get_facts(ids).values())
+
+            found = under_locks(tx, alone, lambda fs: (f.subject for f in fs))
             now = store.now()
-            targets = set(supported_by(tx, source_id, now)[0])
+            targets = {f.id for f in found}
             tx.retract_support(source_id, now)  # what stays no longer rests on it
         else:
             found = under_locks(tx, lambda: versions(tx), lambda fs: (f.subject for f in fs))

@@ -34,6 +34,7 @@ from graph.store import (
     Supersession,
     Support,
     Walk,
+    check_tenant,
 )
 
 _FACT_FIELDS = tuple(Fact.model_fields)
@@ -114,12 +115,14 @@ class Neo4jTx:
 
     def read(self, spec: AsOf) -> list[Fact]:
         # No clock here: the caller resolves "now" (compiling an unresolved spec raises).
+        check_tenant(self.tenant, spec.scope)
         return [fact_from(r["f"]) for r in self._run(cypher.read_facts(spec, None))]
 
     def facts_in(
         self, scope: Scope, kinds: Sequence[FactKind] | None = None,
         keys: Sequence[str] | None = None,
     ) -> list[Fact]:
+        check_tenant(self.tenant, scope)
         return [fact_from(r["f"]) for r in self._run(cypher.facts_in(scope, kinds, keys))]
 
     def existing(self, label: str, ids: Sequence[str]) -> set[str]:

@@ -29,6 +29,16 @@ class ConflictError(StoreError):
     """A compare-and-set saw another revision than the caller expected."""
 
 
+class CrossTenant(StoreError):
+    """A transaction of one tenant asked to read another's facts. Scope fails closed."""
+
+
+def check_tenant(tx_tenant: str, scope: Scope) -> None:
+    if scope.tenant != tx_tenant:
+        raise CrossTenant(f"a transaction of tenant {tx_tenant!r} cannot read tenant "
+                          f"{scope.tenant!r}")
+
+
 class UnknownReference(StoreError):
     """A write names a subject, source or fact that does not exist in its tenant."""
 

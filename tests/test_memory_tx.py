@@ -14,7 +14,7 @@ from graph.forget import forget
 from graph.model import Event, Fact, FactKind, Scope, Status
 from graph.remember import invalidate_memory, memory_key, remember
 from graph.rollback import rollback
-from graph.store import Store, StoreTx
+from graph.store import CrossTenant, Store, StoreTx
 from graph.temporal import all_time
 from queries.memory import recall
 from tests.conftest import PinnedClock
@@ -66,6 +66,16 @@ def test_a_read_inside_a_transaction_refuses_an_unresolved_spec(
     with pytest.raises(ValueError, match="resolve"):
         in_write(store, scope.tenant, lambda tx: tx.read(AsOf(scope)))
     assert store.events(scope.tenant) == []
+
+
+def test_a_transaction_of_one_tenant_cannot_read_another(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    other = Scope(tenant=scope.tenant + "-other")
+    with pytest.raises(CrossTenant):
+        in_write(store, scope.tenant, lambda tx: tx.read(AsOf(other).resolved(clock.now)))
+    with pytest.raises(CrossTenant):
+        in_write(store, scope.tenant, lambda tx: tx.facts_in(other))
 
 
 def test_facts_in_a_scope_are_every_version_ever_recorded_and_none_of_another_user(
