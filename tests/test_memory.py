@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -279,9 +280,9 @@ def test_two_authoritative_sources_that_disagree_are_a_conflict_set_a_person_res
     assert review(store, mine(scope)) == []
 
 
-def test_rollback_to_t_then_rollback_of_the_rollback(
-    store: Store, scope: Scope, clock: PinnedClock,
-) -> None:
+def bad_batch(store: Store, scope: Scope, clock: PinnedClock) -> datetime:
+    """A good state at the instant returned, then a buggy agent's batch: one changed memory,
+    one new one."""
     remember(store, memory(scope, observed_at=clock.now.isoformat()), actor=ACTOR)
     clock.advance(minutes=1)
     good = clock.now
@@ -291,6 +292,13 @@ def test_rollback_to_t_then_rollback_of_the_rollback(
     remember(store, memory(scope, key="gift.wrap", value="always", source_id="bad-2",
                            observed_at=clock.now.isoformat()), actor="agent:buggy")
     clock.advance(minutes=1)
+    return good
+
+
+def test_rollback_to_t_then_rollback_of_the_rollback(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    good = bad_batch(store, scope, clock)
     before_rollback = clock.now
     clock.advance(minutes=1)
     undone = rollback(store, mine(scope), good, actor="ops", reason="bad batch")

@@ -18,7 +18,7 @@ from graph.store import CrossTenant, Store, StoreTx
 from graph.temporal import all_time
 from queries.memory import recall
 from tests.conftest import PinnedClock
-from tests.test_memory import ACTOR, memory, mine, values
+from tests.test_memory import ACTOR, bad_batch, memory, mine, values
 
 T = TypeVar("T")
 
@@ -126,20 +126,6 @@ def test_events_can_be_narrowed_to_some_actions_in_their_order(
     assert len(only("invalidate", "erase")) == 2
     assert store.events(scope.tenant, []) == []
     assert store.events(scope.tenant, ["no-such-action"]) == []
-
-
-def bad_batch(store: Store, scope: Scope, clock: PinnedClock) -> Any:
-    """A good state at ``good``, then a buggy agent's batch: one changed, one new memory."""
-    remember(store, memory(scope, observed_at=clock.now.isoformat()), actor=ACTOR)
-    clock.advance(minutes=1)
-    good = clock.now
-    clock.advance(minutes=1)
-    remember(store, memory(scope, value="ship to nowhere", source_id="bad-1",
-                           observed_at=clock.now.isoformat()), actor="agent:buggy")
-    remember(store, memory(scope, key="gift.wrap", value="always", source_id="bad-2",
-                           observed_at=clock.now.isoformat()), actor="agent:buggy")
-    clock.advance(minutes=1)
-    return good
 
 
 def test_a_write_committed_as_a_rollback_starts_is_part_of_its_plan(
