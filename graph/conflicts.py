@@ -23,15 +23,8 @@ from datetime import datetime
 from graph.asof import AsOf
 from graph.memory import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
 from graph.model import Fact, FactIn, Scope, SourceIn, SourceKind, Status, Subject, Value
-from graph.store import (
-    Conflict,
-    ConflictError,
-    Invalidation,
-    Store,
-    StoreTx,
-    UnknownReference,
-)
-from graph.writes import Batch, WriteReport, record
+from graph.store import Conflict, Invalidation, Store, StoreTx, UnknownReference
+from graph.writes import Batch, WriteReport, record, record_in
 
 VARIANT = "conflict:"
 _KINDS = tuple(FACT_KIND.values())
@@ -55,17 +48,12 @@ def open_sides(read: Reader, scope: Scope, subject: str, key: str, now: datetime
                   key=lambda f: (f.unit is not None, f.unit or ""))
 
 
-def rivals(store: Store, scope: Scope, subject: str, key: str) -> list[Fact]:
-    """The variant sides of an open set (the key's own version excluded)."""
-    return [f for f in open_sides(store.read, scope, subject, key, store.now())
-            if f.unit is not None]
-
-
-def open_conflict(store: Store, m: MemoryIn, key: str, current: Fact, others: Sequence[Fact],
-                  *, actor: str, reason: str,
+def open_conflict(tx: StoreTx, now: datetime, m: MemoryIn, key: str, current: Fact,
+                  others: Sequence[Fact], *, actor: str, reason: str,
                   details: dict[str, str | int | float | bool]) -> tuple[WriteReport, str]:
-    """Open a set on ``current`` or add ``m`` to the open one (``others``: its variants).
-    Returns the report and the id of the side that now holds ``m``'s value."""
+    """Open a set on ``current`` or add ``m`` to the open one (``others``: its variants), in
+    the caller's transaction (which holds the subject's lock). Returns the report and the id
+    of the side that now holds ``m``'s value."""
     assert m.source_kind is not None and m.source_id is not None and m.observed_at is not None
     source = SourceIn(id=m.source_id, kind=m.source_kind, available_at=m.observed_at,
                       version=m.source_version, authority=m.authority)
@@ -74,7 +62,7 @@ def open_conflict(store: Store, m: MemoryIn, key: str, current: Fact, others: Se
     match = next((r for r in held_by if same_value(r.value, m.value)), None)
     facts: list[FactIn] = []
     if not joining:
-        latest = max(store.supports(m.tenant, [current.id]), key=lambda s: s.available_at)
+        latest = max(tx.supports_of([current.id]), key=lambda s: s.available_at)
         facts.append(_side(current, current.value, latest.source_id, unit=None))
     if match is not None:  # one more source for a side: support, no new side
         facts.append(_side(match, match.value, m.source_id, unit=match.unit))
@@ -86,20 +74,16 @@ def open_conflict(store: Store, m: MemoryIn, key: str, current: Fact, others: Se
             expires_at=m.expires_at))
 
     def link(tx: StoreTx, report: WriteReport) -> None:
-        if joining:
-            live = tx.versions([key]).get(key, [])
-            if not live or live[-1].id != current.id:
-                raise ConflictError(f"memory {m.subject} {m.key} changed while joining its set")
         sides = [current.id] if joining else report.created[:1]
         sides += [r.id for r in others]
-        new = report.created[1:] if not joining else report.created
-        tx.link_conflicts([Conflict(n, s, store.now()) for n in new for s in sides])
+        new = report.created if joining else report.created[1:]
+        tx.link_conflicts([Conflict(n, s, now) for n in new for s in sides])
 
-    report = record(store, m.scope(), Batch(subjects=[Subject(id=m.subject)], sources=[source],
-                                            facts=facts),
-                    actor=actor, reason=reason,
-                    expected=None if joining else {key: current.revision},
-                    details=details, then=link)
+    report = record_in(tx, now, m.scope(), Batch(subjects=[Subject(id=m.subject)],
+                                                 sources=[source], facts=facts),
+                       actor=actor, reason=reason,
+                       expected=None if joining else {key: current.revision},
+                       details=details, then=link)
     held = match.id if match is not None else report.created[-1]
     return report, held
 

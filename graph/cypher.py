@@ -99,12 +99,16 @@ def facts_in(
     if kinds is not None:
         clauses.append("f.kind IN $kinds")
         params["kinds"] = [k.value for k in kinds]
+    # Through the (tenant, key) index either way: the tenant's facts, never every tenant's.
     if keys is not None:
         clauses.append("f.key IN $keys")
         params["keys"] = list(keys)
+    else:
+        clauses.append("f.key IS NOT NULL")
     where = "\n  AND ".join(clauses)
     return Query(f"""
 MATCH (f:{FACT})
+USING INDEX f:{FACT}(tenant, key)
 WHERE {where}
 WITH f ORDER BY f.key, f.revision, f.id
 RETURN {fact_map("f")} AS f""", params)
@@ -211,8 +215,10 @@ def read_facts(spec: AsOf, limit: int | None) -> Query:
     # handful of versions per assertion; left alone, the planner may prefer the knowledge-time
     # range index, which for an early cutoff still scans most of the tenant.
     hint = ""
-    if spec.subjects is not None and spec.predicates is not None:
+    if spec.subjects is not None:
         hint = f"\nUSING INDEX f:{FACT}(tenant, subject, predicate)"
+        if spec.predicates is None:  # the index's prefix: every predicate of those subjects
+            where += "\n  AND f.predicate IS NOT NULL"
     return Query(f"""
 MATCH (f:{FACT}){hint}
 WHERE {where}
@@ -268,14 +274,18 @@ RETURN fact_id, first_source, toString(first_at) AS first_at, toString(last_at) 
 
 
 def events(tenant: str, actions: Sequence[str] | None = None) -> Query:
+    # Each form names the index it seeks, so that a tenant's events never cost a scan of every
+    # tenant's (a bare `e.tenant = $tenant` does not use a composite index by itself).
     params: dict[str, Any] = {"tenant": tenant}
-    narrow = ""
-    if actions is not None:
-        narrow = "\n  AND e.action IN $actions"
+    if actions is None:
+        hint, narrow = f"USING INDEX e:{EVENT}(tenant, at)", "e.at IS NOT NULL"
+    else:
+        hint, narrow = f"USING INDEX e:{EVENT}(tenant, action)", "e.action IN $actions"
         params["actions"] = list(actions)
     return Query(f"""
 MATCH (e:{EVENT})
-WHERE e.tenant = $tenant{narrow}
+{hint}
+WHERE e.tenant = $tenant AND {narrow}
 RETURN properties(e) AS e
 ORDER BY e.at, e.id""", params)
 

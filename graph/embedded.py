@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -107,8 +108,14 @@ class EmbeddedStore:
         lines that first recorded them (the log is append-only in every other case)."""
         assert self.path is not None
         log, fresh = self.path / LOG_NAME, self.path / (LOG_NAME + ".scrub")
+        # A line that names none of the ids holds none of their content: copied as it is,
+        # without decoding (most of a long log).
+        named = re.compile("|".join(re.escape(i) for i in sorted(fact_ids)))
         with log.open(encoding="utf-8") as lines, fresh.open("w", encoding="utf-8") as out:
             for line in lines:
+                if named.search(line) is None:
+                    out.write(line)
+                    continue
                 entry = json.loads(line)
                 if entry["tenant"] != tenant:
                     out.write(line)
@@ -179,10 +186,11 @@ class EmbeddedStore:
         return [r for r in self._records(SOURCE, tenant, ids) if isinstance(r, Source)]
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
-        wanted = None if actions is None else set(actions)
         with self._lock:
-            return sorted((e for e in self.state.events.get(tenant, [])
-                           if wanted is None or e.action in wanted), key=lambda e: (e.at, e.id))
+            found = (self.state.events.get(tenant, []) if actions is None else
+                     [e for a in set(actions)
+                      for e in self.state.events_by_action.get((tenant, a), [])])
+            return sorted(found, key=lambda e: (e.at, e.id))
 
     def _records(self, label: str, tenant: str, ids: Sequence[str]) -> Iterator[Any]:
         with self._lock:

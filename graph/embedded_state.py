@@ -43,6 +43,7 @@ class State:
         self.by_lookup: dict[tuple[str, str, str], list[str]] = defaultdict(list)
         self.facts: dict[str, dict[str, Fact]] = defaultdict(dict)
         self.events: dict[str, list[Event]] = defaultdict(list)
+        self.events_by_action: dict[tuple[str, str], list[Event]] = defaultdict(list)
         # Neighbours by edge type, both ways: a dense node (one input of 100k derivations)
         # must not be scanned whole to follow one type, as Neo4j's relationship groups avoid.
         self.out_by_type: dict[tuple[Node, str], set[Node]] = defaultdict(set)
@@ -88,6 +89,7 @@ class State:
             self._node((_NODE_OPS[op], tenant, rec.id), j, label=_NODE_OPS[op], record=rec)
             if op == "event":
                 self._append(self.events[tenant], rec, j)
+                self._append(self.events_by_action[(tenant, rec.action)], rec, j)
         elif op == "fact":
             self._fact(rec, j)
             self._edge((FACT, tenant, rec.id), (SUBJECT, tenant, rec.subject), ABOUT, j,

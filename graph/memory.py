@@ -173,6 +173,13 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
         return wanted
     if current is None:
         return Verdict(Decision(wanted.value), f"new {m.kind.value}", wanted)
+    assert m.observed_at is not None
+    repeat = same_value(current.value, m.value) and (
+        m.source_id in current_sources or m.source_kind in NOT_EVIDENCE)
+    if m.observed_at < current.available_at and not repeat:
+        return refused(f"observed at {m.observed_at.isoformat()}, before the current version "
+                       f"(known from {current.available_at.isoformat()}): an out-of-order "
+                       "write changes nothing; correct the current version instead")
     if current.status is Status.CONFLICTED:
         return _in_conflict(m, wanted, current, current_sources, rivals)
     return _against(m, wanted, current, current_sources)

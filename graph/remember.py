@@ -5,12 +5,12 @@ Every decision is an ``Event``: a write's own event carries the decision and why
 duplicate or conflict writes a decision event alone. Events carry the subject and key, never the
 value, so that erasure leaves no copy behind.
 
-Concurrency: the gate reads the memory's current version, and the write then compares and sets
-on that revision. A concurrent writer makes the write fail with ``ConflictError``; without an
-``expected`` revision from the caller the gate runs again on the new state (so sixteen
-concurrent updates all land, in some order); with one, the conflict goes back to the caller.
-Every write transaction first takes its subjects' locks (``StoreTx.lock_subjects``), so the
-loser of a race fails the compare-and-set cleanly and is gated again.
+Concurrency: the gate and the write run in one transaction, after the subject's write lock
+(``StoreTx.lock_subjects``): the decision rests on exactly the state it changes, and writers of
+one subject are gated one after the other (sixteen concurrent updates all land, in some order).
+A caller's ``expected`` revision is compared and set in that transaction; a mismatch raises
+``ConflictError``. Without one, a transaction that still fails to commit (a brand-new subject
+has no lock to take yet; two writers may then collide on its first version) runs again.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.conflicts import open_conflict, retire_rivals, rivals
+from graph.conflicts import open_conflict, open_sides, retire_rivals
 from graph.corrections import ExitReport, invalidate
 from graph.memory import (
     FACT_KIND,
@@ -48,7 +48,7 @@ from graph.model import (
 )
 from graph.ranking import last_injection
 from graph.store import ConflictError, DerivationWrite, Store, StoreTx, UnknownReference
-from graph.writes import Batch, WriteReport, record
+from graph.writes import Batch, WriteReport, record_in
 
 _ATTEMPTS = 64
 Step = Callable[[StoreTx, WriteReport], None]
@@ -71,7 +71,7 @@ def memory_key(m: MemoryIn) -> str:
 
 
 def current_version(store: Store, tenant: str, key: str) -> tuple[Fact | None, set[str]]:
-    """The live version of a memory and the sources that support it."""
+    """The live version of a memory and the sources that support it now."""
     live = [f for f in store.history(tenant, key)
             if f.superseded_at is None and f.invalidated_at is None]
     if not live:
@@ -80,46 +80,59 @@ def current_version(store: Store, tenant: str, key: str) -> tuple[Fact | None, s
     return fact, {s.source_id for s in store.supports(tenant, [fact.id])}
 
 
+def _current_in(tx: StoreTx, key: str) -> tuple[Fact | None, set[str]]:
+    live = [f for f in tx.versions([key]).get(key, []) if f.superseded_at is None]
+    if not live:
+        return None, set()
+    return live[-1], {s.source_id for s in tx.supports_of([live[-1].id])}
+
+
 def remember(store: Store, m: MemoryIn, *, actor: str,
              expected: int | object | None = _UNSET) -> Remembered:
     """Gate and write one memory; return the decision and why (an ``Event`` either way)."""
     key = memory_key(m)
     for _ in range(_ATTEMPTS):
-        current, sources = current_version(store, m.tenant, key)
-        others = (rivals(store, m.scope(), m.subject, m.key)
-                  if current is not None and current.status is Status.CONFLICTED else [])
-        verdict = gate(m, current, sources, others)
-        if verdict.decision is Decision.DUPLICATE and m.source_kind in NOT_EVIDENCE \
-                and current is not None:
-            verdict = _traced(store, m.tenant, current.id, verdict)
-        if verdict.decision is Decision.CONFLICT and current is not None:
-            try:
-                report, held = open_conflict(store, m, key, current, others, actor=actor,
-                                             reason=f"remember: conflict: {verdict.reason}",
-                                             details=_details(m, verdict))
-            except ConflictError:
-                if expected is not _UNSET:
-                    raise
-                continue
-            if report.event_id is None:  # a side's own source again: nothing new to store
-                return _decided(store, m, key, verdict, current, actor)
-            return Remembered(verdict.decision, verdict.reason, key, held, 1, report.event_id)
-        if not verdict.writes:
-            return _decided(store, m, key, verdict, current, actor)
-        revision = current.revision if current else None
         try:
-            return _write(store, m, key, verdict, actor, current,
-                          revision if expected is _UNSET else expected)
+            return store.write(m.tenant, lambda tx: _remember_in(tx, store, m, key, actor,
+                                                                 expected))
         except ConflictError:
             if expected is not _UNSET:
                 raise
     raise ConflictError(f"memory {m.subject} {m.key}: still contended after {_ATTEMPTS} tries")
 
 
-def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
+def _remember_in(tx: StoreTx, store: Store, m: MemoryIn, key: str, actor: str,
+                 expected: object) -> Remembered:
+    """The gate and the write in one transaction, after the subject's lock: the decision
+    rests on exactly the state it changes."""
+    tx.lock_subjects([m.subject])
+    now = store.now()
+    current, sources = _current_in(tx, key)
+    others = ([f for f in open_sides(tx.read, m.scope(), m.subject, m.key, now)
+               if f.unit is not None]
+              if current is not None and current.status is Status.CONFLICTED else [])
+    verdict = gate(m, current, sources, others)
+    if verdict.decision is Decision.DUPLICATE and m.source_kind in NOT_EVIDENCE \
+            and current is not None:
+        verdict = _traced(store, m.tenant, current.id, verdict)
+    if verdict.decision is Decision.CONFLICT and current is not None:
+        report, held = open_conflict(tx, now, m, key, current, others, actor=actor,
+                                     reason=f"remember: conflict: {verdict.reason}",
+                                     details=_details(m, verdict))
+        if report.event_id is not None:
+            return Remembered(verdict.decision, verdict.reason, key, held, 1, report.event_id)
+        return _decided(tx, now, m, key, verdict, current, actor)  # a side's source again
+    if not verdict.writes:
+        return _decided(tx, now, m, key, verdict, current, actor)
+    revision = current.revision if current else None
+    return _write(tx, now, m, key, verdict, actor, current,
+                  revision if expected is _UNSET else expected)
+
+
+def _write(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict, actor: str,
            current: Fact | None, expected: object) -> Remembered:
     """Write the gated draft, compare-and-set on ``expected``; ``current`` is the version the
-    gate saw (the write succeeding proves it is still the live one)."""
+    gate saw."""
     assert verdict.status is not None and m.source_kind is not None
     assert m.source_id is not None and m.observed_at is not None
     draft = FactIn(
@@ -129,11 +142,12 @@ def _write(store: Store, m: MemoryIn, key: str, verdict: Verdict, actor: str,
     )
     source = SourceIn(id=m.source_id, kind=m.source_kind, available_at=m.observed_at,
                       version=m.source_version, authority=m.authority)
-    steps = [_evidence(m, store.now())] if m.evidence else []
+    steps = [_evidence(m, now)] if m.evidence else []
     if current is not None and current.status is Status.CONFLICTED:
-        steps.append(retire_rivals(m.scope(), m.subject, m.key, store.now))
-    report = record(
-        store, m.scope(), Batch(subjects=[_subject(m.subject)], sources=[source], facts=[draft]),
+        steps.append(retire_rivals(m.scope(), m.subject, m.key, lambda: now))
+    report = record_in(
+        tx, now, m.scope(),
+        Batch(subjects=[_subject(m.subject)], sources=[source], facts=[draft]),
         actor=actor, reason=f"remember: {verdict.decision.value}: {verdict.reason}",
         expected={key: expected},  # type: ignore[dict-item]
         details=_details(m, verdict), then=_each(steps),
@@ -187,14 +201,21 @@ def _evidence(m: MemoryIn, now: datetime) -> Step:
     return link
 
 
-def _decided(store: Store, m: MemoryIn, key: str, verdict: Verdict, current: Fact | None,
-             actor: str) -> Remembered:
-    event = Event(id="e" + uuid.uuid4().hex, tenant=m.tenant, at=store.now(), actor=actor,
+def _decided(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict,
+             current: Fact | None, actor: str) -> Remembered:
+    event = Event(id="e" + uuid.uuid4().hex, tenant=m.tenant, at=now, actor=actor,
                   action="remember", reason=f"{verdict.decision.value}: {verdict.reason}",
                   details=_details(m, verdict))
-    store.write(m.tenant, lambda tx: tx.append_event(event))
+    tx.append_event(event)
     return Remembered(verdict.decision, verdict.reason, key, current.id if current else None,
                       current.revision if current else None, event.id)
+
+
+def _decide(store: Store, m: MemoryIn, key: str, verdict: Verdict, current: Fact | None,
+            actor: str) -> Remembered:
+    """A decision that writes nothing but its event, in a transaction of its own."""
+    return store.write(m.tenant, lambda tx: _decided(tx, store.now(), m, key, verdict,
+                                                     current, actor))
 
 
 def _details(m: MemoryIn, verdict: Verdict) -> dict[str, str | int | float | bool]:
@@ -213,10 +234,10 @@ def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: dateti
     """A task outcome for an experience: a success on a distinct task supports it (as a
     ``tool_result`` source ``outcome:<task>``); a failure is recorded as a decision event."""
     if m.kind is not MemoryKind.EXPERIENCE:
-        return _decided(store, m, memory_key(m), refused("only experiences take outcomes"),
+        return _decide(store, m, memory_key(m), refused("only experiences take outcomes"),
                         None, actor)
     if not succeeded:
-        return _decided(store, m, memory_key(m), Verdict(Decision.CANDIDATE,
+        return _decide(store, m, memory_key(m), Verdict(Decision.CANDIDATE,
                         f"failed on task {task}: not validation"), None, actor)
     evidence = m.model_copy(update={"source_kind": SourceKind.TOOL_RESULT,
                                     "source_id": f"outcome:{task}", "source_version": None,
@@ -241,13 +262,13 @@ def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
     key = memory_key(m)
     current, _ = current_version(store, m.tenant, key)
     if current is None or current.status is not Status.CANDIDATE:
-        return _decided(store, m, key, refused("nothing candidate to promote"), current, actor)
+        return _decide(store, m, key, refused("nothing candidate to promote"), current, actor)
     if m.kind is MemoryKind.TASK_STATE:
-        return _decided(store, m, key, refused("task state is never promoted"), current, actor)
+        return _decide(store, m, key, refused("task state is never promoted"), current, actor)
     if not by_user:
         seen = validations(store, m.tenant, key)
         if m.kind is not MemoryKind.EXPERIENCE or seen < needed:
-            return _decided(store, m, key, refused(
+            return _decide(store, m, key, refused(
                 f"promotion needs {needed} validated tasks (has {seen}) or a user action"),
                 current, actor)
     verdict = Verdict(Decision.ACTIVE, "promoted by the user" if by_user else
@@ -256,8 +277,13 @@ def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
     if not by_user:  # the validation itself is the source, public now
         update.update(source_kind=SourceKind.TOOL_RESULT, source_id=f"validated:{current.id}",
                       source_version="outcomes", observed_at=store.now(), authority=None)
-    return _write(store, m.model_copy(update=update), key, verdict, actor, current,
-                  current.revision)
+    draft = m.model_copy(update=update)
+
+    def work(tx: StoreTx) -> Remembered:
+        tx.lock_subjects([m.subject])  # the compare-and-set on the revision seen decides
+        return _write(tx, store.now(), draft, key, verdict, actor, current, current.revision)
+
+    return store.write(m.tenant, work)
 
 
 def invalidate_memory(store: Store, scope: Scope, subject: str, key: str, *, actor: str,

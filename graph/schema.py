@@ -61,6 +61,10 @@ def _indexes() -> list[str]:
     statements.append(
         f"CREATE INDEX vintage_event_at IF NOT EXISTS FOR (n:{EVENT}) ON (n.tenant, n.at)"
     )
+    statements.append(  # a tenant's demotions and injections, without its other events
+        f"CREATE INDEX vintage_event_action IF NOT EXISTS FOR (n:{EVENT}) "
+        "ON (n.tenant, n.action)"
+    )
     # Traversals prune at the edge on system time: index the stamps they filter on.
     for rel in (SUPPORTED_BY, USED, GENERATED, SUPERSEDES):
         statements.append(

@@ -265,3 +265,14 @@ def test_an_experience_needs_its_trigger_steps_and_outcome_and_is_stored_canonic
     (stored,) = recall(store, mine(scope), "agent:billing", candidates=True)
     assert json.loads(str(stored.value))["steps"] == ["check the order",
                                                       "refund to the original card"]
+
+
+def test_a_write_observed_before_the_current_version_is_refused_and_changes_nothing(
+    store: Store, scope: Scope,
+) -> None:
+    remember(store, memory(scope, observed_at="2026-05-02T10:00:00Z"), actor=ACTOR)
+    late = remember(store, memory(scope, value="ship home", source_id="msg-0",
+                                  observed_at="2026-05-01T09:00:00Z"), actor=ACTOR)
+    assert late.decision is Decision.REFUSED and "out-of-order" in late.reason
+    assert values(recall(store, mine(scope), "user:42")) == ["ship to the office"]
+    assert len(store.history(scope.tenant, memory_key(memory(scope)))) == 1

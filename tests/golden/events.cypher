@@ -1,5 +1,6 @@
 MATCH (e:Event)
-WHERE e.tenant = $tenant
+USING INDEX e:Event(tenant, at)
+WHERE e.tenant = $tenant AND e.at IS NOT NULL
 RETURN properties(e) AS e
 ORDER BY e.at, e.id
 // params

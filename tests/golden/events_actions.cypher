@@ -1,6 +1,6 @@
 MATCH (e:Event)
-WHERE e.tenant = $tenant
-  AND e.action IN $actions
+USING INDEX e:Event(tenant, action)
+WHERE e.tenant = $tenant AND e.action IN $actions
 RETURN properties(e) AS e
 ORDER BY e.at, e.id
 // params

@@ -10,6 +10,7 @@ CREATE INDEX vintage_fact_valid IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.valid
 CREATE INDEX vintage_fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.recorded_at);
 CREATE INDEX vintage_fact_event IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.event_id);
 CREATE INDEX vintage_event_at IF NOT EXISTS FOR (n:Event) ON (n.tenant, n.at);
+CREATE INDEX vintage_event_action IF NOT EXISTS FOR (n:Event) ON (n.tenant, n.action);
 CREATE INDEX vintage_supported_by_recorded IF NOT EXISTS FOR ()-[r:SUPPORTED_BY]-() ON (r.recorded_at, r.invalidated_at);
 CREATE INDEX vintage_used_recorded IF NOT EXISTS FOR ()-[r:USED]-() ON (r.recorded_at, r.invalidated_at);
 CREATE INDEX vintage_generated_recorded IF NOT EXISTS FOR ()-[r:GENERATED]-() ON (r.recorded_at, r.invalidated_at);
