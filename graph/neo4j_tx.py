@@ -192,6 +192,10 @@ class Neo4jTx:
         # Two queries: reach (one variable-length traversal), then the live edges among it.
         reach = self._run(lineage.walk_reach(self.tenant, start_ids, direction, at, max_depth,
                                             types))
+        if not reach and len(set(start_ids)) == 1:
+            # One start that reaches nothing has no edge in this direction either (its other
+            # end would be reached): the common case of a correction with nothing downstream.
+            return Walk((), ())
         frontier = [r["element"] for r in self._run(lineage.start_elements(self.tenant,
                                                                           start_ids))]
         frontier += [r["element"] for r in reach if r["depth"] < max_depth]
