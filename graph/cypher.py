@@ -66,7 +66,12 @@ RETURN n.id AS id""", {"tenant": tenant, "ids": list(ids)})
 
 
 def nodes_by_id(tenant: str, label: str, ids: Sequence[str]) -> Query:
-    projection = fact_map("n") if label == FACT else "properties(n)"
+    # Instants as text, for the reason fact_map gives (a question cites a handful of sources,
+    # and decoding their DATETIMEs cost more than the seek).
+    projection = (fact_map("n") if label == FACT else
+                  "n {.*, available_at: toString(n.available_at), "
+                  "recorded_at: toString(n.recorded_at)}" if label == SOURCE else
+                  "properties(n)")
     return Query(f"""
 MATCH (n:{_label(label)})
 WHERE n.tenant = $tenant AND n.id IN $ids
@@ -224,6 +229,27 @@ MATCH (f:{FACT}){hint}
 WHERE {where}
 WITH f ORDER BY {FACT_ORDER}{limit_clause}
 RETURN {fact_map("f")} AS f""", params)
+
+
+def read_confirmed_facts(spec: AsOf) -> Query:
+    """``read_facts`` with each fact's supports public by the cutoff and holding at the system
+    instant summed up beside it (what ``confirmations`` returns), in the same query: a metric
+    question needs both, and a second round trip per company was a sixth of its time."""
+    read = read_facts(spec, None)
+    head, _ = read.text.rsplit("\nRETURN ", 1)
+    return Query(f"""{head}
+CALL (f) {{
+  OPTIONAL MATCH (f)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
+  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
+    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
+    AND {gap_clause('r', '$asof_system')}
+  WITH r.available_at AS at, s.id AS source_id
+  ORDER BY at, source_id
+  RETURN collect(source_id)[0] AS first_source, toString(min(at)) AS first_at,
+         toString(max(at)) AS last_at
+}}
+WITH f, first_source, first_at, last_at ORDER BY {FACT_ORDER}
+RETURN {fact_map("f")} AS f, first_source, first_at, last_at""", read.params)
 
 
 def _edge_live(at: datetime | None, params: dict[str, Any]) -> str:

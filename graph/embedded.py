@@ -143,6 +143,14 @@ class EmbeddedStore:
         with self._lock:
             return self.state.read(resolved, limit)
 
+    def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
+        resolved = spec.resolved(self.now())
+        with self._lock:
+            facts = self.state.read(resolved, None)
+            seen = self.confirmations(spec.scope.tenant, [f.id for f in facts],
+                                      resolved.known_at or self.now(), resolved.system_at)
+        return [(f, seen.get(f.id)) for f in facts]
+
     def history(self, tenant: str, key: str) -> list[Fact]:
         with self._lock:
             ids = self.state.by_key.get((tenant, key), [])

@@ -115,6 +115,12 @@ class Neo4jStore:
         rows = self.run(cypher.read_facts(spec.resolved(self.now()), limit))
         return [fact_from(r["f"]) for r in rows]
 
+    def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
+        rows = self.run(cypher.read_confirmed_facts(spec.resolved(self.now())))
+        return [(fact_from(r["f"]), None if r["first_source"] is None else Confirmation(
+            r["first_source"], parse_utc(r["first_at"]), parse_utc(r["last_at"])))
+            for r in rows]
+
     def history(self, tenant: str, key: str) -> list[Fact]:
         return [fact_from(r["f"]) for r in self.run(cypher.history(tenant, key))]
 

@@ -65,9 +65,10 @@ class _Known:
 
 def _known(store: Store, scope: Scope, subject: str, predicates: Sequence[str],
            cutoff: datetime, valid: Interval) -> _Known:
-    facts = store.read(AsOf(scope, known_at=cutoff, valid=valid, subjects=(subject,),
-                            predicates=tuple(predicates)))
-    seen = store.confirmations(scope.tenant, [f.id for f in facts], cutoff)
+    found = store.read_confirmed(AsOf(scope, known_at=cutoff, valid=valid, subjects=(subject,),
+                                      predicates=tuple(predicates)))
+    facts = [f for f, _ in found]
+    seen = {f.id: c for f, c in found if c is not None}
     confirmed = {f.id: seen[f.id].last_at if f.id in seen else f.available_at for f in facts}
     return _Known(facts, confirmed, {fid: c.first_source for fid, c in seen.items()})
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
 
@@ -176,6 +177,22 @@ def test_an_as_of_answer_cites_only_sources_public_by_its_cutoff_and_not_retract
     assert [s.id for s in then.sources] == [A1.id, A2.id]
     assert store.confirmations(scope.tenant, [now.fact.id], parse_instant("2020-01-01"))[
         now.fact.id].last_at == A1.available_at
+
+
+def test_a_confirmed_read_is_the_read_with_its_confirmations(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    record(store, scope, batch(fact(7001, A2.id), sources=(A2,)), actor="test")
+    clock.advance(minutes=1)
+    retract_source(store, scope, A2.id, actor="test", reason="withdrawn")
+    for cutoff in ("2018-01-01", "2018-12-31", "2020-01-01"):
+        spec = AsOf(scope, known_at=parse_instant(cutoff))
+        facts = store.read(spec)
+        seen = store.confirmations(scope.tenant, [f.id for f in facts], parse_instant(cutoff))
+        assert store.read_confirmed(spec) == [(f, seen.get(f.id)) for f in facts]
+    (both,) = store.read_confirmed(AsOf(scope, system_at=clock.now - timedelta(minutes=1)))
+    assert both[1] is not None and both[1].last_at == A2.available_at
 
 
 def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:

@@ -17,7 +17,7 @@ from graph import cypher
 from graph import cypher_lineage as lineage
 from graph.asof import AsOf
 from graph.model import FactKind, Scope, Status
-from graph.schema import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SCHEMA_STATEMENTS
+from graph.schema import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SCHEMA_STATEMENTS, SOURCE
 from graph.store import Direction
 from graph.temporal import as_of, from_to, parse_instant
 
@@ -29,6 +29,7 @@ SCOPE = Scope(tenant="acme", keys={"user": "42"})
 CASES: dict[str, Callable[[], cypher.Query]] = {
     "existing": lambda: cypher.existing("acme", FACT, ["a", "b"]),
     "nodes_by_id": lambda: cypher.nodes_by_id("acme", FACT, ["a"]),
+    "nodes_by_id_source": lambda: cypher.nodes_by_id("acme", SOURCE, ["s"]),
     "live_versions": lambda: cypher.live_versions("acme", ["k1"]),
     "history": lambda: cypher.history("acme", "k1"),
     "facts_in": lambda: cypher.facts_in(SCOPE),
@@ -53,6 +54,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "supports": lambda: cypher.supports("acme", ["a"]),
     "supports_live": lambda: cypher.supports("acme", ["a"], T),
     "confirmations": lambda: cypher.confirmations("acme", ["a"], T, T),
+    "read_confirmed": lambda: cypher.read_confirmed_facts(
+        AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T)),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
     "events": lambda: cypher.events("acme"),
     "events_actions": lambda: cypher.events("acme", ["erase", "rollback"]),
