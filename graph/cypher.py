@@ -47,6 +47,13 @@ def fact_map(alias: str) -> str:
     return f"{a} {{.*, {instants}, {gaps}}}"
 
 
+def source_map(alias: str) -> str:
+    """A source's properties with its instants as text, for the reason ``fact_map`` gives."""
+    a = alias
+    return f"{a} {{.*, available_at: toString({a}.available_at), " \
+           f"recorded_at: toString({a}.recorded_at)}}"
+
+
 class Query(NamedTuple):
     text: str
     params: dict[str, Any]
@@ -69,9 +76,7 @@ def nodes_by_id(tenant: str, label: str, ids: Sequence[str]) -> Query:
     # Instants as text, for the reason fact_map gives (a question cites a handful of sources,
     # and decoding their DATETIMEs cost more than the seek).
     projection = (fact_map("n") if label == FACT else
-                  "n {.*, available_at: toString(n.available_at), "
-                  "recorded_at: toString(n.recorded_at)}" if label == SOURCE else
-                  "properties(n)")
+                  source_map("n") if label == SOURCE else "properties(n)")
     return Query(f"""
 MATCH (n:{_label(label)})
 WHERE n.tenant = $tenant AND n.id IN $ids
@@ -229,6 +234,25 @@ MATCH (f:{FACT}){hint}
 WHERE {where}
 WITH f ORDER BY {FACT_ORDER}{limit_clause}
 RETURN {fact_map("f")} AS f""", params)
+
+
+def read_cited_facts(spec: AsOf, limit: int | None = None) -> Query:
+    """``read_facts`` with, per fact, the sources it cites: supports public by the cutoff and
+    holding at the system instant, earliest first. One round trip where an answer with its
+    citations took three (facts, supports, sources)."""
+    read = read_facts(spec, limit)
+    head, _ = read.text.rsplit("\nRETURN ", 1)
+    return Query(f"""{head}
+CALL (f) {{
+  OPTIONAL MATCH (f)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
+  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
+    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
+    AND {gap_clause('r', '$asof_system')}
+  WITH s ORDER BY s.available_at, s.id
+  RETURN collect({source_map('s')}) AS sources
+}}
+WITH f, sources ORDER BY {FACT_ORDER}
+RETURN {fact_map("f")} AS f, sources""", read.params)
 
 
 def read_confirmed_facts(spec: AsOf) -> Query:

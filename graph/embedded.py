@@ -143,6 +143,21 @@ class EmbeddedStore:
         with self._lock:
             return self.state.read(resolved, limit)
 
+    def read_cited(
+        self, spec: AsOf, limit: int | None = None,
+    ) -> list[tuple[Fact, tuple[Source, ...]]]:
+        resolved = spec.resolved(self.now())
+        known = resolved.known_at or self.now()
+        tenant = spec.scope.tenant
+        with self._lock:
+            facts = self.state.read(resolved, limit)
+            cited: dict[str, list[Source]] = {}
+            for s in self.edges_of(tenant, [f.id for f in facts], resolved.system_at):
+                if s.available_at <= known:
+                    cited.setdefault(s.fact_id, []).extend(self.sources(tenant, [s.source_id]))
+        return [(f, tuple(sorted(cited.get(f.id, []), key=lambda s: (s.available_at, s.id))))
+                for f in facts]
+
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         resolved = spec.resolved(self.now())
         with self._lock:

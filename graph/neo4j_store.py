@@ -115,6 +115,13 @@ class Neo4jStore:
         rows = self.run(cypher.read_facts(spec.resolved(self.now()), limit))
         return [fact_from(r["f"]) for r in rows]
 
+    def read_cited(
+        self, spec: AsOf, limit: int | None = None,
+    ) -> list[tuple[Fact, tuple[Source, ...]]]:
+        rows = self.run(cypher.read_cited_facts(spec.resolved(self.now()), limit))
+        return [(fact_from(r["f"]), tuple(source_from(s) for s in r["sources"]))
+                for r in rows]
+
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         rows = self.run(cypher.read_confirmed_facts(spec.resolved(self.now())))
         return [(fact_from(r["f"]), None if r["first_source"] is None else Confirmation(

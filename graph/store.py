@@ -250,6 +250,13 @@ class Store(Protocol):
         """Run ``work`` in a read-only transaction (it must call no write primitive)."""
         ...
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]: ...
+    def read_cited(
+        self, spec: AsOf, limit: int | None = None,
+    ) -> list[tuple[Fact, tuple[Source, ...]]]:
+        """``read`` with, per fact, the sources it cites at the spec's cutoff and system
+        instant (supports public by then and holding then), earliest first, in one round
+        trip."""
+        ...
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         """``read`` with each fact's ``confirmations`` at the spec's cutoff and system instant
         (None: no support public by the cutoff), in one round trip."""

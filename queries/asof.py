@@ -20,14 +20,10 @@ class Answer:
     sources: tuple[Source, ...]
 
 
-def with_sources(store: Store, tenant: str, facts: Sequence[Fact], *,
-                 known_at: datetime | None = None,
-                 system_at: datetime | None = None) -> list[Answer]:
-    """Each fact with the sources that support it: public by ``known_at`` (default: any) and
-    not retracted at ``system_at`` (default now). An as-of answer never cites a source that
-    was not public at its cutoff."""
-    supports = [s for s in store.supports(tenant, [f.id for f in facts], system_at)
-                if known_at is None or s.available_at <= known_at]
+def with_sources(store: Store, tenant: str, facts: Sequence[Fact]) -> list[Answer]:
+    """Each fact with the sources that support it now (a retracted source is not cited).
+    Reads with a cutoff cite through ``Store.read_cited`` instead: only what was public then."""
+    supports = store.supports(tenant, [f.id for f in facts])
     by_id = {s.id: s for s in store.sources(tenant, sorted({s.source_id for s in supports}))}
     cited: dict[str, list[Source]] = {}
     for support in supports:
@@ -54,8 +50,7 @@ def facts_as_of(
         subjects=None if subjects is None else tuple(subjects),
         predicates=None if predicates is None else tuple(predicates),
     )
-    return with_sources(store, scope.tenant, store.read(spec, limit), known_at=known_at,
-                        system_at=system_at)
+    return [Answer(f, cited) for f, cited in store.read_cited(spec, limit)]
 
 
 def history(

@@ -22,7 +22,7 @@ from graph.model import Event, Scope, Status, Value
 from graph.ranking import FULL, weights
 from graph.store import Store
 from graph.temporal import as_of
-from queries.asof import with_sources
+from queries.asof import Answer
 from queries.views import SourceView
 
 
@@ -60,8 +60,7 @@ def recall(
     spec = AsOf(scope, known_at=t, system_at=system_at, valid=as_of(t), subjects=(subject,),
                 predicates=None if key is None else (key,), statuses=frozenset(statuses),
                 kinds=tuple(FACT_KIND.values()))
-    answers = with_sources(store, scope.tenant, store.read(spec), known_at=t,
-                           system_at=system_at)
+    answers = [Answer(f, cited) for f, cited in store.read_cited(spec)]
     ranked = weights(store, scope.tenant, [a.fact.id for a in answers], t)
     found = [
         MemoryView(

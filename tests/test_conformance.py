@@ -195,6 +195,25 @@ def test_a_confirmed_read_is_the_read_with_its_confirmations(
     assert both[1] is not None and both[1].last_at == A2.available_at
 
 
+def test_a_cited_read_is_the_read_with_the_sources_public_and_holding_then(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    record(store, scope, batch(fact(7001, A2.id), sources=(A2,)), actor="test")
+    clock.advance(minutes=1)
+    before = clock.now
+    clock.advance(minutes=1)
+    retract_source(store, scope, A1.id, actor="test", reason="withdrawn")
+    cases = {("2018-12-31", None): [], ("2020-01-01", None): [A2.id],
+             ("2020-01-01", before): [A1.id, A2.id], ("2018-12-31", before): [A1.id]}
+    for (cutoff, system_at), cited in cases.items():
+        spec = AsOf(scope, known_at=parse_instant(cutoff), system_at=system_at)
+        ((fact_seen, sources),) = store.read_cited(spec)
+        assert [s.id for s in sources] == cited
+        assert [fact_seen] == store.read(spec)
+    assert store.read_cited(AsOf(scope, known_at=parse_instant("2018-01-01"))) == []
+
+
 def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:
     restated(store, scope)
     key = store.read(AsOf(scope))[0].key

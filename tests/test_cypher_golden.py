@@ -54,6 +54,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "supports": lambda: cypher.supports("acme", ["a"]),
     "supports_live": lambda: cypher.supports("acme", ["a"], T),
     "confirmations": lambda: cypher.confirmations("acme", ["a"], T, T),
+    "read_cited": lambda: cypher.read_cited_facts(
+        AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T), 5),
     "read_confirmed": lambda: cypher.read_confirmed_facts(
         AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T)),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),

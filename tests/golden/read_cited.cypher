@@ -1,0 +1,41 @@
+MATCH (f:Fact)
+USING INDEX f:Fact(tenant, subject, predicate)
+WHERE f.tenant = $asof_tenant
+  AND all(term IN $asof_scope WHERE term IN f.scope)
+  AND f.available_at <= $asof_known
+  AND (f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at)
+  AND f.recorded_at <= $asof_system
+  AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at)
+  AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
+  AND f.status IN $asof_statuses
+  AND f.erased_at IS NULL
+  AND f.subject IN $asof_subjects
+  AND f.predicate IN $asof_predicates
+WITH f ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id LIMIT $limit
+CALL (f) {
+  OPTIONAL MATCH (f)-[r:SUPPORTED_BY]->(s:Source)
+  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
+    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
+    AND (r.gaps_from IS NULL OR none(i IN range(0, size(r.gaps_from) - 1) WHERE r.gaps_from[i] <= $asof_system AND $asof_system < r.gaps_to[i]))
+  WITH s ORDER BY s.available_at, s.id
+  RETURN collect(s {.*, available_at: toString(s.available_at), recorded_at: toString(s.recorded_at)}) AS sources
+}
+WITH f, sources ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id
+RETURN f {.*, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), erased_at: toString(f.erased_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]} AS f, sources
+// params
+{
+  "asof_known": "2019-04-30 00:00:00+00:00",
+  "asof_predicates": [
+    "revenue"
+  ],
+  "asof_scope": [],
+  "asof_statuses": [
+    "active"
+  ],
+  "asof_subjects": [
+    "ACME"
+  ],
+  "asof_system": "2019-04-30 00:00:00+00:00",
+  "asof_tenant": "acme",
+  "limit": 5
+}
