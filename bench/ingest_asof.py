@@ -25,7 +25,7 @@ from typing import Any
 import neo4j
 
 from bench import data, neo4j_raw, report, runs
-from graph.cypher import read_facts
+from graph.cypher_reads import read_facts
 from graph.embedded import LOG_NAME, EmbeddedStore
 from graph.model import Scope
 from graph.neo4j_store import Neo4jStore

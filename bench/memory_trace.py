@@ -24,6 +24,7 @@ from bench.memory_work import (
 )
 from bench.neo4j_raw import plan_operators
 from graph import cypher
+from graph import cypher_reads as reads
 from graph.asof import AsOf
 from graph.forget import forget
 from graph.memory import FACT_KIND, memory_scope
@@ -107,7 +108,7 @@ def plans(store: Neo4jStore, tenant: str, work: Workload) -> dict[str, list[str]
                     predicates=None if key is None else (key,),
                     statuses=frozenset({Status.ACTIVE, Status.CONFLICTED}),
                     kinds=tuple(FACT_KIND.values()))
-        return cypher.read_facts(spec.resolved(now), None)
+        return reads.read_facts(spec.resolved(now), None)
 
     ident = memory_key(draft(tenant, Write(user, key, "-", "-", "new"), now))
     queries = {

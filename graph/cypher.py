@@ -8,10 +8,8 @@ golden file in ``tests/golden/`` and by an integration test that runs it on a re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, NamedTuple
 
-from graph.asof import AsOf, gap_clause, to_cypher
 from graph.model import FactKind, Scope
 from graph.schema import (
     ABOUT,
@@ -214,90 +212,6 @@ CREATE (e:{EVENT})
 SET e = $props, e.tenant = $tenant""", {"tenant": tenant, "props": props})
 
 
-def read_facts(spec: AsOf, limit: int | None) -> Query:
-    where, params = to_cypher(spec, "f")
-    # Order (and limit) on the stored values, before instants become text.
-    limit_clause = ""
-    if limit is not None:
-        limit_clause = " LIMIT $limit"
-        params["limit"] = limit
-    # With subjects and predicates named, the (tenant, subject, predicate) index narrows to a
-    # handful of versions per assertion; left alone, the planner may prefer the knowledge-time
-    # range index, which for an early cutoff still scans most of the tenant.
-    hint = ""
-    if spec.subjects is not None:
-        hint = f"\nUSING INDEX f:{FACT}(tenant, subject, predicate)"
-        if spec.predicates is None:  # the index's prefix: every predicate of those subjects
-            where += "\n  AND f.predicate IS NOT NULL"
-    return Query(f"""
-MATCH (f:{FACT}){hint}
-WHERE {where}
-WITH f ORDER BY {FACT_ORDER}{limit_clause}
-RETURN {fact_map("f")} AS f""", params)
-
-
-def read_cited_facts(spec: AsOf, limit: int | None = None) -> Query:
-    """``read_facts`` with, per fact, the sources it cites: supports public by the cutoff and
-    holding at the system instant, earliest first. One round trip where an answer with its
-    citations took three (facts, supports, sources)."""
-    read = read_facts(spec, limit)
-    head, _ = read.text.rsplit("\nRETURN ", 1)
-    return Query(f"""{head}
-CALL (f) {{
-  OPTIONAL MATCH (f)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
-  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
-    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
-    AND {gap_clause('r', '$asof_system')}
-  WITH s ORDER BY s.available_at, s.id
-  RETURN collect({source_map('s')}) AS sources
-}}
-WITH f, sources ORDER BY {FACT_ORDER}
-RETURN {fact_map("f")} AS f, sources""", read.params)
-
-
-def read_confirmed_facts(spec: AsOf) -> Query:
-    """``read_facts`` with each fact's supports public by the cutoff and holding at the system
-    instant summed up beside it (what ``confirmations`` returns), in the same query: a metric
-    question needs both, and a second round trip per company was a sixth of its time."""
-    read = read_facts(spec, None)
-    head, _ = read.text.rsplit("\nRETURN ", 1)
-    return Query(f"""{head}
-CALL (f) {{
-  OPTIONAL MATCH (f)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
-  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
-    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
-    AND {gap_clause('r', '$asof_system')}
-  WITH r.available_at AS at, s.id AS source_id
-  ORDER BY at, source_id
-  RETURN collect(source_id)[0] AS first_source, toString(min(at)) AS first_at,
-         toString(max(at)) AS last_at
-}}
-WITH f, first_source, first_at, last_at ORDER BY {FACT_ORDER}
-RETURN {fact_map("f")} AS f, first_source, first_at, last_at""", read.params)
-
-
-def _edge_live(at: datetime | None, params: dict[str, Any]) -> str:
-    """A support edge holding at system instant ``at`` (None: every edge ever written)."""
-    if at is None:
-        return ""
-    params["at"] = at
-    return ("\nWHERE r.recorded_at <= $at AND (r.invalidated_at IS NULL OR $at < r.invalidated_at)"
-            f"\n  AND {gap_clause('r', '$at')}")
-
-
-def supports(tenant: str, fact_ids: Sequence[str], live_at: datetime | None = None) -> Query:
-    # One seek of the (tenant, id) constraint per id, not a scan of the tenant; instants as
-    # text, as for facts (the driver decodes DATETIME values slowly).
-    params: dict[str, Any] = {"tenant": tenant, "ids": list(fact_ids)}
-    live = _edge_live(live_at, params)
-    return Query(f"""
-UNWIND $ids AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE}){live}
-RETURN f.id AS fact_id, s.id AS source_id, toString(r.available_at) AS available_at,
-       toString(r.recorded_at) AS recorded_at
-ORDER BY fact_id, r.available_at, source_id""", params)
-
-
 def lock_subjects(tenant: str, ids: Sequence[str]) -> Query:
     # Setting and removing a property takes the node's write lock and leaves nothing behind.
     return Query(f"""
@@ -305,22 +219,6 @@ UNWIND $ids AS id
 MATCH (s:{SUBJECT} {{tenant: $tenant, id: id}})
 SET s._vintage_lock = true
 REMOVE s._vintage_lock""", {"tenant": tenant, "ids": sorted(ids)})
-
-
-def confirmations(tenant: str, fact_ids: Sequence[str], known_at: datetime,
-                  live_at: datetime) -> Query:
-    # Aggregated in the server: a filed fact has a support edge per filing that repeated it.
-    params: dict[str, Any] = {"tenant": tenant, "ids": list(fact_ids), "known_at": known_at}
-    live = _edge_live(live_at, params)
-    return Query(f"""
-UNWIND $ids AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE}){live}
-  AND r.available_at <= $known_at
-WITH fact_id, r.available_at AS at, s.id AS source_id
-ORDER BY at, source_id
-WITH fact_id, collect(source_id)[0] AS first_source, min(at) AS first_at, max(at) AS last_at
-RETURN fact_id, first_source, toString(first_at) AS first_at, toString(last_at) AS last_at""",
-                 params)
 
 
 def events(tenant: str, actions: Sequence[str] | None = None) -> Query:

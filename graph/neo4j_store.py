@@ -11,6 +11,7 @@ import neo4j
 from neo4j.exceptions import ConstraintError, ResultFailedError
 
 from graph import cypher
+from graph import cypher_reads as reads
 from graph.asof import AsOf
 from graph.model import Event, Fact, Source
 from graph.neo4j_tx import (
@@ -112,18 +113,18 @@ class Neo4jStore:
                 session.run(query.text, query.params).consume()
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
-        rows = self.run(cypher.read_facts(spec.resolved(self.now()), limit))
+        rows = self.run(reads.read_facts(spec.resolved(self.now()), limit))
         return [fact_from(r["f"]) for r in rows]
 
     def read_cited(
         self, spec: AsOf, limit: int | None = None,
     ) -> list[tuple[Fact, tuple[Source, ...]]]:
-        rows = self.run(cypher.read_cited_facts(spec.resolved(self.now()), limit))
+        rows = self.run(reads.read_cited_facts(spec.resolved(self.now()), limit))
         return [(fact_from(r["f"]), tuple(source_from(s) for s in r["sources"]))
                 for r in rows]
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
-        rows = self.run(cypher.read_confirmed_facts(spec.resolved(self.now())))
+        rows = self.run(reads.read_confirmed_facts(spec.resolved(self.now())))
         return [(fact_from(r["f"]), None if r["first_source"] is None else Confirmation(
             r["first_source"], parse_utc(r["first_at"]), parse_utc(r["last_at"])))
             for r in rows]
@@ -134,14 +135,14 @@ class Neo4jStore:
     def supports(
         self, tenant: str, fact_ids: Sequence[str], at: datetime | None = None,
     ) -> list[Support]:
-        query = cypher.supports(tenant, fact_ids, at or self.now())
+        query = reads.supports(tenant, fact_ids, at or self.now())
         return [support_from(r) for r in self.run(query)]
 
     def confirmations(
         self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
         at: datetime | None = None,
     ) -> dict[str, Confirmation]:
-        rows = self.run(cypher.confirmations(tenant, fact_ids, known_at, at or self.now()))
+        rows = self.run(reads.confirmations(tenant, fact_ids, known_at, at or self.now()))
         return {r["fact_id"]: Confirmation(r["first_source"], parse_utc(r["first_at"]),
                                            parse_utc(r["last_at"])) for r in rows}
 

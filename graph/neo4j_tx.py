@@ -16,6 +16,7 @@ from pydantic import TypeAdapter
 
 from graph import cypher
 from graph import cypher_lineage as lineage
+from graph import cypher_reads as reads
 from graph.asof import AsOf
 from graph.model import DerivationIn, Event, Fact, FactKind, Scope, Source, Subject
 from graph.schema import FACT, LINEAGE_TYPES, SOURCE
@@ -116,7 +117,7 @@ class Neo4jTx:
     def read(self, spec: AsOf) -> list[Fact]:
         # No clock here: the caller resolves "now" (compiling an unresolved spec raises).
         check_tenant(self.tenant, spec.scope)
-        return [fact_from(r["f"]) for r in self._run(cypher.read_facts(spec, None))]
+        return [fact_from(r["f"]) for r in self._run(reads.read_facts(spec, None))]
 
     def facts_in(
         self, scope: Scope, kinds: Sequence[FactKind] | None = None,
@@ -141,7 +142,7 @@ class Neo4jTx:
     def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
         if not fact_ids:
             return []
-        return [support_from(r) for r in self._run(cypher.supports(self.tenant, fact_ids))]
+        return [support_from(r) for r in self._run(reads.supports(self.tenant, fact_ids))]
 
     def put_subjects(self, subjects: Sequence[Subject]) -> None:
         if subjects:

@@ -15,6 +15,7 @@ import pytest
 
 from graph import cypher
 from graph import cypher_lineage as lineage
+from graph import cypher_reads as reads
 from graph.asof import AsOf
 from graph.model import FactKind, Scope, Status
 from graph.schema import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SCHEMA_STATEMENTS, SOURCE
@@ -44,19 +45,19 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "create_derivation": lambda: cypher.create_derivation(
         "acme", {"id": "d1"}, [{"fact_id": "a", "role": "x"}], ["b"]),
     "create_event": lambda: cypher.create_event("acme", {"id": "e1"}),
-    "read_facts_defaults": lambda: cypher.read_facts(AsOf(SCOPE).resolved(T), None),
-    "read_facts_everything": lambda: cypher.read_facts(AsOf(
+    "read_facts_defaults": lambda: reads.read_facts(AsOf(SCOPE).resolved(T), None),
+    "read_facts_everything": lambda: reads.read_facts(AsOf(
         SCOPE, known_at=T, system_at=T, valid=from_to(T, None),
         statuses=frozenset({Status.ACTIVE, Status.CANDIDATE}), subjects=("GOOGL",),
         predicates=("Revenues",), kinds=(FactKind.OBSERVATION,)), 10),
-    "read_facts_valid_instant": lambda: cypher.read_facts(
+    "read_facts_valid_instant": lambda: reads.read_facts(
         AsOf(SCOPE, known_at=T, system_at=T, valid=as_of(T)), None),
-    "supports": lambda: cypher.supports("acme", ["a"]),
-    "supports_live": lambda: cypher.supports("acme", ["a"], T),
-    "confirmations": lambda: cypher.confirmations("acme", ["a"], T, T),
-    "read_cited": lambda: cypher.read_cited_facts(
+    "supports": lambda: reads.supports("acme", ["a"]),
+    "supports_live": lambda: reads.supports("acme", ["a"], T),
+    "confirmations": lambda: reads.confirmations("acme", ["a"], T, T),
+    "read_cited": lambda: reads.read_cited_facts(
         AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T), 5),
-    "read_confirmed": lambda: cypher.read_confirmed_facts(
+    "read_confirmed": lambda: reads.read_confirmed_facts(
         AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T)),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
     "events": lambda: cypher.events("acme"),
@@ -114,7 +115,7 @@ def test_labels_come_from_constants_never_from_callers() -> None:
 
 def test_values_are_parameters_not_text() -> None:
     evil = "x' OR 1=1 //"
-    query = cypher.read_facts(AsOf(SCOPE, subjects=(evil,)).resolved(T), None)
+    query = reads.read_facts(AsOf(SCOPE, subjects=(evil,)).resolved(T), None)
     assert evil not in query.text
     assert query.params["asof_subjects"] == [evil]
 
