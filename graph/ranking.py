@@ -75,14 +75,18 @@ def weights(store: Store, tenant: str, memory_ids: Sequence[str],
 
 
 def record_injection(store: Store, tenant: str, *, thread: str, subject: str,
-                     memory_ids: Sequence[str], actor: str) -> str:
-    """Record that these memory versions were put into a context for ``thread``."""
+                     memory_ids: Sequence[str], left_out: Sequence[str] = (),
+                     actor: str) -> str:
+    """Record that these memory versions were put into a context for ``thread``, and which
+    visible ones were considered but cut by the limit (ids only, never values)."""
     if not thread.strip():
         raise ValueError("an injection belongs to a thread")
     event = Event(id="e" + uuid.uuid4().hex, tenant=tenant, at=store.now(), actor=actor,
                   action=INJECT, reason=f"context for thread {thread}",
                   details={"decision": "injected", "thread": thread, "subject": subject,
-                           "memories": ",".join(memory_ids), "count": len(memory_ids)})
+                           "memories": ",".join(memory_ids), "count": len(memory_ids),
+                           "considered": len(memory_ids) + len(left_out),
+                           "left_out": ",".join(left_out)})
     store.write(tenant, lambda tx: tx.append_event(event))
     return event.id
 

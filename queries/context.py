@@ -2,8 +2,10 @@
 
 The context is what ``recall`` returns for a subject now (active and explicitly conflicted
 memories, never candidates), highest ranking weight first, cut at ``limit``. Building it records
-an injection event naming every memory version handed over, for the thread it is built for;
-the audit can then tell an agent's echo of those memories from evidence.
+an injection event naming every memory version handed over and every visible one the limit
+cut, for the thread it is built for (ids only); the audit can then tell an agent's echo of those
+memories from evidence. Candidates and everything outside the scope or the as-of instant are
+never considered: the hard filters run in the store first.
 """
 
 from __future__ import annotations
@@ -33,5 +35,6 @@ def build_context(store: Store, scope: Scope, subject: str, *, thread: str,
     found = recall(store, scope, subject)
     chosen = tuple(found[:limit])
     event_id = record_injection(store, scope.tenant, thread=thread, subject=subject,
-                                memory_ids=[m.id for m in chosen], actor=actor)
+                                memory_ids=[m.id for m in chosen],
+                                left_out=[m.id for m in found[limit:]], actor=actor)
     return Context(event_id, thread, chosen, len(found) - len(chosen))

@@ -99,6 +99,8 @@ def test_a_context_keeps_the_best_ranked_and_records_what_it_injected(
     assert (event.action, event.details["thread"], event.details["count"]) == (
         "inject", "t-1", 2)
     assert set(str(event.details["memories"]).split(",")) == {m.id for m in built.memories}
+    (cut,) = [m for m in recall(store, mine(scope), "user:42") if m.key == "gift.wrap"]
+    assert (event.details["considered"], event.details["left_out"]) == (3, cut.id)
     assert "ship to" not in str(event.model_dump())  # ids only, never content
 
 
