@@ -89,6 +89,14 @@ WITH f ORDER BY f.key, f.revision
 RETURN {fact_map("f")} AS f""", {"tenant": tenant, "keys": list(keys)})
 
 
+def top_revisions(tenant: str, keys: Sequence[str]) -> Query:
+    # Invalidated versions included: a new version must never reuse a revision (its id).
+    return Query(f"""
+MATCH (f:{FACT})
+WHERE f.tenant = $tenant AND f.key IN $keys
+RETURN f.key AS key, max(f.revision) AS revision""", {"tenant": tenant, "keys": list(keys)})
+
+
 def history(tenant: str, key: str) -> Query:
     return Query(f"""
 MATCH (f:{FACT})

@@ -112,7 +112,8 @@ def derive_in(
     fact_id = f"{key}.d{digest(content, available.isoformat())[:12]}"
     existing = tx.get_facts([fact_id]).get(fact_id)
     fact = existing or Fact(
-        id=fact_id, key=key, revision=max((v.revision for v in versions), default=0) + 1,
+        id=fact_id, key=key, revision=max([*(v.revision for v in versions),
+                                           *tx.top_revisions([key]).values(), 0]) + 1,
         tenant=scope.tenant, scope=tuple(scope.terms()), kind=FactKind.DERIVED,
         status=output.status, subject=output.subject, predicate=output.predicate, value=value,
         unit=output.unit, valid_from=output.valid_from, valid_to=output.valid_to,

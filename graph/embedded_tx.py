@@ -79,6 +79,12 @@ class EmbeddedTx:
         check_tenant(self.tenant, scope)
         return self.store.state.facts_in(scope, kinds, keys)
 
+    def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
+        facts = self.store.state.facts[self.tenant]
+        by_key = self.store.state.by_key
+        return {k: max(facts[i].revision for i in by_key[(self.tenant, k)])
+                for k in keys if by_key.get((self.tenant, k))}
+
     def existing(self, label: str, ids: Sequence[str]) -> set[str]:
         return {i for i in ids if (label, self.tenant, i) in self.store.graph}
 
@@ -99,6 +105,10 @@ class EmbeddedTx:
         self._do("source", sources)
 
     def create_facts(self, facts: Sequence[Fact]) -> None:
+        # As Neo4j's (tenant, id) constraint does: a version id is never written twice.
+        taken = [f.id for f in facts if f.id in self.store.state.facts[self.tenant]]
+        if taken:
+            raise ConflictError(f"fact {taken[0]} already exists")
         self._do("fact", facts)
 
     def add_support(self, rows: Sequence[Support]) -> None:

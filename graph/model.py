@@ -274,6 +274,12 @@ def version_id(key: str, revision: int) -> str:
     return f"{key}.r{revision}"
 
 
+def revision_of(fact_id: str) -> int:
+    """The revision a ``version_id`` names."""
+    _, _, revision = fact_id.rpartition(".r")
+    return int(revision)
+
+
 class Fact(BaseModel):
     """A stored version of an assertion, with all three axes.
 

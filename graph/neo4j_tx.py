@@ -126,6 +126,12 @@ class Neo4jTx:
         check_tenant(self.tenant, scope)
         return [fact_from(r["f"]) for r in self._run(cypher.facts_in(scope, kinds, keys))]
 
+    def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
+        if not keys:
+            return {}
+        return {r["key"]: r["revision"] for r in self._run(cypher.top_revisions(self.tenant,
+                                                                                keys))}
+
     def existing(self, label: str, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()

@@ -45,6 +45,7 @@ from graph.model import (
     Subject,
     assertion_key,
     digest,
+    revision_of,
 )
 from graph.ranking import last_injection
 from graph.store import ConflictError, DerivationWrite, Store, StoreTx, UnknownReference
@@ -154,8 +155,9 @@ def _write(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict, 
     )
     memory_id: str | None = current.id if current else None  # a repeat: support added
     revision: int | None = current.revision if current else None
-    if report.created:  # a new version on top of the one the gate saw
-        memory_id, revision = report.created[-1], (revision or 0) + 1
+    if report.created:  # a new version (after an invalidation, not always revision + 1)
+        memory_id = report.created[-1]
+        revision = revision_of(memory_id)
     return Remembered(verdict.decision, verdict.reason, key, memory_id, revision,
                       report.event_id or "")
 

@@ -17,7 +17,17 @@ from datetime import datetime
 from graph.asof import AsOf
 from graph.locking import under_locks
 from graph.memory import FACT_KIND
-from graph.model import Authority, Event, Fact, FactIn, Scope, SourceIn, SourceKind, Status
+from graph.model import (
+    Authority,
+    Event,
+    Fact,
+    FactIn,
+    Scope,
+    SourceIn,
+    SourceKind,
+    Status,
+    digest,
+)
 from graph.store import Invalidation, Reopening, Store, StoreError, StoreTx
 from graph.temporal import all_time
 from graph.writes import Batch, WriteReport, record_in
@@ -95,7 +105,8 @@ def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: State
         restore(tx)
         tx.append_event(event)
         return RolledBack(event.id, len(reopened), len(retired))
-    tag = uuid.uuid4().hex[:12]
+    # Named by what it does (scope, target, instant): the same rollback is the same source.
+    tag = digest(scope.terms(), to.isoformat(), now.isoformat())[:12]
     sources = {a: SourceIn(id=f"rollback:{tag}:{a.name.lower()}", kind=_KIND_OF_AUTHORITY[a],
                            available_at=now, authority=a)
                for a in {Authority(f.authority) for f in changed}}

@@ -66,6 +66,7 @@ class _Plan:
     scope: Scope
     sources: dict[str, Source]
     history: dict[str, list[Fact]]  # live versions per assertion key, oldest first
+    top: dict[str, int]  # highest revision ever recorded per key (invalidated ones included)
     pending: dict[str, Fact] = field(default_factory=dict)
     supports: list[Support] = field(default_factory=list)
     closures: list[Closure] = field(default_factory=list)
@@ -132,7 +133,8 @@ def record_in(
     sources, new_sources = _resolve_sources(tx, batch, now)
     _check_subjects(tx, batch)
     keys = [draft.assertion_key(scope) for draft in batch.facts]
-    plan = _Plan(now, scope, sources, tx.versions(sorted(set(keys))))
+    unique = sorted(set(keys))
+    plan = _Plan(now, scope, sources, tx.versions(unique), tx.top_revisions(unique))
     _check_expected(plan.history, expected or {})
     event_id = "e" + uuid.uuid4().hex
     for key, draft in zip(keys, batch.facts, strict=True):
@@ -229,7 +231,9 @@ def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
     if cur is not None and cur.content_hash == draft.content_hash():
         _support(plan, cur, source)
         return
-    fact = _new_fact(plan, key, draft, source, 1 if cur is None else cur.revision + 1, event_id)
+    revision = max(plan.top.get(key, 0), cur.revision if cur else 0) + 1
+    plan.top[key] = revision
+    fact = _new_fact(plan, key, draft, source, revision, event_id)
     plan.pending[fact.id] = fact
     versions.append(fact)
     plan.supports.append(Support(fact.id, source.id, source.available_at, plan.now))

@@ -214,6 +214,18 @@ def test_a_cited_read_is_the_read_with_the_sources_public_and_holding_then(
     assert store.read_cited(AsOf(scope, known_at=parse_instant("2018-01-01"))) == []
 
 
+def test_an_assertion_written_again_after_its_source_was_retracted_is_a_new_revision(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    first = record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    clock.advance(minutes=1)
+    retract_source(store, scope, A1.id, actor="test", reason="withdrawn")  # left unsupported
+    again = record(store, scope, batch(fact(7001, A2.id), sources=(A2,)), actor="test")
+    assert again.created and again.created != first.created  # never a reused id
+    (now,) = store.read(AsOf(scope))
+    assert now.revision == 2 and now.id == again.created[0]
+
+
 def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:
     restated(store, scope)
     key = store.read(AsOf(scope))[0].key

@@ -32,6 +32,7 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "nodes_by_id": lambda: cypher.nodes_by_id("acme", FACT, ["a"]),
     "nodes_by_id_source": lambda: cypher.nodes_by_id("acme", SOURCE, ["s"]),
     "live_versions": lambda: cypher.live_versions("acme", ["k1"]),
+    "top_revisions": lambda: cypher.top_revisions("acme", ["k1", "k2"]),
     "history": lambda: cypher.history("acme", "k1"),
     "facts_in": lambda: cypher.facts_in(SCOPE),
     "facts_in_narrowed": lambda: cypher.facts_in(

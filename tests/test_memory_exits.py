@@ -18,7 +18,7 @@ from graph.forget import forget
 from graph.memory import MEMORY_EPOCH, Decision, MemoryIn
 from graph.model import FactKind, Scope, Status
 from graph.ranking import demote
-from graph.remember import memory_key, remember
+from graph.remember import invalidate_memory, memory_key, remember
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 from graph.temporal import all_time
 from queries.context import build_context
@@ -278,3 +278,18 @@ def test_a_write_observed_before_the_current_version_is_refused_and_changes_noth
     assert late.decision is Decision.REFUSED and "out-of-order" in late.reason
     assert values(recall(store, mine(scope), "user:42")) == ["ship to the office"]
     assert len(store.history(scope.tenant, memory_key(memory(scope)))) == 1
+
+
+def test_a_memory_written_again_after_an_invalidation_is_a_new_revision_history_kept(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    first = remember(store, memory(scope), actor=ACTOR)
+    clock.advance(minutes=1)
+    invalidate_memory(store, mine(scope), "user:42", "shipping.preference", actor="ops",
+                      reason="wrong")
+    again = remember(store, memory(scope, source_id="msg-2",
+                                   observed_at="2026-05-02T10:00:00Z"), actor=ACTOR)
+    assert (again.decision, again.revision) == (Decision.ACTIVE, 2)
+    assert again.memory_id != first.memory_id
+    history = store.history(scope.tenant, memory_key(memory(scope)))
+    assert [(f.revision, f.invalidated_at is None) for f in history] == [(1, False), (2, True)]
