@@ -1,6 +1,7 @@
-"""Random sequences of memory operations (remember, correct, demote, invalidate, forget,
-rollback, contexts), driven against the embedded store and a real Neo4j at once: every decision,
-every refusal and every recall, now and at past instants, must be identical."""
+"""Random sequences of memory operations (remember, tool facts that conflict, resolve,
+correct, demote, invalidate, forget, rollback, summaries, contexts), driven against the embedded
+store and a real Neo4j at once: every decision, every refusal, every recall (now and at past
+system instants) and every summary must be identical."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from graph.asof import AsOf
+from graph.conflicts import resolve
 from graph.correct import correct
 from graph.embedded import EmbeddedStore
 from graph.forget import forget
 from graph.memory import MemoryIn, memory_scope
+from graph.model import FactKind
 from graph.neo4j_store import Neo4jStore
 from graph.ranking import demote
 from graph.remember import Remembered, invalidate_memory, remember
@@ -24,6 +28,7 @@ from graph.store import Store, StoreError
 from graph.temporal import parse_instant
 from queries.context import build_context
 from queries.memory import recall
+from queries.summaries import summarise
 from tests.conftest import PinnedClock
 
 SAID = parse_instant("2026-01-01")
@@ -104,6 +109,34 @@ def test_embedded_and_neo4j_decide_and_recall_memories_identically(
                     observed_at=SAID + timedelta(minutes=self.said), actor="prop")))
                 self.tick()
 
+        @rule(user=users, value=values, system=st.sampled_from(["crm", "billing", "erp"]))
+        def tool_says(self, user: str, value: str, system: str) -> None:
+            # Business facts of equal authority: conflict sets open, grow and take support.
+            self.said += 1
+            m = MemoryIn(kind="fact", tenant=self.tenant, subject=f"user:{user}", key="plan",
+                         value=value, source_kind="tool_result", source_id=f"{system}-{value}",
+                         source_version="v1", observed_at=SAID + timedelta(minutes=self.said),
+                         owner="ops", retention_reason="account data", user=user)
+            done = self.both(lambda s: decided(remember(s, m, actor="prop")))
+            if not isinstance(done, str):
+                decisions.add(done[0])
+            self.tick()
+
+        @rule(user=users, value=values)
+        def person_resolves(self, user: str, value: str) -> None:
+            self.said += 1
+            self.both(lambda s: resolve(
+                s, memory_scope(self.tenant, user), f"user:{user}", "plan", value,
+                source_id=f"ticket-{self.said}", observed_at=SAID + timedelta(minutes=self.said),
+                owner="ops", actor="ops", reason="checked").created)
+            self.tick()
+
+        @rule(user=users)
+        def summary(self, user: str) -> None:
+            self.both(lambda s: summarise(s, memory_scope(self.tenant, user), f"user:{user}",
+                                          actor="prop").fact.value)
+            self.tick()
+
         @rule(user=users, key=keys, weight=st.sampled_from([0.0, 0.5, 1.0]))
         def demote_one(self, user: str, key: str, weight: float) -> None:
             self.both(lambda s: demote(s, memory_scope(self.tenant, user), f"user:{user}", key,
@@ -154,6 +187,9 @@ def test_embedded_and_neo4j_decide_and_recall_memories_identically(
             if not hasattr(self, "stores"):
                 return
             for user in USERS:
+                summaries = AsOf(memory_scope(self.tenant, user), kinds=(FactKind.DERIVED,))
+                self.both(lambda s, q=summaries: [(f.id, f.value, f.superseded_at)
+                                                  for f in s.read(q)])
                 for system_at in (None, *self.instants[-4:]):
                     self.both(lambda s, u=user, t=system_at: [
                         m.model_dump() for m in recall(s, memory_scope(self.tenant, u),
@@ -166,4 +202,4 @@ def test_embedded_and_neo4j_decide_and_recall_memories_identically(
     # Guard against a vacuous run: many comparisons, real memories, several kinds of decision.
     assert len(compared) > 300
     assert sum(compared) > 100
-    assert "active" in decisions and len(decisions) >= 2
+    assert "active" in decisions and len(decisions) >= 3
