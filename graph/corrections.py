@@ -195,7 +195,8 @@ def restore_source(
             raise StoreError(f"source {source_id!r} has no retraction to undo")
         regained = tx.restore_support(source_id, retracted, now)
         facts = tx.get_facts(regained)
-        reopened = [fid for fid in regained if facts[fid].invalidated_at == retracted]
+        reopened = _unreplaced(tx, [facts[fid] for fid in regained
+                                    if facts[fid].invalidated_at == retracted])
         tx.reopen_facts([Reopening(fid, now) for fid in reopened])
         cascade = _reopen_downstream(tx, now, reopened, retracted)
         return _exit_event(tx, now, actor, "restore", reason, reopened, cascade,
@@ -211,10 +212,11 @@ def _reopen_downstream(
     live = {fid: f.invalidated_at is None for fid, f in p.facts.items()} | dict.fromkeys(
         reopened, True)
     outcomes = []
+    replaced = {f.id for f in p.facts.values()} - set(_unreplaced(tx, list(p.facts.values())))
     for fid in p.order:
         fact = p.facts[fid]
-        if fact.invalidated_at != retracted:
-            continue  # closed by something else (or never): not this restore's to reopen
+        if fact.invalidated_at != retracted or fid in replaced:
+            continue  # closed by something else (or never), or its assertion was written again
         if any(all(live.get(i, False) for i, _ in j.inputs)
                for j in p.justifications.get(fid, [])):
             live[fid] = True
@@ -222,6 +224,15 @@ def _reopen_downstream(
             outcomes.append(Outcome(fact, (len(path) - 1) or 1, path, Fate.REOPENED, None))
     tx.reopen_facts([Reopening(o.fact.id, now) for o in outcomes])
     return outcomes
+
+
+def _unreplaced(tx: StoreTx, facts: Sequence[Fact]) -> list[str]:
+    """The facts whose assertion has no live version now. One that was written again while
+    the fact was out stays out: reopening it would make two current versions of one
+    assertion, and the later write is the engine's answer since."""
+    live = tx.versions(sorted({f.key for f in facts}))
+    return [f.id for f in facts
+            if not any(v.revision > f.revision for v in live.get(f.key, []))]
 
 
 def _exit_event(

@@ -110,7 +110,11 @@ def derive_in(
     event_id = "e" + uuid.uuid4().hex
     content = digest(type(value).__name__, value, output.unit)
     fact_id = f"{key}.d{digest(content, available.isoformat())[:12]}"
-    existing = tx.get_facts([fact_id]).get(fact_id)
+    existing = tx.get_facts([fact_id]).get(fact_id) or next(
+        # The same value already current since earlier: another justification of that fact,
+        # not a second current version of one assertion.
+        (v for v in reversed(versions) if v.superseded_at is None
+         and v.content_hash == content and v.available_at <= available), None)
     fact = existing or Fact(
         id=fact_id, key=key, revision=max([*(v.revision for v in versions),
                                            *tx.top_revisions([key]).values(), 0]) + 1,

@@ -130,7 +130,9 @@ class EmbeddedTx:
         self._do("event", [event])
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
-        self._do("invalidate", rows)
+        # Like the Neo4j query: a fact already out keeps the instant it left.
+        facts = self.store.state.facts[self.tenant]
+        self._do("invalidate", [r for r in rows if facts[r.fact_id].invalidated_at is None])
 
     def lock_subjects(self, ids: Sequence[str]) -> None:
         """Nothing to do: the store's own lock already serialises every write."""

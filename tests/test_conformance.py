@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from graph.asof import AsOf, TenantRequired
-from graph.corrections import retract_source
+from graph.corrections import restore_source, retract_source
 from graph.model import FactKind, Scope, Status
 from graph.store import (
     Confirmation,
@@ -224,6 +224,21 @@ def test_an_assertion_written_again_after_its_source_was_retracted_is_a_new_revi
     assert again.created and again.created != first.created  # never a reused id
     (now,) = store.read(AsOf(scope))
     assert now.revision == 2 and now.id == again.created[0]
+
+
+def test_undoing_a_retraction_never_makes_two_current_versions_of_one_assertion(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    record(store, scope, batch(fact(7001, A1.id), sources=(A1,)), actor="test")
+    clock.advance(minutes=1)
+    retract_source(store, scope, A1.id, actor="test", reason="withdrawn")
+    clock.advance(minutes=1)
+    again = record(store, scope, batch(fact(7002, A2.id), sources=(A2,)), actor="test")
+    clock.advance(minutes=1)
+    undone = restore_source(store, scope, A1.id, actor="test", reason="it was fine")
+    assert undone.invalidated == []  # written again while out: it stays out
+    (current,) = store.read(AsOf(scope, known_at=parse_instant("2020-01-01")))
+    assert (current.id, current.value) == (again.created[0], 7002)
 
 
 def test_history_is_kept_after_a_supersede(store: Store, scope: Scope) -> None:

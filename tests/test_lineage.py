@@ -136,6 +136,21 @@ def test_a_derived_fact_with_another_valid_justification_survives(
     assert value_at(store, scope, "Top", AFTER) == []
 
 
+def test_the_same_value_derived_later_is_another_justification_not_a_second_version(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    given = inputs(store, scope, Revenues=100)
+    one = step(store, scope, "Top", "x", x=given["Revenues"].id)
+    clock.advance(hours=1)
+    record(store, scope, batch(fact(100, RESTATED.id, predicate="Sales"),
+                               sources=(RESTATED,)), actor="t")
+    (sales,) = [f for f in store.read(AsOf(scope)) if f.predicate == "Sales"]
+    two = derive(store, scope, expression("Top", "2", "y"), {"y": sales.id}, out("Top"),
+                 actor="t").fact
+    assert two.id == one.id and two.available_at == one.available_at  # known since the first
+    assert value_at(store, scope, "Top", AFTER) == [100]  # one current version, not two
+
+
 def test_recompute_with_an_unchanged_value_stops_the_cascade(
     store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:

