@@ -39,40 +39,40 @@ def read_cited_facts(spec: AsOf, limit: int | None = None) -> Query:
     """``read_facts`` with, per fact, the sources it cites: supports public by the cutoff and
     holding at the system instant, earliest first. One round trip where an answer with its
     citations took three (facts, supports, sources)."""
-    read = read_facts(spec, limit)
-    head, _ = read.text.rsplit("\nRETURN ", 1)
-    return Query(f"""{head}
-CALL (f) {{
-  OPTIONAL MATCH (f)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
-  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
-    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
-    AND {gap_clause('r', '$asof_system')}
+    return _with_supports(spec, limit, f"""
   WITH s ORDER BY s.available_at, s.id
-  RETURN collect({source_map('s')}) AS sources
-}}
-WITH f, sources ORDER BY {FACT_ORDER}
-RETURN {fact_map("f")} AS f, sources""", read.params)
+  RETURN collect({source_map('s')}) AS sources""", "sources")
 
 
 def read_confirmed_facts(spec: AsOf) -> Query:
     """``read_facts`` with each fact's supports public by the cutoff and holding at the system
     instant summed up beside it (what ``confirmations`` returns), in the same query: a metric
     question needs both, and a second round trip per company was a sixth of its time."""
-    read = read_facts(spec, None)
+    return _with_supports(spec, None, """
+  WITH r.available_at AS at, s.id AS source_id
+  ORDER BY at, source_id
+  RETURN collect(source_id)[0] AS first_source, toString(min(at)) AS first_at,
+         toString(max(at)) AS last_at""", "first_source, first_at, last_at")
+
+
+def _with_supports(spec: AsOf, limit: int | None, per_fact: str, columns: str) -> Query:
+    """``read_facts``, then per fact its support edges public by the cutoff and holding at the
+    system instant, folded by ``per_fact`` into ``columns``."""
+    read = read_facts(spec, limit)
     head, _ = read.text.rsplit("\nRETURN ", 1)
     return Query(f"""{head}
 CALL (f) {{
   OPTIONAL MATCH (f)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
-  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
-    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
-    AND {gap_clause('r', '$asof_system')}
-  WITH r.available_at AS at, s.id AS source_id
-  ORDER BY at, source_id
-  RETURN collect(source_id)[0] AS first_source, toString(min(at)) AS first_at,
-         toString(max(at)) AS last_at
+  WHERE r.available_at <= $asof_known AND {_holds('$asof_system')}{per_fact}
 }}
-WITH f, first_source, first_at, last_at ORDER BY {FACT_ORDER}
-RETURN {fact_map("f")} AS f, first_source, first_at, last_at""", read.params)
+WITH f, {columns} ORDER BY {FACT_ORDER}
+RETURN {fact_map("f")} AS f, {columns}""", read.params)
+
+
+def _holds(at: str) -> str:
+    """Cypher: the support edge ``r`` holds at the system instant parameter ``at``."""
+    return (f"r.recorded_at <= {at} AND (r.invalidated_at IS NULL OR {at} < r.invalidated_at)"
+            f"\n    AND {gap_clause('r', at)}")
 
 
 def _edge_live(at: datetime | None, params: dict[str, Any]) -> str:
@@ -80,8 +80,7 @@ def _edge_live(at: datetime | None, params: dict[str, Any]) -> str:
     if at is None:
         return ""
     params["at"] = at
-    return ("\nWHERE r.recorded_at <= $at AND (r.invalidated_at IS NULL OR $at < r.invalidated_at)"
-            f"\n  AND {gap_clause('r', '$at')}")
+    return f"\nWHERE {_holds('$at')}"
 
 
 def supports(tenant: str, fact_ids: Sequence[str], live_at: datetime | None = None) -> Query:

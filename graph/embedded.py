@@ -151,10 +151,12 @@ class EmbeddedStore:
         tenant = spec.scope.tenant
         with self._lock:
             facts = self.state.read(resolved, limit)
-            cited: dict[str, list[Source]] = {}
-            for s in self.edges_of(tenant, [f.id for f in facts], resolved.system_at):
-                if s.available_at <= known:
-                    cited.setdefault(s.fact_id, []).extend(self.sources(tenant, [s.source_id]))
+            edges = [e for e in self.edges_of(tenant, [f.id for f in facts], resolved.system_at)
+                     if e.available_at <= known]
+            by_id = {s.id: s for s in self.sources(tenant, sorted({e.source_id for e in edges}))}
+        cited: dict[str, list[Source]] = {}
+        for e in edges:
+            cited.setdefault(e.fact_id, []).append(by_id[e.source_id])
         return [(f, tuple(sorted(cited.get(f.id, []), key=lambda s: (s.available_at, s.id))))
                 for f in facts]
 
