@@ -52,7 +52,13 @@ def machine() -> Result:
 
 
 def provenance() -> Result:
-    dirty = _run("git", "status", "--porcelain", "--untracked-files=no") != "unknown"
+    # True / False, or None when git cannot tell (an empty status must not read as unknown).
+    try:
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, check=True, timeout=10)
+        dirty: bool | None = bool(status.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        dirty = None
     return {
         "commit": _run("git", "rev-parse", "--short", "HEAD"),
         # Uncommitted edits to tracked files mean the commit alone does not pin the code run.
