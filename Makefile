@@ -27,7 +27,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 neo4j-build: $(STAMP)
-	$(BIN)/python -c "from graph import neo4j_launcher as l; r = l.build(); print(f'Neo4j launcher ready ({r.seconds:.1f}s)')"
+	$(BIN)/python -c "from graph.neo4j import launcher as l; r = l.build(); print(f'Neo4j launcher ready ({r.seconds:.1f}s)')"
 
 test: $(STAMP) neo4j-build
 	$(BIN)/pytest

@@ -15,16 +15,16 @@ from rich.console import Console
 from api import cli_memory, cli_memory_control, render
 from api.cli_ingest import ingest_app
 from api.cli_neo4j import neo4j_app
+from api.demo import DEMO_TENANT, run_demo
 from api.options import Options
 from graph.asof import TenantRequired
+from graph.backends import resolve_uri
 from graph.corrections import restore_source, retract_source
-from graph.neo4j_launcher import LauncherError
+from graph.neo4j.launcher import LauncherError
 from graph.store import StoreError
-from graph.stores import resolve_uri
 from graph.temporal import TimeError, as_of, parse_instant
 from ingest.facts_table import IngestError
 from queries import asof as asof_queries
-from queries.demo import DEMO_TENANT, run_demo
 from queries.explain import explain
 from queries.export import graphml, prov_json
 from queries.impact import impact

@@ -2,9 +2,9 @@
 invalidate``: agent memory from the command line (``correct | demote | context`` live in
 ``api.cli_memory_control``).
 
-Handlers parse, call ``graph.remember`` / ``queries.memory`` and format. A refused or conflicting
-write is a decision, not an error: it is printed (and audited) and the exit code is 3, so that
-scripts can tell it from a stored memory (0).
+Handlers parse, call ``graph.memory.remember`` / ``queries.recall`` and format. A refused or
+conflicting write is a decision, not an error: it is printed (and audited) and the exit code
+is 3, so that scripts can tell it from a stored memory (0).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from rich.console import Console
 from rich.table import Table
 
 from api.options import Options
-from graph.conflicts import resolve, review
-from graph.forget import forget
-from graph.memory import Decision, MemoryIn, MemoryKind, memory_scope
+from graph.memory.conflicts import resolve, review
+from graph.memory.forget import forget
+from graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
+from graph.memory.remember import invalidate_memory, remember
+from graph.memory.rollback import rollback
 from graph.model import Scope, SourceKind
-from graph.remember import invalidate_memory, remember
-from graph.rollback import rollback
 from graph.temporal import parse_instant
-from queries.memory import audit, recall
+from queries.recall import audit, recall
 from queries.summaries import summarise
 
 _out = Console()

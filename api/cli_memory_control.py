@@ -2,7 +2,7 @@
 id, an experience's outcomes and promotion, ranking weights, and the context an agent is given
 (recorded as an injection).
 
-Handlers parse, call ``graph.correct`` / ``graph.remember`` / ``graph.ranking`` /
+Handlers parse, call ``graph.memory.amend`` / ``graph.memory.remember`` / ``graph.memory.ranking`` /
 ``queries.context`` and format.
 """
 
@@ -16,11 +16,10 @@ from rich.console import Console
 
 from api.cli_memory import REFUSED_EXIT, AsJson, Project, Thread, User, scope_of
 from api.options import Options
-from graph.correct import correct, current, draft_of
-from graph.memory import Decision
-from graph.model import SourceKind
-from graph.ranking import demote
-from graph.remember import (
+from graph.memory.amend import correct, current, draft_of
+from graph.memory.gate import Decision
+from graph.memory.ranking import demote
+from graph.memory.remember import (
     DEFAULT_VALIDATIONS,
     Remembered,
     memory_key,
@@ -28,6 +27,7 @@ from graph.remember import (
     promote,
     validations,
 )
+from graph.model import SourceKind
 from graph.temporal import parse_instant
 from queries.context import DEFAULT_LIMIT, build_context
 

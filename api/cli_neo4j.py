@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
-from graph import neo4j_launcher
+from graph.neo4j import launcher as neo4j_launcher
 
 neo4j_app = typer.Typer(
     name="neo4j",

@@ -7,9 +7,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from graph.asof import TenantRequired
+from graph.backends import open_store
 from graph.model import Scope
 from graph.store import Store
-from graph.stores import open_store
 
 
 @dataclass

@@ -11,10 +11,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.tree import Tree
 
+from api.demo import DemoResult
 from ingest.batches import Summary
 from queries.answers import MetricAnswer
 from queries.asof import Answer
-from queries.demo import DemoResult
 from queries.explain import Explanation, Step
 from queries.impact import Impact
 

@@ -33,9 +33,9 @@ from bench import cascade_naive, cascade_phases, cascade_setup, report
 from bench.cascade_setup import S2_AT, SUBJECT_ID, Planned
 from graph.asof import AsOf
 from graph.cascade import Axis, plan
-from graph.embedded import EmbeddedStore
+from graph.embedded.store import EmbeddedStore
 from graph.model import Scope
-from graph.neo4j_store import Neo4jStore
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store, StoreError
 from graph.writes import WriteReport, record
 
@@ -193,7 +193,9 @@ def table(results: list[dict[str, Any]]) -> str:
 def _server(uri_arg: str | None) -> tuple[str, tuple[str, str] | None, dict[str, Any],
                                           Callable[[], None]]:
     os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
-    from graph import neo4j_launcher  # reads VINTAGE_NEO4J_HOME when called, not on import
+    from graph.neo4j import (
+        launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
+    )
 
     if uri_arg is not None:
         auth = None

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.embedded import EmbeddedStore
-from graph.neo4j_store import Neo4jStore
-from graph.schema import DERIVATION, FACT, GENERATED, USED
+from graph.embedded.store import EmbeddedStore
+from graph.labels import DERIVATION, FACT, GENERATED, USED
+from graph.neo4j.store import Neo4jStore
 from graph.store import Closure
 
 NAIVE_CAP = 5_000

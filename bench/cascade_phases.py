@@ -7,10 +7,10 @@ import time
 from datetime import datetime
 from typing import Any
 
-from graph import cypher_lineage as lineage
 from graph.cascade import MAX_DEPTH
-from graph.neo4j_store import Neo4jStore
-from graph.schema import FACT, GENERATED, USED
+from graph.labels import FACT, GENERATED, USED
+from graph.neo4j import cypher_lineage as lineage
+from graph.neo4j.store import Neo4jStore
 from graph.store import Direction, Store, StoreTx
 
 

@@ -21,7 +21,8 @@ from typing import Any
 import neo4j
 
 from graph.derivations import Output, derive
-from graph.embedded import EmbeddedStore
+from graph.embedded.store import EmbeddedStore
+from graph.labels import DERIVATION, FACT, GENERATED, USED
 from graph.model import (
     Event,
     Fact,
@@ -35,10 +36,9 @@ from graph.model import (
     assertion_key,
     digest,
 )
-from graph.neo4j_store import Neo4jStore
-from graph.neo4j_tx import derivation_props
+from graph.neo4j.store import Neo4jStore
+from graph.neo4j.tx import derivation_props
 from graph.recipes import Recipe, expression
-from graph.schema import DERIVATION, FACT, GENERATED, USED
 from graph.store import DerivationWrite, Store, StoreTx
 from graph.writes import Batch, record
 

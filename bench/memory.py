@@ -5,7 +5,7 @@ same run.
     python -m bench.memory [--users 200] [--keys 10] [--reads 500] [--backends embedded,neo4j]
                            [--neo4j-uri URI] [--out bench/results/memory.json]
 
-Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j_launcher`` in
+Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j.launcher`` in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-memory``, away from the test suite's
 server) and stopped at the end. See bench/README.md for what each number means.
 """
@@ -39,10 +39,10 @@ from bench.memory_work import (
     write_round,
     writes_summary,
 )
-from graph.embedded import LOG_NAME
-from graph.neo4j_store import Neo4jStore
+from graph.backends import open_store
+from graph.embedded.store import LOG_NAME
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store
-from graph.stores import open_store
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-memory"
 REPO = Path(__file__).resolve().parents[1]
@@ -143,7 +143,9 @@ def bench_in_process(work: Workload) -> tuple[Result, int]:
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
     os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
-    from graph import neo4j_launcher  # reads VINTAGE_NEO4J_HOME when called, not on import
+    from graph.neo4j import (
+        launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
+    )
 
     if args.neo4j_uri is not None:
         auth: Auth = None
@@ -196,7 +198,7 @@ def run(args: argparse.Namespace, backends: list[str]) -> Result:
             tally(wrong)
         finally:
             if result["server"]["started_by_bench"] and not args.keep_server:
-                from graph import neo4j_launcher
+                from graph.neo4j import launcher as neo4j_launcher
 
                 neo4j_launcher.stop()
     result["references"] = refs

@@ -23,19 +23,19 @@ from bench.memory_work import (
     subject,
 )
 from bench.neo4j_raw import plan_operators
-from graph import cypher
-from graph import cypher_reads as reads
 from graph.asof import AsOf
-from graph.forget import forget
-from graph.memory import FACT_KIND, memory_scope
+from graph.memory.forget import forget
+from graph.memory.gate import FACT_KIND, memory_scope
+from graph.memory.ranking import DEMOTE
+from graph.memory.remember import memory_key, remember
 from graph.model import Scope, Status
-from graph.neo4j_store import Neo4jStore
-from graph.ranking import DEMOTE
-from graph.remember import memory_key, remember
+from graph.neo4j import cypher
+from graph.neo4j import cypher_reads as reads
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store
 from graph.temporal import as_of
 from queries.context import build_context
-from queries.memory import recall
+from queries.recall import recall
 
 
 def _short(text: object) -> str:

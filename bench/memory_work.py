@@ -18,15 +18,15 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from graph.asof import AsOf
-from graph.forget import forget
-from graph.memory import FACT_KIND, MemoryIn, MemoryKind, memory_scope
+from graph.memory.forget import forget
+from graph.memory.gate import FACT_KIND, MemoryIn, MemoryKind, memory_scope
+from graph.memory.ranking import weights
+from graph.memory.remember import current_version, memory_key, remember
 from graph.model import Scope, SourceKind, Status
-from graph.ranking import weights
-from graph.remember import current_version, memory_key, remember
 from graph.store import Store
 from graph.temporal import as_of
 from queries.context import build_context
-from queries.memory import recall
+from queries.recall import recall
 
 X = TypeVar("X")
 Y = TypeVar("Y")

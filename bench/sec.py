@@ -4,7 +4,7 @@ against a raw Neo4j ``UNWIND`` load of the same shape measured in the same run.
     python -m bench.sec [--backends embedded,neo4j] [--questions 40] [--repeat 10]
                         [--neo4j-uri URI] [--profile] [--out bench/results/sec.json]
 
-Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j_launcher`` in
+Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j.launcher`` in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-sec``, away from the test suite's server)
 and stopped at the end. See bench/README.md for what each number means.
 """
@@ -28,11 +28,11 @@ import neo4j
 
 from bench import report, sec_questions, sec_raw
 from bench.sec_report import Profiles, tables
-from graph.embedded import LOG_NAME
+from graph.backends import open_store
+from graph.embedded.store import LOG_NAME
 from graph.model import Scope
-from graph.neo4j_store import Neo4jStore
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store
-from graph.stores import open_store
 from ingest.companyfacts import ingest_companyfacts, plan, read_companyfacts
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-sec"
@@ -155,7 +155,9 @@ def parse_plan_only(files: Sequence[Path]) -> Result:
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, int | None, Result]:
     os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
-    from graph import neo4j_launcher  # reads VINTAGE_NEO4J_HOME when called, not on import
+    from graph.neo4j import (
+        launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
+    )
 
     if args.neo4j_uri is not None:
         auth: Auth = None
@@ -190,7 +192,7 @@ def run(args: argparse.Namespace, backends: list[str]) -> Result:
             result["raw_unwind"] = bench_raw(uri, auth, files)
         finally:
             if result["server"]["started_by_bench"] and not args.keep_server:
-                from graph import neo4j_launcher
+                from graph.neo4j import launcher as neo4j_launcher
 
                 neo4j_launcher.stop()
         vintage, raw = result["neo4j"]["ingest"], result["raw_unwind"]

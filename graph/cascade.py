@@ -20,8 +20,8 @@ from datetime import datetime
 from enum import StrEnum
 from graphlib import TopologicalSorter
 
+from graph.labels import FACT, GENERATED, USED
 from graph.model import Fact
-from graph.schema import FACT, GENERATED, USED
 from graph.store import Direction, Justification, StoreTx, Walk
 
 MAX_DEPTH = 256

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from graph.labels import FACT, SUBJECT
 from graph.model import Event, Fact, FactKind, Scope, Status, assertion_key, digest
 from graph.recipes import Recipe
-from graph.schema import FACT, SUBJECT
 from graph.store import (
     Closure,
     DerivationWrite,

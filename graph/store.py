@@ -14,8 +14,8 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from graph.asof import AsOf
+from graph.labels import LINEAGE_TYPES
 from graph.model import DerivationIn, Event, Fact, FactKind, Scope, Source, Subject
-from graph.schema import LINEAGE_TYPES
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graph.schema import FACT, SUPPORTED_BY
+from graph.labels import FACT, SUPPORTED_BY
 from graph.store import Direction, StoreTx, UnknownReference
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from graph.corrections import Fate, Outcome, cascade_knowledge
+from graph.labels import SUBJECT
 from graph.model import (
     Event,
     Fact,
@@ -25,7 +26,6 @@ from graph.model import (
     Value,
     version_id,
 )
-from graph.schema import SUBJECT
 from graph.store import (
     Closure,
     ConflictError,

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graph.memory.ranking import record_injection
 from graph.model import Scope
-from graph.ranking import record_injection
 from graph.store import Store
-from queries.memory import MemoryView, recall
+from queries.recall import MemoryView, recall
 
 DEFAULT_LIMIT = 20
 

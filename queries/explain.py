@@ -6,8 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from graph.labels import FACT, SUPERSEDES
 from graph.model import Fact, Scope
-from graph.schema import FACT, SUPERSEDES
 from graph.store import Direction, Justification, Store, StoreTx, UnknownReference, Walk
 from queries.views import DerivationView, FactView, SourceView
 

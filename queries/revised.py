@@ -13,8 +13,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from graph.labels import FACT, GENERATED, SUPERSEDES, SUPPORTED_BY, USED
 from graph.model import Fact, FactKind
-from graph.schema import FACT, GENERATED, SUPERSEDES, SUPPORTED_BY, USED
 from graph.store import Direction, StoreTx
 from queries.views import FactView
 

@@ -1,5 +1,5 @@
 """Summaries of memories: derived facts with lineage to what they summarise, so that a
-correction closes them (the cascade) and an erasure removes them (``graph.forget``).
+correction closes them (the cascade) and an erasure removes them (``graph.memory.forget``).
 
 The summariser is a recipe. The built-in one renders structured memories deterministically
 (``key: value`` lines, sorted by key); an LLM summariser is a Python recipe the user registers
@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from graph.derivations import Derived, Output, derive
-from graph.memory import MEMORY_EPOCH
+from graph.memory.gate import MEMORY_EPOCH
 from graph.model import Scope, Value
 from graph.recipes import Recipe, function, register
 from graph.store import Store, StoreError
-from queries.memory import recall
+from queries.recall import recall
 
 SUMMARY_PREDICATE = "summary:memories"
 

@@ -9,35 +9,25 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from graph.embedded import EmbeddedStore
 from graph.model import Scope
-from graph.neo4j_store import Neo4jStore
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store
-from graph.temporal import parse_instant
 from ingest.companyfacts import ParsedFile, read_companyfacts
+from tests.factories import BACKENDS, PinnedClock, make_store
 from tests.neo4j_server import Neo4jTarget, neo4j_uri_for_tests
 from tests.sec_files import TICKERS, data_file
 
-PINNED = parse_instant("2026-06-01T12:00:00+00:00")
+SERVER_FIXTURES = frozenset({"neo4j_target", "neo4j_driver_store"})
 
 
-class PinnedClock:
-    """System time under test control: it moves only when a test says so."""
-
-    def __init__(self, start: datetime = PINNED) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> datetime:
-        self.now += timedelta(**delta)
-        return self.now
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.neo4j)
 
 
 @pytest.fixture
@@ -46,7 +36,10 @@ def clock() -> PinnedClock:
 
 
 @pytest.fixture(scope="session")
-def neo4j_target() -> Iterator[Neo4jTarget]:
+def neo4j_target(request: pytest.FixtureRequest) -> Iterator[Neo4jTarget]:
+    # A test of the server-free tier that reaches a server was not marked: fail, never skip.
+    if "not neo4j" in (request.config.option.markexpr or ""):
+        pytest.fail("a test of the server-free tier asked for Neo4j: mark it `neo4j`")
     yield from neo4j_uri_for_tests()
 
 
@@ -68,16 +61,7 @@ def scope(tenant: str) -> Scope:
     return Scope(tenant=tenant)
 
 
-def make_store(
-    backend: str, clock: PinnedClock, tmp_path: Path, request: pytest.FixtureRequest,
-) -> Store:
-    if backend == "embedded":
-        return EmbeddedStore.open(tmp_path / "store", clock)
-    shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
-    return Neo4jStore(shared.driver, clock, shared.database)
-
-
-@pytest.fixture(params=["embedded", "neo4j"])
+@pytest.fixture(params=BACKENDS)
 def store(
     request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path, tenant: str,
 ) -> Iterator[Store]:
@@ -91,3 +75,14 @@ def store(
 def parsed() -> dict[str, ParsedFile]:
     """The six bundled companyfacts files, parsed once (read-only: tests never mutate it)."""
     return {ticker: read_companyfacts(data_file(ticker)) for ticker in TICKERS}
+
+
+@pytest.fixture(params=BACKENDS)
+def store_args(request: pytest.FixtureRequest, tmp_path: Path, tenant: str) -> Iterator[list[str]]:
+    if request.param == "embedded":
+        yield ["--store", str(tmp_path / "store"), "--tenant", tenant]
+        return
+    target: Neo4jTarget = request.getfixturevalue("neo4j_target")
+    shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
+    yield ["--store", target.uri, "--tenant", tenant]
+    shared.purge_tenant(tenant)

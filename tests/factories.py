@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-from graph.model import FactIn, SourceIn, Subject
+import pytest
+
+from api.cli import main
+from graph.embedded.store import EmbeddedStore
+from graph.memory.gate import MemoryIn
+from graph.memory.remember import remember
+from graph.model import FactIn, Scope, SourceIn, Subject, Value
+from graph.neo4j.store import Neo4jStore
+from graph.store import Store
 from graph.temporal import parse_instant
 from graph.writes import Batch
+from queries.recall import MemoryView
 
 Q1_2018 = (parse_instant("2018-01-01"), parse_instant("2018-04-01"))
 
@@ -36,3 +50,93 @@ def batch(
     *facts: FactIn, sources: tuple[SourceIn, ...] = (), subjects: tuple[str, ...] = ("GOOGL",),
 ) -> Batch:
     return Batch(subjects=[company(s) for s in subjects], sources=list(sources), facts=list(facts))
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["vintage", *args])
+    monkeypatch.setenv("COLUMNS", "200")
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+PINNED = parse_instant("2026-06-01T12:00:00+00:00")
+
+# Every test that needs a server carries the ``neo4j`` marker, so that ``pytest -m "not neo4j"``
+# is the whole server-free tier. Backend parameters mark themselves; a test that asks for a
+# server fixture is marked at collection (``conftest.pytest_collection_modifyitems``).
+BACKENDS = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+
+
+class PinnedClock:
+    """System time under test control: it moves only when a test says so."""
+
+    def __init__(self, start: datetime = PINNED) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+def make_store(
+    backend: str, clock: PinnedClock, tmp_path: Path, request: pytest.FixtureRequest,
+) -> Store:
+    if backend == "embedded":
+        return EmbeddedStore.open(tmp_path / "store", clock)
+    shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
+    return Neo4jStore(shared.driver, clock, shared.database)
+
+
+# -- memories -----------------------------------------------------------------------------------
+
+ACTOR = "agent:test"
+
+
+def memory(scope: Scope, **fields: Any) -> MemoryIn:
+    base: dict[str, Any] = {
+        "kind": "preference", "tenant": scope.tenant, "subject": "user:42",
+        "key": "shipping.preference", "value": "ship to the office",
+        "source_kind": "user_message", "source_id": "msg-1",
+        "observed_at": "2026-05-01T10:00:00Z", "owner": "user:42",
+        "retention_reason": "user asked us to remember", "user": "42",
+    }
+    base.update(fields)
+    return MemoryIn.model_validate(base)
+
+
+REFUND = json.dumps({"trigger": "a customer asks for a refund",
+                     "preconditions": ["the order exists", "it was paid by card"],
+                     "steps": ["check the order", "refund to the original card"],
+                     "outcome": "the customer is refunded"})
+
+
+def values(memories: Sequence[MemoryView]) -> list[Value]:
+    return [m.value for m in memories]
+
+
+def mine(scope: Scope, user: str = "42") -> Scope:
+    return Scope(tenant=scope.tenant, keys={"user": user})
+
+
+def bad_batch(store: Store, scope: Scope, clock: PinnedClock) -> datetime:
+    """A good state at the instant returned, then a buggy agent's batch: one changed memory,
+    one new one."""
+    remember(store, memory(scope, observed_at=clock.now.isoformat()), actor=ACTOR)
+    clock.advance(minutes=1)
+    good = clock.now
+    clock.advance(minutes=1)
+    remember(store, memory(scope, value="ship to nowhere", source_id="bad-1",
+                           observed_at=clock.now.isoformat()), actor="agent:buggy")
+    remember(store, memory(scope, key="gift.wrap", value="always", source_id="bad-2",
+                           observed_at=clock.now.isoformat()), actor="agent:buggy")
+    clock.advance(minutes=1)
+    return good

@@ -1,7 +1,7 @@
 """Find or start a Neo4j server for the test session (helper module, deliberately no fixtures).
 
 Order: ``NEO4J_URI`` (an existing server), then a Docker container through testcontainers when a
-Docker engine answers, then the local Java launcher (``graph.neo4j_launcher``). It raises instead
+Docker engine answers, then the local Java launcher (``graph.neo4j.launcher``). It raises instead
 of skipping: a graph-engine test suite that silently skips its database tests proves nothing.
 
 Use it from a session fixture in conftest.py, either way::
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from graph import neo4j_launcher
+from graph.neo4j import launcher as neo4j_launcher
 
 DOCKER_IMAGE = "neo4j:5.26-community"
 _DOCKER_PING_TIMEOUT_S = 3

@@ -3,39 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from graph.neo4j_store import Neo4jStore
-from tests.neo4j_server import Neo4jTarget
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["vintage", *args])
-    monkeypatch.setenv("COLUMNS", "200")
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-@pytest.fixture(params=["embedded", "neo4j"])
-def store_args(request: pytest.FixtureRequest, tmp_path: Path, tenant: str) -> Iterator[list[str]]:
-    if request.param == "embedded":
-        yield ["--store", str(tmp_path / "store"), "--tenant", tenant]
-        return
-    target: Neo4jTarget = request.getfixturevalue("neo4j_target")
-    shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
-    yield ["--store", target.uri, "--tenant", tenant]
-    shared.purge_tenant(tenant)
+from tests.factories import run
 
 
 def test_demo_answers_each_cutoff_with_the_value_public_then(

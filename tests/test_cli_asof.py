@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import run, store_args  # noqa: F401  (the fixture, both backends)
+from tests.factories import run
 
 # A synthetic payments company: revenue and payment volume for one calendar year, as an earnings
 # release would state them (quarters and the year), with one later correction of Q4 volume.
@@ -48,7 +48,7 @@ def kpis(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_a_user_metric_over_release_kpis_answers_as_of_each_cutoff(
-    store_args: list[str], kpis: tuple[Path, Path],  # noqa: F811
+    store_args: list[str], kpis: tuple[Path, Path],
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table, metrics = kpis

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from tests.test_cli import run, store_args  # noqa: F401  (the fixture, both backends)
+from tests.factories import run
 
 SAID = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
         "--owner", "user:42", "--reason", "asked us to remember", "--user", "42"]
 
 
 def test_remember_list_and_audit_a_users_preference(
-    store_args: list[str],  # noqa: F811
+    store_args: list[str],
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     code, out, err = run([*store_args, "remember", "preference", "user:42",
@@ -40,7 +40,7 @@ def test_remember_list_and_audit_a_users_preference(
 
 
 def test_a_memory_missing_its_owner_is_refused_naming_the_field(
-    store_args: list[str],  # noqa: F811
+    store_args: list[str],
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     args = [a for a in SAID if a not in ("--owner", "user:42")]
@@ -50,7 +50,7 @@ def test_a_memory_missing_its_owner_is_refused_naming_the_field(
 
 
 def test_summarise_then_forget_from_the_command_line(
-    store_args: list[str],  # noqa: F811
+    store_args: list[str],
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     run([*store_args, "remember", "preference", "user:42", "shipping.preference",
@@ -68,7 +68,7 @@ def test_summarise_then_forget_from_the_command_line(
 
 
 def test_review_lists_a_conflict_and_resolve_settles_it(
-    store_args: list[str],  # noqa: F811
+    store_args: list[str],
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tool = ["--source-kind", "tool_result", "--source-version", "v3", "--observed-at",
@@ -92,7 +92,7 @@ def test_review_lists_a_conflict_and_resolve_settles_it(
 
 
 def test_a_user_corrects_by_id_demotes_and_an_agent_context_is_recorded(
-    store_args: list[str],  # noqa: F811
+    store_args: list[str],
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for n, (key, value) in enumerate([("shipping.preference", "ship to the office"),
@@ -124,7 +124,7 @@ def test_a_user_corrects_by_id_demotes_and_an_agent_context_is_recorded(
 
 
 def test_an_experience_is_validated_by_outcomes_and_promoted_from_the_command_line(
-    store_args: list[str],  # noqa: F811
+    store_args: list[str],
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     steps = json.dumps({"trigger": "a refund request", "steps": ["check", "refund"],

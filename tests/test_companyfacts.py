@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from graph.embedded import EmbeddedStore
+from graph.embedded.store import EmbeddedStore
 from graph.model import Change, Event, Scope
 from graph.store import Store
 from graph.temporal import day_start, from_to
@@ -30,6 +30,7 @@ from ingest.companyfacts import (
 )
 from ingest.facts_table import IngestError
 from queries.asof import Answer, facts_as_of, history
+from tests.factories import run as cli_run
 from tests.sec_files import (
     GOOGL_FIRST,
     GOOGL_NET_INCOME,
@@ -44,7 +45,6 @@ from tests.sec_files import (
     data_file,
     period,
 )
-from tests.test_cli import run as cli_run
 
 ACTOR = "test ingest companyfacts"
 

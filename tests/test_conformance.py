@@ -21,8 +21,7 @@ from graph.store import (
 from graph.temporal import as_of, from_to, parse_instant
 from graph.writes import Batch, record
 from queries.asof import facts_as_of
-from tests.conftest import PinnedClock
-from tests.factories import batch, fact, source
+from tests.factories import PinnedClock, batch, fact, source
 
 A1 = source("0001652044-18-000016", "2018-04-24", form="10-Q")
 A2 = source("0001652044-19-000010", "2019-04-30", form="10-Q")

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from graph import cypher
-from graph import cypher_lineage as lineage
-from graph import cypher_reads as reads
 from graph.asof import AsOf
+from graph.labels import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SOURCE
 from graph.model import FactKind, Scope, Status
-from graph.schema import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SCHEMA_STATEMENTS, SOURCE
+from graph.neo4j import cypher
+from graph.neo4j import cypher_lineage as lineage
+from graph.neo4j import cypher_reads as reads
+from graph.neo4j.schema import SCHEMA_STATEMENTS
 from graph.store import Direction
 from graph.temporal import as_of, from_to, parse_instant
 

@@ -29,8 +29,7 @@ from graph.store import Store
 from graph.writes import record
 from queries.explain import Explanation, Step, explain
 from queries.export import graphml, prov_json
-from tests.conftest import PinnedClock
-from tests.factories import Q1_2018, batch, fact, source
+from tests.factories import Q1_2018, PinnedClock, batch, fact, source
 
 S1 = source("s1", "2018-04-24", accession="0001652044-18-000016")
 S2 = source("s2", "2018-04-24", accession="0001652044-18-000020")

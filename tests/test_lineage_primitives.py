@@ -11,8 +11,7 @@ from graph.recipes import expression
 from graph.store import Direction, Store, StoreError, UnknownReference
 from graph.temporal import parse_instant
 from graph.writes import record
-from tests.conftest import PinnedClock
-from tests.factories import Q1_2018, batch, fact, source
+from tests.factories import Q1_2018, PinnedClock, batch, fact, source
 
 S1 = source("s1", "2018-04-24")
 S2 = source("s2", "2018-05-02")

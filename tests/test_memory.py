@@ -3,52 +3,20 @@ experiences of issue 5's counterexample set."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
-from typing import Any
 
 import pytest
 
 from graph.asof import AsOf
-from graph.conflicts import resolve, review
-from graph.memory import Decision, MemoryIn, MemoryKind
-from graph.model import Scope, Value
-from graph.remember import invalidate_memory, memory_key, outcome, promote, remember
-from graph.rollback import rollback
-from graph.schema import CONFLICTS_WITH
+from graph.labels import CONFLICTS_WITH
+from graph.memory.conflicts import resolve, review
+from graph.memory.gate import Decision, MemoryKind
+from graph.memory.remember import invalidate_memory, memory_key, outcome, promote, remember
+from graph.memory.rollback import rollback
+from graph.model import Scope
 from graph.store import ConflictError, Direction, Store, UnknownReference
-from queries.memory import MemoryView, audit, recall
-from tests.conftest import PinnedClock
-
-ACTOR = "agent:test"
-
-
-def memory(scope: Scope, **fields: Any) -> MemoryIn:
-    base: dict[str, Any] = {
-        "kind": "preference", "tenant": scope.tenant, "subject": "user:42",
-        "key": "shipping.preference", "value": "ship to the office",
-        "source_kind": "user_message", "source_id": "msg-1",
-        "observed_at": "2026-05-01T10:00:00Z", "owner": "user:42",
-        "retention_reason": "user asked us to remember", "user": "42",
-    }
-    base.update(fields)
-    return MemoryIn.model_validate(base)
-
-
-REFUND = json.dumps({"trigger": "a customer asks for a refund",
-                     "preconditions": ["the order exists", "it was paid by card"],
-                     "steps": ["check the order", "refund to the original card"],
-                     "outcome": "the customer is refunded"})
-
-
-def values(memories: Sequence[MemoryView]) -> list[Value]:
-    return [m.value for m in memories]
-
-
-def mine(scope: Scope, user: str = "42") -> Scope:
-    return Scope(tenant=scope.tenant, keys={"user": user})
+from queries.recall import audit, recall
+from tests.factories import ACTOR, REFUND, PinnedClock, bad_batch, memory, mine, values
 
 
 def test_a_preference_the_user_states_is_active_and_the_decision_is_an_event(
@@ -278,21 +246,6 @@ def test_two_authoritative_sources_that_disagree_are_a_conflict_set_a_person_res
     assert [(m.value, m.status) for m in recall(store, mine(scope), "account:7", "plan")] == [
         ("team", "active")]
     assert review(store, mine(scope)) == []
-
-
-def bad_batch(store: Store, scope: Scope, clock: PinnedClock) -> datetime:
-    """A good state at the instant returned, then a buggy agent's batch: one changed memory,
-    one new one."""
-    remember(store, memory(scope, observed_at=clock.now.isoformat()), actor=ACTOR)
-    clock.advance(minutes=1)
-    good = clock.now
-    clock.advance(minutes=1)
-    remember(store, memory(scope, value="ship to nowhere", source_id="bad-1",
-                           observed_at=clock.now.isoformat()), actor="agent:buggy")
-    remember(store, memory(scope, key="gift.wrap", value="always", source_id="bad-2",
-                           observed_at=clock.now.isoformat()), actor="agent:buggy")
-    clock.advance(minutes=1)
-    return good
 
 
 def test_rollback_to_t_then_rollback_of_the_rollback(

@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from graph.embedded import LOG_NAME, EmbeddedStore
-from graph.forget import forget
+from graph.embedded.store import LOG_NAME, EmbeddedStore
+from graph.memory.forget import forget
+from graph.memory.remember import invalidate_memory, remember
 from graph.model import Scope
-from graph.neo4j_store import Neo4jStore
-from graph.remember import invalidate_memory, remember
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store, UnknownReference
-from queries.memory import audit, recall
+from queries.recall import audit, recall
 from queries.summaries import SUMMARY_PREDICATE, summarise
-from tests.test_memory import ACTOR, memory, mine, values
+from tests.factories import ACTOR, memory, mine, values
 
 SECRET_ISH = "ship to 221B Baker Street please"
 # Any property, list-valued ones included, whose text contains $x.

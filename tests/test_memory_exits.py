@@ -10,22 +10,21 @@ from typing import Any
 import pytest
 
 from graph.asof import AsOf
-from graph.conflicts import review
-from graph.correct import correct
 from graph.corrections import retract_source
 from graph.derivations import Output, derive
-from graph.forget import forget
-from graph.memory import MEMORY_EPOCH, Decision, MemoryIn
+from graph.memory.amend import correct
+from graph.memory.conflicts import review
+from graph.memory.forget import forget
+from graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn
+from graph.memory.ranking import demote
+from graph.memory.remember import invalidate_memory, memory_key, remember
 from graph.model import FactKind, Scope, Status
-from graph.ranking import demote
-from graph.remember import invalidate_memory, memory_key, remember
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 from graph.temporal import all_time
 from queries.context import build_context
-from queries.memory import audit, recall
+from queries.recall import audit, recall
 from queries.summaries import RENDER, summarise
-from tests.conftest import PinnedClock
-from tests.test_memory import ACTOR, REFUND, memory, mine, values
+from tests.factories import ACTOR, REFUND, PinnedClock, memory, mine, values
 
 
 def three(store: Store, scope: Scope) -> None:

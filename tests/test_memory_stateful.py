@@ -14,22 +14,22 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from graph.asof import AsOf
-from graph.conflicts import resolve
-from graph.correct import correct
-from graph.embedded import EmbeddedStore
-from graph.forget import forget
-from graph.memory import MemoryIn, memory_scope
+from graph.embedded.store import EmbeddedStore
+from graph.memory.amend import correct
+from graph.memory.conflicts import resolve
+from graph.memory.forget import forget
+from graph.memory.gate import MemoryIn, memory_scope
+from graph.memory.ranking import demote
+from graph.memory.remember import Remembered, invalidate_memory, remember
+from graph.memory.rollback import rollback
 from graph.model import FactKind
-from graph.neo4j_store import Neo4jStore
-from graph.ranking import demote
-from graph.remember import Remembered, invalidate_memory, remember
-from graph.rollback import rollback
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store, StoreError
 from graph.temporal import parse_instant
 from queries.context import build_context
-from queries.memory import recall
+from queries.recall import recall
 from queries.summaries import summarise
-from tests.conftest import PinnedClock
+from tests.factories import PinnedClock
 
 SAID = parse_instant("2026-01-01")
 USERS = ("1", "2")

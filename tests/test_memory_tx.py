@@ -10,15 +10,14 @@ from typing import Any, TypeVar
 import pytest
 
 from graph.asof import AsOf
-from graph.forget import forget
+from graph.memory.forget import forget
+from graph.memory.remember import invalidate_memory, memory_key, remember
+from graph.memory.rollback import rollback
 from graph.model import Event, Fact, FactKind, Scope, Status
-from graph.remember import invalidate_memory, memory_key, remember
-from graph.rollback import rollback
 from graph.store import CrossTenant, Store, StoreTx
 from graph.temporal import all_time
-from queries.memory import recall
-from tests.conftest import PinnedClock
-from tests.test_memory import ACTOR, bad_batch, memory, mine, values
+from queries.recall import recall
+from tests.factories import ACTOR, PinnedClock, bad_batch, memory, mine, values
 
 T = TypeVar("T")
 

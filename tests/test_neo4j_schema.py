@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from graph.neo4j_store import Neo4jStore
-from graph.schema import SCHEMA_STATEMENTS
+from graph.neo4j.schema import SCHEMA_STATEMENTS
+from graph.neo4j.store import Neo4jStore
 
 
 def declared_names() -> set[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from graph.model import Scope
-from graph.neo4j_store import Neo4jStore
+from graph.neo4j.store import Neo4jStore
 from graph.store import Store
 from graph.temporal import from_to, parse_instant
 from ingest.companyfacts import ingest_companyfacts
@@ -21,7 +21,7 @@ from queries.impact import impact
 from queries.metrics import resolve_metric
 from queries.periods import parse_period
 from queries.question import ask
-from tests.conftest import PinnedClock, make_store
+from tests.factories import BACKENDS, PinnedClock, make_store
 
 DATA = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
 FILES = {t: next(DATA.glob(f"CIK*_{t}.json.gz")) for t in ("GOOGL", "TSLA", "NVDA", "MRVL")}
@@ -38,7 +38,7 @@ def concepts(*metrics: str) -> set[str]:
 LOADED = concepts("operating_margin", "net_margin", "eps_diluted", "gross_margin")
 
 
-@pytest.fixture(scope="module", params=["embedded", "neo4j"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def loaded(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[Store, Scope]]:

@@ -20,14 +20,14 @@ from hypothesis.stateful import (
 from graph.asof import AsOf
 from graph.corrections import restore_source, retract_source
 from graph.derivations import Output, derive
-from graph.embedded import EmbeddedStore
+from graph.embedded.store import EmbeddedStore
 from graph.model import Fact, FactIn, Scope, SourceIn, Subject, assertion_key
-from graph.neo4j_store import Neo4jStore
+from graph.neo4j.store import Neo4jStore
 from graph.recipes import expression
 from graph.store import Store, StoreError
 from graph.temporal import all_time, as_of, parse_instant
 from graph.writes import Batch, record
-from tests.conftest import PinnedClock
+from tests.factories import PinnedClock
 
 DAY0 = parse_instant("2020-01-01")
 PERIODS = [(parse_instant("2019-01-01"), parse_instant("2019-04-01")),

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from graph.asof import AsOf
 from graph.locking import under_locks
-from graph.memory import FACT_KIND
+from graph.memory.gate import FACT_KIND
 from graph.model import (
     Authority,
     Event,

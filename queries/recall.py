@@ -6,7 +6,8 @@ instant on the knowledge and valid axes (a TTL'd memory is gone for "now" and st
 earlier instant), and status (candidates only when asked for; a candidate never answers as a
 fact). A key nobody stated returns nothing, never a neighbour.
 
-Demotion (``graph.ranking``) only orders what recall returns: highest weight first, then by key.
+Demotion (``graph.memory.ranking``) only orders what recall returns: highest weight first,
+then by key.
 The set of memories returned never depends on it.
 """
 
@@ -17,9 +18,9 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from graph.asof import AsOf
-from graph.memory import FACT_KIND, MEMORY_KIND
+from graph.memory.gate import FACT_KIND, MEMORY_KIND
+from graph.memory.ranking import FULL, weights
 from graph.model import Event, Scope, Status, Value
-from graph.ranking import FULL, weights
 from graph.store import Store
 from graph.temporal import as_of
 from queries.asof import Answer
@@ -43,7 +44,7 @@ class MemoryView(BaseModel):
     known_until: datetime | None
     expires_at: datetime | None
     sources: tuple[SourceView, ...]
-    weight: float = FULL  # ranking only (``graph.ranking``)
+    weight: float = FULL  # ranking only (``graph.memory.ranking``)
 
 
 def recall(

@@ -49,7 +49,7 @@ __all__ = [
     "stop",
 ]
 
-from graph.neo4j_build import (
+from graph.neo4j.build import (
     HEAP_ENV,
     HOME_ENV,
     MAIN_CLASS,
@@ -81,7 +81,7 @@ def state_dir() -> Path:
     override = os.environ.get(HOME_ENV)
     if override:
         return Path(override).expanduser().resolve()
-    return Path(__file__).resolve().parents[1] / ".vintage" / "neo4j"
+    return Path(__file__).resolve().parents[2] / ".vintage" / "neo4j"
 
 
 def auth() -> tuple[str, str] | None:

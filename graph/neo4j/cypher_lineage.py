@@ -1,7 +1,7 @@
 """Cypher builders for lineage: walks, justifications, exits (invalidate, retract, restore).
 
-Same rules as ``graph.cypher``: pure functions to (query, params), values only as ``$params``,
-relationship types only from ``graph.schema`` constants; each has a golden file.
+Same rules as ``graph.neo4j.cypher``: pure functions to (query, params), values only as ``$params``,
+relationship types only from ``graph.labels`` constants; each has a golden file.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.asof import gap_clause
-from graph.cypher import Query, fact_map
-from graph.schema import (
+from graph.labels import (
     CONFLICTS_WITH,
     DERIVATION,
     FACT,
@@ -21,6 +20,7 @@ from graph.schema import (
     SUPPORTED_BY,
     USED,
 )
+from graph.neo4j.cypher import Query, fact_map
 from graph.store import Direction
 
 WALKABLE = (*LINEAGE_TYPES, CONFLICTS_WITH)  # a conflict set is walked like lineage

@@ -21,7 +21,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from graph import experience
+from graph.memory import experience
+from graph.memory.sensitive import sensitive_categories
 from graph.model import (
     DEFAULT_AUTHORITY,
     Authority,
@@ -35,7 +36,6 @@ from graph.model import (
     Value,
     check_value,
 )
-from graph.sensitive import sensitive_categories
 
 MEMORY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 REQUIRED = ("source_kind", "source_id", "observed_at", "owner", "retention_reason")

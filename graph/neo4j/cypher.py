@@ -1,7 +1,7 @@
 """Cypher builders for the Neo4j backend: pure functions from arguments to (query, params).
 
 Values travel only as ``$params``. Labels and relationship types are interpolated, but only from
-``graph.schema`` constants (checked here), never from caller strings. Each builder is covered by a
+``graph.labels`` constants (checked here), never from caller strings. Each builder is covered by a
 golden file in ``tests/golden/`` and by an integration test that runs it on a real server.
 """
 
@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from graph.model import FactKind, Scope
-from graph.schema import (
+from graph.labels import (
     ABOUT,
     CONFLICTS_WITH,
     DERIVATION,
@@ -25,6 +24,7 @@ from graph.schema import (
     SUPPORTED_BY,
     USED,
 )
+from graph.model import FactKind, Scope
 
 FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 

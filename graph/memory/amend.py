@@ -14,9 +14,9 @@ import math
 from datetime import datetime
 from typing import Any
 
-from graph.memory import MEMORY_EPOCH, MEMORY_KIND, MemoryIn
+from graph.memory.gate import MEMORY_EPOCH, MEMORY_KIND, MemoryIn
+from graph.memory.remember import Remembered, current_version, memory_key, remember
 from graph.model import Fact, Scope, SourceKind, Value, assertion_key
-from graph.remember import Remembered, current_version, memory_key, remember
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 
 _MEMORY_SCOPE = {"user", "project", "thread"}

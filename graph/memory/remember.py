@@ -1,4 +1,4 @@
-"""``remember``: one memory write through the gate (``graph.memory``), and the operations that
+"""``remember``: one memory write through the gate (``graph.memory.gate``), and the operations that
 move a memory along its life: outcomes that validate an experience, promotion.
 
 Every decision is an ``Event``: a write's own event carries the decision and why; a refusal,
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.conflicts import open_conflict, open_sides, retire_rivals
 from graph.corrections import ExitReport, invalidate
-from graph.memory import (
+from graph.memory.conflicts import open_conflict, open_sides, retire_rivals
+from graph.memory.gate import (
     FACT_KIND,
     MEMORY_EPOCH,
     NOT_EVIDENCE,
@@ -33,6 +33,7 @@ from graph.memory import (
     gate,
     refused,
 )
+from graph.memory.ranking import last_injection
 from graph.model import (
     DerivationIn,
     Event,
@@ -47,7 +48,6 @@ from graph.model import (
     digest,
     revision_of,
 )
-from graph.ranking import last_injection
 from graph.store import ConflictError, DerivationWrite, Store, StoreTx, UnknownReference
 from graph.writes import Batch, WriteReport, record_in
 

@@ -11,9 +11,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from graph.asof import AsOf, in_gap
-from graph.embedded_state import Journal
+from graph.embedded.state import Journal
+from graph.labels import DERIVATION, FACT, GENERATED, LINEAGE_TYPES, SOURCE, SUPPORTED_BY, USED
 from graph.model import Event, Fact, FactKind, Scope, Source, Subject
-from graph.schema import DERIVATION, FACT, GENERATED, LINEAGE_TYPES, SOURCE, SUPPORTED_BY, USED
 from graph.store import (
     Closure,
     Conflict,
@@ -33,7 +33,7 @@ from graph.store import (
 )
 
 if TYPE_CHECKING:
-    from graph.embedded import EmbeddedStore
+    from graph.embedded.store import EmbeddedStore
 
 
 def live(data: dict[str, Any], at: datetime) -> bool:

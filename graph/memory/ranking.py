@@ -9,7 +9,7 @@ last demotion recorded at or before T. Weight 1 restores a memory.
 
 An injection is the record that a context was built: which memory versions were handed to an
 agent, for which thread. Agent output that repeats one of them is an echo of the engine's own
-words, never evidence (``graph.memory.NOT_EVIDENCE``); the injection lets the audit say which.
+words, never evidence (``graph.memory.gate.NOT_EVIDENCE``); the injection lets the audit say which.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.memory import MEMORY_EPOCH
+from graph.memory.gate import MEMORY_EPOCH
 from graph.model import Event, Scope, assertion_key
 from graph.store import Store, UnknownReference
 

@@ -13,8 +13,7 @@ from typing import Any
 import networkx as nx
 
 from graph.asof import AsOf, to_predicate
-from graph.model import Event, Fact, FactKind, Scope
-from graph.schema import (
+from graph.labels import (
     ABOUT,
     CONFLICTS_WITH,
     DERIVATION,
@@ -27,6 +26,7 @@ from graph.schema import (
     SUPPORTED_BY,
     USED,
 )
+from graph.model import Event, Fact, FactKind, Scope
 from graph.store import DerivationWrite
 
 Journal = list[Callable[[], None]]

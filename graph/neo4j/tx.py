@@ -1,6 +1,6 @@
 """A Neo4j transaction: the ``graph.store.StoreTx`` primitives, each one builder of
-``graph.cypher`` run in the driver's managed transaction, and the row conversions they share
-with ``graph.neo4j_store``."""
+``graph.neo4j.cypher`` run in the driver's managed transaction, and the row conversions they share
+with ``graph.neo4j.store``."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import neo4j
 from neo4j.time import DateTime
 from pydantic import TypeAdapter
 
-from graph import cypher
-from graph import cypher_lineage as lineage
-from graph import cypher_reads as reads
 from graph.asof import AsOf
+from graph.labels import FACT, LINEAGE_TYPES, SOURCE
 from graph.model import DerivationIn, Event, Fact, FactKind, Scope, Source, Subject
-from graph.schema import FACT, LINEAGE_TYPES, SOURCE
+from graph.neo4j import cypher
+from graph.neo4j import cypher_lineage as lineage
+from graph.neo4j import cypher_reads as reads
 from graph.store import (
     Closure,
     Conflict,

@@ -1,4 +1,4 @@
-"""The Neo4j backend: runs the builders of ``graph.cypher``; holds no query text of its own."""
+"""The Neo4j backend: runs the builders of ``graph.neo4j.cypher*``; holds no query text."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j.exceptions import ConstraintError, ResultFailedError
 
-from graph import cypher
-from graph import cypher_reads as reads
 from graph.asof import AsOf
+from graph.labels import LINEAGE_TYPES, SOURCE
 from graph.model import Event, Fact, Source
-from graph.neo4j_tx import (
+from graph.neo4j import cypher
+from graph.neo4j import cypher_reads as reads
+from graph.neo4j.schema import SCHEMA_STATEMENTS
+from graph.neo4j.tx import (
     Neo4jTx,
     fact_from,
     native_props,
@@ -22,7 +24,6 @@ from graph.neo4j_tx import (
     source_from,
     support_from,
 )
-from graph.schema import LINEAGE_TYPES, SCHEMA_STATEMENTS, SOURCE
 from graph.store import (
     Clock,
     Confirmation,

@@ -16,10 +16,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Literal
 
+from graph.labels import FACT, GENERATED, USED
 from graph.locking import under_locks
-from graph.memory import FACT_KIND
+from graph.memory.gate import FACT_KIND
 from graph.model import Event, Fact, Scope
-from graph.schema import FACT, GENERATED, USED
 from graph.store import Direction, Erasure, Store, StoreError, StoreTx, UnknownReference
 from graph.support import supported_by
 

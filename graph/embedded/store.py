@@ -16,12 +16,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from graph import codec
 from graph.asof import AsOf
-from graph.embedded_state import ERASED, State
-from graph.embedded_tx import EmbeddedTx, live
-from graph.model import Event, Fact, Source
-from graph.schema import (
+from graph.embedded import codec
+from graph.embedded.state import ERASED, State
+from graph.embedded.tx import EmbeddedTx, live
+from graph.labels import (
     DERIVATION,
     FACT,
     GENERATED,
@@ -29,6 +28,7 @@ from graph.schema import (
     SOURCE,
     SUPPORTED_BY,
 )
+from graph.model import Event, Fact, Source
 from graph.store import (
     Clock,
     Confirmation,

@@ -13,8 +13,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graph.embedded import EmbeddedStore
-from graph.neo4j_store import Neo4jStore
+from graph.embedded.store import EmbeddedStore
+from graph.neo4j.store import Neo4jStore
 from graph.store import Clock, Store
 
 DEFAULT_EMBEDDED_DIR = Path(".vintage") / "store"

@@ -1,7 +1,7 @@
 """Build and command line of the local Neo4j 5.26 launcher (``docker/neo4j-embedded``).
 
 Maven compiles the one-class launcher and resolves Neo4j's classpath once (no shaded jar: it
-would break Neo4j's META-INF/services); ``java_command`` is how :mod:`graph.neo4j_launcher`
+would break Neo4j's META-INF/services); ``java_command`` is how :mod:`graph.neo4j.launcher`
 runs it, with Neo4j's own JVM flags and a small heap and page cache.
 """
 
@@ -59,7 +59,7 @@ class BuildResult:
 
 
 def launcher_dir() -> Path:
-    return Path(__file__).resolve().parents[1] / "docker" / "neo4j-embedded"
+    return Path(__file__).resolve().parents[2] / "docker" / "neo4j-embedded"
 
 
 # --------------------------------------------------------------------------- build

@@ -6,7 +6,7 @@ version (history kept), and each challenger is held beside it as a variant asser
 ``CONFLICTS_WITH`` to every other. Reads return all sides, explicitly conflicted, never one
 silently.
 
-While a set is open, a write to its key (``graph.memory.gate``) is one of: support for a side
+While a set is open, a write to its key (``graph.memory.gate.gate``) is one of: support for a side
 that already holds its value; another side, at equal authority; a settlement, from a higher
 authority (the user's correction above all): the new value becomes the active version and the
 other sides retire. A person settles a set with ``resolve``. The sides a settlement retires are
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph.asof import AsOf
-from graph.memory import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
+from graph.memory.gate import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
 from graph.model import Fact, FactIn, Scope, SourceIn, SourceKind, Status, Subject, Value
 from graph.store import Conflict, Invalidation, Store, StoreTx, UnknownReference
 from graph.writes import Batch, WriteReport, record, record_in

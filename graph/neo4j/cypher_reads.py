@@ -1,6 +1,6 @@
 """Cypher for as-of reads: facts by the compiled predicate, and what cites and confirms them
 (support edges holding at a system instant, public by a cutoff). Pure builders, like
-``graph.cypher``; ``graph.neo4j_store`` runs them."""
+``graph.neo4j.cypher``; ``graph.neo4j.store`` runs them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from graph.asof import AsOf, gap_clause, to_cypher
-from graph.cypher import FACT_ORDER, Query, fact_map, source_map
-from graph.schema import FACT, SOURCE, SUPPORTED_BY
+from graph.labels import FACT, SOURCE, SUPPORTED_BY
+from graph.neo4j.cypher import FACT_ORDER, Query, fact_map, source_map
 
 
 def read_facts(spec: AsOf, limit: int | None) -> Query:

@@ -1,0 +1,1 @@
+"""Agent memory on the temporal store: the write gate, its exits, conflicts and ranking."""
