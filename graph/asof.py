@@ -1,7 +1,7 @@
 """The as-of predicate: defined once, compiled to Cypher for Neo4j and to Python for embedded.
 
 For tenant τ, scope σ, knowledge cutoff C, valid window V and system instant T, a fact is
-visible iff (DESIGN.md, "Three time axes")::
+visible iff (docs/contract.md, "The as-of predicate")::
 
     tenant = τ ∧ scope ⊇ σ ∧ available_at ≤ C < superseded_at ∧ valid ∩ V ≠ ∅
     ∧ recorded_at ≤ T < invalidated_at ∧ status ∈ admitted
@@ -21,11 +21,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from graph.model import Fact, FactKind, Scope, Status
+from graph.errors import UserError
+from graph.kinds import FactKind, Status
+from graph.model import Fact, Scope
 from graph.temporal import Interval, all_time, require_utc
 
 
-class TenantRequired(ValueError):
+class TenantRequired(UserError, ValueError):
     """A read or write that names no tenant. It is never widened to every tenant."""
 
 
@@ -76,9 +78,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         f"{f}.available_at <= $asof_known",
         f"({f}.superseded_at IS NULL OR $asof_known < {f}.superseded_at"
         f" OR $asof_system < {f}.superseded_recorded_at)",
-        f"{f}.recorded_at <= $asof_system",
-        f"({f}.invalidated_at IS NULL OR $asof_system < {f}.invalidated_at)",
-        gap_clause(f, "$asof_system"),
+        holds_at(f, "$asof_system", sep="\n  AND "),
         f"{f}.status IN $asof_statuses",
         f"{f}.erased_at IS NULL",
     ]
@@ -156,6 +156,20 @@ def _holds_until(fact: Fact) -> datetime | None:
     if fact.expires_at is None:
         return fact.valid_to
     return fact.expires_at if fact.valid_to is None else min(fact.valid_to, fact.expires_at)
+
+
+def holds_at(alias: str, instant: str, sep: str = " AND ") -> str:
+    """Cypher: the node or relationship ``alias`` holds at the system instant ``instant`` (a
+    ``$param``): recorded by then, not yet invalidated, and not in one of its gaps. The one
+    spelling of that test, for facts here and for support and lineage edges in
+    ``graph.neo4j``; the Python twins are ``to_predicate`` and the embedded ``live``. ``sep``
+    joins its three clauses, so that each query keeps its own layout."""
+    a = alias
+    return sep.join((
+        f"{a}.recorded_at <= {instant}",
+        f"({a}.invalidated_at IS NULL OR {instant} < {a}.invalidated_at)",
+        gap_clause(a, instant),
+    ))
 
 
 def gap_clause(alias: str, instant: str) -> str:

@@ -6,6 +6,7 @@ and review the diff like code.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Callable
@@ -14,8 +15,18 @@ from pathlib import Path
 import pytest
 
 from graph.asof import AsOf
-from graph.labels import FACT, FORBIDDEN_NAMES, LABELS, REL_TYPES, SOURCE
-from graph.model import FactKind, Scope, Status
+from graph.kinds import FactKind, Status
+from graph.labels import (
+    CONFLICTS_WITH,
+    FACT,
+    FORBIDDEN_NAMES,
+    GENERATED,
+    LABELS,
+    REL_TYPES,
+    SOURCE,
+    USED,
+)
+from graph.model import Scope
 from graph.neo4j import cypher
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
@@ -44,6 +55,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "add_support": lambda: cypher.add_support("acme", ROWS),
     "close_knowledge": lambda: cypher.close_knowledge("acme", ROWS),
     "link_supersedes": lambda: cypher.link_supersedes("acme", ROWS),
+    "link_conflicts": lambda: cypher.link_conflicts(
+        "acme", [{"fact_id": "a", "other_id": "b", "recorded_at": T}]),
     "create_derivation": lambda: cypher.create_derivation(
         "acme", {"id": "d1"}, [{"fact_id": "a", "role": "x"}], ["b"]),
     "create_event": lambda: cypher.create_event("acme", {"id": "e1"}),
@@ -68,10 +81,15 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "walk_reach_downstream": lambda: lineage.walk_reach(
         "acme", ["a"], Direction.DOWNSTREAM, T, 8),
     "walk_edges_upstream": lambda: lineage.walk_edges("acme", ["4:x:1"], Direction.UPSTREAM, T),
+    "walk_edges_downstream": lambda: lineage.walk_edges(
+        "acme", ["4:x:1"], Direction.DOWNSTREAM, T, (USED, GENERATED)),
+    "walk_reach_conflicts": lambda: lineage.walk_reach(
+        "acme", ["a"], Direction.DOWNSTREAM, T, 1, (CONFLICTS_WITH,)),
     "start_elements": lambda: lineage.start_elements("acme", ["a"]),
     "justifications": lambda: lineage.justifications("acme", ["f1"], T),
     "generated_by": lambda: lineage.generated_by("acme", ["d1"]),
     "invalidate_facts": lambda: lineage.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
+    "erase_facts": lambda: lineage.erase_facts("acme", [{"fact_id": "f", "at": T}]),
     "retract_support": lambda: lineage.retract_support("acme", "s1", T),
     "retracted_at": lambda: lineage.retracted_at("acme", "s1"),
     "restore_support": lambda: lineage.restore_support("acme", "s1", T, T),
@@ -93,6 +111,33 @@ def test_generated_cypher_matches_its_golden_file(name: str) -> None:
         path.write_text(text)
     assert path.exists(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1"
     assert text == path.read_text()
+
+
+def _builders() -> set[str]:
+    """Every public function of the builder modules that returns Cypher."""
+    return {f"{module.__name__}.{name}"
+            for module in (cypher, reads, lineage) for name, fn in vars(module).items()
+            if inspect.isfunction(fn) and fn.__module__ == module.__name__
+            and not name.startswith("_")
+            and inspect.signature(fn).return_annotation in ("Query", "list[Query]")}
+
+
+def test_every_builder_has_a_golden_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    expected, called = _builders(), set()
+    for qualified in expected:
+        module_name, name = qualified.rsplit(".", 1)
+        module = {m.__name__: m for m in (cypher, reads, lineage)}[module_name]
+        original = getattr(module, name)
+
+        def spy(*args: object, _fn: Callable[..., object] = original, _name: str = qualified,
+                **kwargs: object) -> object:
+            called.add(_name)
+            return _fn(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, spy)
+    for build in CASES.values():
+        build()
+    assert expected - called == set()
 
 
 def test_schema_statements_match_their_golden_file() -> None:

@@ -1,23 +1,31 @@
-"""The Neo4j schema: created idempotently, and every index it declares really exists."""
+"""The Neo4j schema: created idempotently, every index it declares really exists, and the ones it
+retired are dropped from a store that still has them. Which query needs which index is checked
+by the plans (``tests/test_neo4j_plans.py``)."""
 
 from __future__ import annotations
 
 import re
 
-from graph.neo4j.schema import SCHEMA_STATEMENTS
+from graph.neo4j.schema import RETIRED_INDEXES, SCHEMA_STATEMENTS
 from graph.neo4j.store import Neo4jStore
 
 
 def declared_names() -> set[str]:
-    return {m.group(1) for s in SCHEMA_STATEMENTS if (m := re.search(r"(vintage_\w+)", s))}
+    return {m.group(1) for s in SCHEMA_STATEMENTS
+            if (m := re.match(r"CREATE (?:CONSTRAINT|INDEX) (vintage_\w+)", s))}
+
+
+def server_names(store: Neo4jStore) -> tuple[set[str], set[str]]:
+    with store.driver.session() as session:
+        indexes = {r["name"] for r in session.run("SHOW INDEXES YIELD name")}
+        constraints = {r["name"] for r in session.run("SHOW CONSTRAINTS YIELD name")}
+    return indexes, constraints
 
 
 def test_every_declared_constraint_and_index_exists(neo4j_driver_store: Neo4jStore) -> None:
     neo4j_driver_store.ensure_schema()
     neo4j_driver_store.ensure_schema()  # idempotent: a second run is a no-op, not an error
-    with neo4j_driver_store.driver.session() as session:
-        indexes = {r["name"] for r in session.run("SHOW INDEXES YIELD name")}
-        constraints = {r["name"] for r in session.run("SHOW CONSTRAINTS YIELD name")}
+    indexes, constraints = server_names(neo4j_driver_store)
     assert declared_names() <= indexes | constraints
     # A constraint's backing index takes the constraint's name; an index declared under the
     # same name would silently not exist. Every declared index must be its own.
@@ -26,10 +34,13 @@ def test_every_declared_constraint_and_index_exists(neo4j_driver_store: Neo4jSto
     assert len(index_names) + len(constraints & declared_names()) == len(declared_names())
 
 
-def test_the_assertion_key_lookup_seeks_an_index(neo4j_driver_store: Neo4jStore) -> None:
-    with neo4j_driver_store.driver.session() as session:
-        plan = session.run(
-            "EXPLAIN MATCH (f:Fact) WHERE f.tenant = $t AND f.key IN $k RETURN f",
-            {"t": "x", "k": ["a"]},
-        ).consume().plan
-    assert "NodeIndexSeek" in str(plan)
+def test_a_retired_index_is_dropped_from_an_existing_store(
+    neo4j_driver_store: Neo4jStore,
+) -> None:
+    assert not set(RETIRED_INDEXES) & declared_names()  # a retired name is never reused
+    with neo4j_driver_store.driver.session() as session:  # as an earlier version made it
+        session.run("CREATE INDEX vintage_fact_event IF NOT EXISTS "
+                    "FOR (n:Fact) ON (n.tenant, n.event_id)").consume()
+    assert "vintage_fact_event" in server_names(neo4j_driver_store)[0]
+    neo4j_driver_store.ensure_schema()
+    assert not set(RETIRED_INDEXES) & server_names(neo4j_driver_store)[0]

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from graph.errors import UserError
+
 MAIN_CLASS = "dev.vintage.neo4j.Launcher"
 READY_MARKER = "VINTAGE_NEO4J_READY "
 HOME_ENV = "VINTAGE_NEO4J_HOME"
@@ -46,7 +48,7 @@ _NEO4J_JVM_FLAGS: tuple[str, ...] = (
 )
 
 
-class LauncherError(RuntimeError):
+class LauncherError(UserError, RuntimeError):
     """The local Neo4j server could not be built, started or stopped."""
 
 
@@ -77,7 +79,7 @@ def _main_class_file() -> Path:
     return _classes_dir() / Path(*MAIN_CLASS.split(".")).with_suffix(".class")
 
 
-def _tail(text: str, limit: int = _LOG_TAIL_CHARS) -> str:
+def log_tail(text: str, limit: int = _LOG_TAIL_CHARS) -> str:
     text = text.strip()
     return text if len(text) <= limit else "...\n" + text[-limit:]
 
@@ -138,7 +140,7 @@ def build(force: bool = False) -> BuildResult:
         if done.returncode != 0 or _is_stale():
             raise LauncherError(
                 f"build failed (exit {done.returncode}): {' '.join(command)}\n"
-                f"{_tail(done.stdout + done.stderr)}"
+                f"{log_tail(done.stdout + done.stderr)}"
             )
         rebuilt = True
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graph.asof import gap_clause
+from graph.asof import holds_at
 from graph.labels import (
     CONFLICTS_WITH,
     DERIVATION,
@@ -24,6 +24,10 @@ from graph.neo4j.cypher import Query, fact_map
 from graph.store import Direction
 
 WALKABLE = (*LINEAGE_TYPES, CONFLICTS_WITH)  # a conflict set is walked like lineage
+# The labels a walk can start from, named in its MATCH: the planner then seeks each label's
+# (tenant, id) constraint index (a union of seeks) instead of scanning every node.
+_STARTS = f"{FACT}|{SOURCE}|{DERIVATION}"
+_AND = "\n  AND "  # holds_at's clauses, one a line
 
 
 def _types(types: Sequence[str]) -> str:
@@ -37,11 +41,7 @@ def _step(direction: Direction, a: str, r: str, b: str) -> str:
     """Which way each edge type is walked: upstream follows edges forward, except GENERATED
     (derivation -> output), which it follows backwards; downstream is the mirror image."""
     tail = b if direction is Direction.UPSTREAM else a
-    return (
-        f"(type({r}) = '{GENERATED}') = (startNode({r}) = {tail})"
-        f" AND {r}.recorded_at <= $at AND ({r}.invalidated_at IS NULL OR $at < {r}.invalidated_at)"
-        f" AND {gap_clause(r, '$at')}"
-    )
+    return f"(type({r}) = '{GENERATED}') = (startNode({r}) = {tail}) AND {holds_at(r, '$at')}"
 
 
 def walk_reach(
@@ -52,8 +52,8 @@ def walk_reach(
         raise ValueError("max_depth must be an integer in 1..256")
     # A quantifier bound cannot be a parameter; max_depth is a checked int, never caller text.
     return Query(f"""
-MATCH (s)
-WHERE s.tenant = $tenant AND s.id IN $ids AND (s:{FACT} OR s:{SOURCE} OR s:{DERIVATION})
+MATCH (s:{_STARTS})
+WHERE s.tenant = $tenant AND s.id IN $ids
 WITH collect(s) AS starts
 UNWIND starts AS s
 MATCH p = (s) ((a)-[r:{_types(types)}]-(b)
@@ -76,12 +76,16 @@ RETURN DISTINCT startNode(r).id AS start, type(r) AS type, endNode(r).id AS end,
 
 
 def justifications(tenant: str, fact_ids: Sequence[str], at: Any) -> Query:
+    # The same edge test as a walk's (the embedded reference's ``live``), gaps included. No
+    # write gives USED or GENERATED edges a gap or even an end today (only support edges are
+    # retracted and restored, only facts reopened), so the gap clause changes no answer; it
+    # is here so that the two backends cannot drift apart when one does.
     return Query(f"""
 MATCH (d:{DERIVATION})-[g:{GENERATED}]->(f:{FACT})
 WHERE f.tenant = $tenant AND f.id IN $ids AND d.tenant = $tenant
-  AND g.recorded_at <= $at AND (g.invalidated_at IS NULL OR $at < g.invalidated_at)
+  AND {holds_at("g", "$at", _AND)}
 OPTIONAL MATCH (d)-[u:{USED}]->(i:{FACT})
-WHERE u.recorded_at <= $at AND (u.invalidated_at IS NULL OR $at < u.invalidated_at)
+WHERE {holds_at("u", "$at", _AND)}
 RETURN f.id AS output, properties(d) AS derivation,
        collect([i.id, u.role]) AS inputs
 ORDER BY output, derivation.id""", {"tenant": tenant, "ids": list(fact_ids), "at": at})
@@ -156,6 +160,6 @@ SET f.gaps_from = coalesce(f.gaps_from, []) + [f.invalidated_at],
 
 def start_elements(tenant: str, ids: Sequence[str]) -> Query:
     return Query(f"""
-MATCH (s)
-WHERE s.tenant = $tenant AND s.id IN $ids AND (s:{FACT} OR s:{SOURCE} OR s:{DERIVATION})
+MATCH (s:{_STARTS})
+WHERE s.tenant = $tenant AND s.id IN $ids
 RETURN elementId(s) AS element""", {"tenant": tenant, "ids": list(ids)})

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from graph.asof import AsOf, gap_clause, to_cypher
+from graph.asof import AsOf, holds_at, to_cypher
 from graph.labels import FACT, SOURCE, SUPPORTED_BY
 from graph.neo4j.cypher import FACT_ORDER, Query, fact_map, source_map
+
+_SEP = "\n    AND "  # holds_at's clauses, one a line
 
 
 def read_facts(spec: AsOf, limit: int | None) -> Query:
@@ -63,16 +65,10 @@ def _with_supports(spec: AsOf, limit: int | None, per_fact: str, columns: str) -
     return Query(f"""{head}
 CALL (f) {{
   OPTIONAL MATCH (f)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
-  WHERE r.available_at <= $asof_known AND {_holds('$asof_system')}{per_fact}
+  WHERE r.available_at <= $asof_known AND {holds_at('r', '$asof_system', _SEP)}{per_fact}
 }}
 WITH f, {columns} ORDER BY {FACT_ORDER}
 RETURN {fact_map("f")} AS f, {columns}""", read.params)
-
-
-def _holds(at: str) -> str:
-    """Cypher: the support edge ``r`` holds at the system instant parameter ``at``."""
-    return (f"r.recorded_at <= {at} AND (r.invalidated_at IS NULL OR {at} < r.invalidated_at)"
-            f"\n    AND {gap_clause('r', at)}")
 
 
 def _edge_live(at: datetime | None, params: dict[str, Any]) -> str:
@@ -80,7 +76,7 @@ def _edge_live(at: datetime | None, params: dict[str, Any]) -> str:
     if at is None:
         return ""
     params["at"] = at
-    return f"\nWHERE {_holds('$at')}"
+    return f"\nWHERE {holds_at('r', '$at', _SEP)}"
 
 
 def supports(tenant: str, fact_ids: Sequence[str], live_at: datetime | None = None) -> Query:

@@ -58,10 +58,10 @@ from graph.neo4j.build import (
     READY_MARKER,
     BuildResult,
     LauncherError,
-    _tail,
     build,
     java_command,
     launcher_dir,
+    log_tail,
 )
 
 # Servers spawned by this process. Holding the Popen keeps it from being garbage collected
@@ -186,9 +186,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _log_tail() -> str:
+def _logged() -> str:
     try:
-        return _tail(_log_file().read_text(encoding="utf-8", errors="replace"))
+        return log_tail(_log_file().read_text(encoding="utf-8", errors="replace"))
     except FileNotFoundError:
         return "(no server.log)"
 
@@ -233,7 +233,7 @@ def _wait_ready(process: subprocess.Popen[bytes], deadline: float) -> str:
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise LauncherError(
-                f"Neo4j exited with code {process.returncode} during startup; {log}:\n{_log_tail()}"
+                f"Neo4j exited with code {process.returncode} during startup; {log}:\n{_logged()}"
             )
         with contextlib.suppress(FileNotFoundError):
             for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -242,7 +242,7 @@ def _wait_ready(process: subprocess.Popen[bytes], deadline: float) -> str:
                     if _bolt_answers(uri):
                         return uri
         time.sleep(0.2)
-    raise LauncherError(f"Neo4j did not become ready before the timeout; {log}:\n{_log_tail()}")
+    raise LauncherError(f"Neo4j did not become ready before the timeout; {log}:\n{_logged()}")
 
 
 def start(port: int | None = None, timeout: float = 180) -> ServerInfo:

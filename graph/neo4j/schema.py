@@ -1,57 +1,68 @@
-"""The Neo4j schema: uniqueness constraints and the indexes the hot-path queries seek on."""
+"""The Neo4j schema: uniqueness constraints and the indexes the hot-path queries seek on.
+
+Each index names the queries that seek it; ``tests/test_neo4j_plans.py`` EXPLAINs those queries
+and fails when a plan scans, or seeks an index not named for it here.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-from graph.labels import (
-    EVENT,
-    FACT,
-    GENERATED,
-    LABELS,
-    SUPERSEDES,
-    SUPPORTED_BY,
-    USED,
+from graph.labels import EVENT, FACT, LABELS
+
+# (tenant, id) per label: the writes' MERGE and MATCH by id, nodes_by_id, existing, supports,
+# justifications, generated_by, the support exits and the start of every walk seek these.
+_CONSTRAINTS: Final = tuple(
+    f"CREATE CONSTRAINT vintage_{label.lower()}_key IF NOT EXISTS "
+    f"FOR (n:{label}) REQUIRE (n.tenant, n.id) IS UNIQUE"
+    for label in LABELS
+)
+
+_FACT_INDEXES: Final = {
+    # read_facts, read_cited_facts, read_confirmed_facts with subjects named (their USING INDEX):
+    # tenant + subject + predicate narrow to a handful of versions, whose stamps are then checked.
+    "fact_lookup": "(n.tenant, n.subject, n.predicate)",
+    # live_versions, top_revisions, history, facts_in (its USING INDEX): one assertion's
+    # versions. Not *_key: that names a constraint.
+    "fact_assertion": "(n.tenant, n.key)",
+    # read_facts without subjects (a tenant's memories, a whole-tenant as-of read): the planner
+    # seeks whichever of these three bounds it estimates narrowest, the knowledge cutoff, the
+    # valid window or the system instant.
+    "fact_available": "(n.tenant, n.available_at)",
+    "fact_valid": "(n.tenant, n.valid_from)",
+    "fact_recorded": "(n.tenant, n.recorded_at)",
+}
+
+_EVENT_INDEXES: Final = {
+    "event_at": "(n.tenant, n.at)",  # events(): a tenant's log, in order (its USING INDEX)
+    # events(actions): a tenant's demotions and injections without its other events.
+    "event_action": "(n.tenant, n.action)",
+}
+
+# Indexes that earlier versions created and no plan seeks: (tenant, event_id) on facts, which
+# no query filters on, and (recorded_at, invalidated_at) on SUPPORTED_BY, USED, GENERATED and
+# SUPERSEDES, which the planner uses only to find relationships by those stamps alone, while
+# every query reaches its edges by expanding from nodes it has already found. Dropped from
+# existing stores too: they cost every write and help no read. Never reuse these names.
+RETIRED_INDEXES: Final = (
+    "vintage_fact_event",
+    "vintage_supported_by_recorded",
+    "vintage_used_recorded",
+    "vintage_generated_recorded",
+    "vintage_supersedes_recorded",
 )
 
 
-def _constraints() -> list[str]:
-    return [
-        f"CREATE CONSTRAINT vintage_{label.lower()}_key IF NOT EXISTS "
-        f"FOR (n:{label}) REQUIRE (n.tenant, n.id) IS UNIQUE"
-        for label in LABELS
-    ]
-
-
 def _indexes() -> list[str]:
-    fact_indexes = {
-        # The as-of read: tenant + subject + predicate narrow to a handful of versions, whose
-        # stamps are then checked; the knowledge and valid stamps serve range scans.
-        "fact_lookup": "(n.tenant, n.subject, n.predicate)",
-        "fact_assertion": "(n.tenant, n.key)",  # not *_key: that names a constraint
-        "fact_available": "(n.tenant, n.available_at)",
-        "fact_valid": "(n.tenant, n.valid_from)",
-        "fact_recorded": "(n.tenant, n.recorded_at)",
-        "fact_event": "(n.tenant, n.event_id)",
-    }
-    statements = [
-        f"CREATE INDEX vintage_{name} IF NOT EXISTS FOR (n:{FACT}) ON {props}"
-        for name, props in fact_indexes.items()
+    return [
+        f"CREATE INDEX vintage_{name} IF NOT EXISTS FOR (n:{label}) ON {props}"
+        for label, indexes in ((FACT, _FACT_INDEXES), (EVENT, _EVENT_INDEXES))
+        for name, props in indexes.items()
     ]
-    statements.append(
-        f"CREATE INDEX vintage_event_at IF NOT EXISTS FOR (n:{EVENT}) ON (n.tenant, n.at)"
-    )
-    statements.append(  # a tenant's demotions and injections, without its other events
-        f"CREATE INDEX vintage_event_action IF NOT EXISTS FOR (n:{EVENT}) "
-        "ON (n.tenant, n.action)"
-    )
-    # Traversals prune at the edge on system time: index the stamps they filter on.
-    for rel in (SUPPORTED_BY, USED, GENERATED, SUPERSEDES):
-        statements.append(
-            f"CREATE INDEX vintage_{rel.lower()}_recorded IF NOT EXISTS "
-            f"FOR ()-[r:{rel}]-() ON (r.recorded_at, r.invalidated_at)"
-        )
-    return statements
 
 
-SCHEMA_STATEMENTS: Final = tuple(_constraints() + _indexes())
+SCHEMA_STATEMENTS: Final = (
+    *(f"DROP INDEX {name} IF EXISTS" for name in RETIRED_INDEXES),
+    *_CONSTRAINTS,
+    *_indexes(),
+)

@@ -5,7 +5,7 @@ with ``graph.neo4j.store``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
@@ -15,8 +15,9 @@ from neo4j.time import DateTime
 from pydantic import TypeAdapter
 
 from graph.asof import AsOf
+from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE
-from graph.model import DerivationIn, Event, Fact, FactKind, Scope, Source, Subject
+from graph.model import DerivationIn, Event, Fact, Scope, Source, Subject
 from graph.neo4j import cypher
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
@@ -86,13 +87,10 @@ def fact_row(fact: Fact) -> dict[str, Any]:
     return {k: v for k, v in row.items() if v is not None and v != []}
 
 
-
-
 def source_from(props: dict[str, Any]) -> Source:
     values = native_props(props)
     values.pop("tenant", None)
     return Source.model_validate(values)
-
 
 
 class Neo4jTx:
@@ -103,9 +101,19 @@ class Neo4jTx:
     def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
         return [r.data() for r in self.tx.run(query.text, query.params)]
 
+    def _batch(self, build: Callable[[str, Any], cypher.Query],
+               items: Sequence[Any]) -> list[dict[str, Any]]:
+        """Run ``build(tenant, items)``, or nothing for no items: an empty batch reads and
+        changes nothing, and would still cost a round trip."""
+        return self._run(build(self.tenant, items)) if items else []
+
+    def _records(self, build: Callable[[str, list[dict[str, Any]]], cypher.Query],
+                 rows: Sequence[Any]) -> list[dict[str, Any]]:
+        """``_batch`` of ``graph.store`` row dataclasses, sent as ``$rows`` maps."""
+        return self._batch(build, [asdict(r) for r in rows])
+
     def lock_subjects(self, ids: Sequence[str]) -> None:
-        if ids:
-            self._run(cypher.lock_subjects(self.tenant, ids))
+        self._batch(cypher.lock_subjects, ids)
 
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
         found: dict[str, list[Fact]] = {}
@@ -127,62 +135,50 @@ class Neo4jTx:
         return [fact_from(r["f"]) for r in self._run(cypher.facts_in(scope, kinds, keys))]
 
     def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
-        if not keys:
-            return {}
-        return {r["key"]: r["revision"] for r in self._run(cypher.top_revisions(self.tenant,
-                                                                                keys))}
+        return {r["key"]: r["revision"] for r in self._batch(cypher.top_revisions, keys)}
 
     def existing(self, label: str, ids: Sequence[str]) -> set[str]:
-        if not ids:
-            return set()
-        return {r["id"] for r in self._run(cypher.existing(self.tenant, label, ids))}
+        rows = self._batch(lambda tenant, i: cypher.existing(tenant, label, i), ids)
+        return {r["id"] for r in rows}
 
     def get_sources(self, ids: Sequence[str]) -> dict[str, Source]:
-        rows = self._run(cypher.nodes_by_id(self.tenant, SOURCE, ids)) if ids else []
+        rows = self._batch(lambda tenant, i: cypher.nodes_by_id(tenant, SOURCE, i), ids)
         return {s.id: s for s in map(source_from, (r["n"] for r in rows))}
 
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
-        rows = self._run(cypher.nodes_by_id(self.tenant, FACT, ids)) if ids else []
+        rows = self._batch(lambda tenant, i: cypher.nodes_by_id(tenant, FACT, i), ids)
         return {f.id: f for f in (fact_from(r["n"]) for r in rows)}
 
     def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
-        if not fact_ids:
-            return []
-        return [support_from(r) for r in self._run(reads.supports(self.tenant, fact_ids))]
+        return [support_from(r) for r in self._batch(reads.supports, fact_ids)]
 
     def put_subjects(self, subjects: Sequence[Subject]) -> None:
-        if subjects:
-            rows = [{k: v for k, v in s.model_dump().items() if v is not None} for s in subjects]
-            for row in rows:
-                row["identifiers"] = list(row["identifiers"])
-            self._run(cypher.merge_subjects(self.tenant, rows))
+        rows = [{k: v for k, v in s.model_dump().items() if v is not None} for s in subjects]
+        for row in rows:
+            row["identifiers"] = list(row["identifiers"])
+        self._batch(cypher.merge_subjects, rows)
 
     def put_sources(self, sources: Sequence[Source]) -> None:
-        if sources:
-            rows = [s.model_dump(mode="python", exclude_none=True) for s in sources]
-            for row, source in zip(rows, sources, strict=True):
-                row["kind"] = source.kind.value
-                if source.authority is not None:
-                    row["authority"] = int(source.authority)
-            self._run(cypher.create_sources(self.tenant, rows))
+        rows = [s.model_dump(mode="python", exclude_none=True) for s in sources]
+        for row, source in zip(rows, sources, strict=True):
+            row["kind"] = source.kind.value
+            if source.authority is not None:
+                row["authority"] = int(source.authority)
+        self._batch(cypher.create_sources, rows)
 
     def create_facts(self, facts: Sequence[Fact]) -> None:
-        if facts:
-            self._run(cypher.create_facts(self.tenant, [fact_row(f) for f in facts]))
+        self._batch(cypher.create_facts, [fact_row(f) for f in facts])
 
     def add_support(self, rows: Sequence[Support]) -> None:
-        if rows:
-            self._run(cypher.add_support(self.tenant, [asdict(r) for r in rows]))
+        self._records(cypher.add_support, rows)
 
     def close_knowledge(self, rows: Sequence[Closure]) -> None:
-        if rows:
-            closed = self._run(cypher.close_knowledge(self.tenant, [asdict(r) for r in rows]))
-            if closed[0]["closed"] != len(rows):
-                raise ConflictError("another writer closed one of these facts first")
+        closed = self._records(cypher.close_knowledge, rows)
+        if closed and closed[0]["closed"] != len(rows):
+            raise ConflictError("another writer closed one of these facts first")
 
     def link_supersedes(self, rows: Sequence[Supersession]) -> None:
-        if rows:
-            self._run(cypher.link_supersedes(self.tenant, [asdict(r) for r in rows]))
+        self._records(cypher.link_supersedes, rows)
 
     def put_derivation(self, write: DerivationWrite) -> None:
         self._run(cypher.create_derivation(
@@ -214,9 +210,7 @@ class Neo4jTx:
         return Walk(reached, tuple(sorted(edges, key=lambda e: (e.type, e.start, e.end))))
 
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
-        if not fact_ids:
-            return []
-        rows = self._run(lineage.justifications(self.tenant, fact_ids, at))
+        rows = self._batch(lambda tenant, ids: lineage.justifications(tenant, ids, at), fact_ids)
         return [
             Justification(_derivation(r["derivation"]), r["output"],
                           tuple(sorted((i, role) for i, role in r["inputs"] if i is not None)))
@@ -224,16 +218,13 @@ class Neo4jTx:
         ]
 
     def link_conflicts(self, rows: Sequence[Conflict]) -> None:
-        if rows:
-            self._run(cypher.link_conflicts(self.tenant, [asdict(r) for r in rows]))
+        self._records(cypher.link_conflicts, rows)
 
     def erase_facts(self, rows: Sequence[Erasure]) -> None:
-        if rows:
-            self._run(lineage.erase_facts(self.tenant, [asdict(r) for r in rows]))
+        self._records(lineage.erase_facts, rows)
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
-        if rows:
-            self._run(lineage.invalidate_facts(self.tenant, [asdict(r) for r in rows]))
+        self._records(lineage.invalidate_facts, rows)
 
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
         return [r["id"] for r in self._run(lineage.retract_support(self.tenant, source_id, at))]
@@ -248,8 +239,7 @@ class Neo4jTx:
         return [r["id"] for r in self._run(query)]
 
     def reopen_facts(self, rows: Sequence[Reopening]) -> None:
-        if rows:
-            self._run(lineage.reopen_facts(self.tenant, [asdict(r) for r in rows]))
+        self._records(lineage.reopen_facts, rows)
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._run(lineage.generated_by(self.tenant, derivation_ids))

@@ -1,5 +1,5 @@
 MATCH (n:Fact)
-WHERE n.tenant = $tenant
+WHERE n.tenant = $tenant AND n.id IS NOT NULL
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
 // params
 {

@@ -14,7 +14,8 @@ WHERE f.tenant = $asof_tenant
 WITH f ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id LIMIT $limit
 CALL (f) {
   OPTIONAL MATCH (f)-[r:SUPPORTED_BY]->(s:Source)
-  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
+  WHERE r.available_at <= $asof_known AND r.recorded_at <= $asof_system
+    AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
     AND (r.gaps_from IS NULL OR none(i IN range(0, size(r.gaps_from) - 1) WHERE r.gaps_from[i] <= $asof_system AND $asof_system < r.gaps_to[i]))
   WITH s ORDER BY s.available_at, s.id
   RETURN collect(s {.*, available_at: toString(s.available_at), recorded_at: toString(s.recorded_at)}) AS sources

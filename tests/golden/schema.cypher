@@ -1,3 +1,8 @@
+DROP INDEX vintage_fact_event IF EXISTS;
+DROP INDEX vintage_supported_by_recorded IF EXISTS;
+DROP INDEX vintage_used_recorded IF EXISTS;
+DROP INDEX vintage_generated_recorded IF EXISTS;
+DROP INDEX vintage_supersedes_recorded IF EXISTS;
 CREATE CONSTRAINT vintage_subject_key IF NOT EXISTS FOR (n:Subject) REQUIRE (n.tenant, n.id) IS UNIQUE;
 CREATE CONSTRAINT vintage_source_key IF NOT EXISTS FOR (n:Source) REQUIRE (n.tenant, n.id) IS UNIQUE;
 CREATE CONSTRAINT vintage_fact_key IF NOT EXISTS FOR (n:Fact) REQUIRE (n.tenant, n.id) IS UNIQUE;
@@ -8,10 +13,5 @@ CREATE INDEX vintage_fact_assertion IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.k
 CREATE INDEX vintage_fact_available IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.available_at);
 CREATE INDEX vintage_fact_valid IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.valid_from);
 CREATE INDEX vintage_fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.recorded_at);
-CREATE INDEX vintage_fact_event IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.event_id);
 CREATE INDEX vintage_event_at IF NOT EXISTS FOR (n:Event) ON (n.tenant, n.at);
 CREATE INDEX vintage_event_action IF NOT EXISTS FOR (n:Event) ON (n.tenant, n.action);
-CREATE INDEX vintage_supported_by_recorded IF NOT EXISTS FOR ()-[r:SUPPORTED_BY]-() ON (r.recorded_at, r.invalidated_at);
-CREATE INDEX vintage_used_recorded IF NOT EXISTS FOR ()-[r:USED]-() ON (r.recorded_at, r.invalidated_at);
-CREATE INDEX vintage_generated_recorded IF NOT EXISTS FOR ()-[r:GENERATED]-() ON (r.recorded_at, r.invalidated_at);
-CREATE INDEX vintage_supersedes_recorded IF NOT EXISTS FOR ()-[r:SUPERSEDES]-() ON (r.recorded_at, r.invalidated_at);

@@ -1,5 +1,5 @@
-MATCH (s)
-WHERE s.tenant = $tenant AND s.id IN $ids AND (s:Fact OR s:Source OR s:Derivation)
+MATCH (s:Fact|Source|Derivation)
+WHERE s.tenant = $tenant AND s.id IN $ids
 RETURN elementId(s) AS element
 // params
 {

@@ -1,5 +1,5 @@
-MATCH (s)
-WHERE s.tenant = $tenant AND s.id IN $ids AND (s:Fact OR s:Source OR s:Derivation)
+MATCH (s:Fact|Source|Derivation)
+WHERE s.tenant = $tenant AND s.id IN $ids
 WITH collect(s) AS starts
 UNWIND starts AS s
 MATCH p = (s) ((a)-[r:SUPPORTED_BY|USED|GENERATED|SUPERSEDES]-(b)

@@ -1,0 +1,14 @@
+UNWIND $rows AS row
+MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
+SET f.value = '', f.content_hash = 'erased', f.retention_reason = null,
+    f.erased_at = row.at, f.invalidated_at = coalesce(f.invalidated_at, row.at)
+// params
+{
+  "rows": [
+    {
+      "at": "2019-04-30 00:00:00+00:00",
+      "fact_id": "f"
+    }
+  ],
+  "tenant": "acme"
+}
