@@ -1,5 +1,8 @@
 """Erasure and summaries on both backends: a forgotten memory's text is nowhere in the store,
-its derived summary is gone with it, and a content-free tombstone remains."""
+its derived summary is gone with it, and a content-free tombstone remains.
+
+Every test that finds a text gone first finds it there, in the same place (the embedded log,
+Neo4j's properties, recall), so that it fails when erasure does nothing."""
 
 from __future__ import annotations
 
@@ -10,9 +13,10 @@ import pytest
 from graph.embedded.store import LOG_NAME, EmbeddedStore
 from graph.memory.forget import forget
 from graph.memory.remember import invalidate_memory, remember
-from graph.model import Scope
+from graph.model import Scope, Value
 from graph.neo4j.store import Neo4jStore
 from graph.store import Store, UnknownReference
+from queries.asof import facts_as_of
 from queries.recall import audit, recall
 from queries.summaries import SUMMARY_PREDICATE, summarise
 from tests.factories import ACTOR, memory, mine, values
@@ -39,6 +43,13 @@ def occurrences(store: Store, tenant: str, text: str) -> int:
     return (store.path / LOG_NAME).read_text(encoding="utf-8").count(text)
 
 
+def summaries(store: Store, scope: Scope) -> list[Value]:
+    """The subject's current summaries. ``recall`` never returns them (they are derived facts,
+    not memories), so it cannot tell whether one is gone."""
+    return [a.fact.value for a in facts_as_of(store, scope, subjects=["user:42"],
+                                                predicates=[SUMMARY_PREDICATE])]
+
+
 def remembered(store: Store, scope: Scope, **fields: Any) -> str:
     done = remember(store, memory(scope, **fields), actor=ACTOR)
     assert done.memory_id is not None
@@ -53,12 +64,14 @@ def test_after_erasing_a_memory_its_text_and_summary_are_nowhere_and_a_tombstone
     summary = summarise(store, mine(scope), "user:42", actor=ACTOR).fact
     assert SECRET_ISH in str(summary.value)
     assert occurrences(store, scope.tenant, SECRET_ISH) >= 2  # the memory and its summary
+    assert values(recall(store, mine(scope), "user:42", "shipping.preference")) == [SECRET_ISH]
+    assert summaries(store, mine(scope)) == [summary.value]
     gone = forget(store, mine(scope), subject="user:42", key="shipping.preference",
                   actor="user:42", reason="user asked to forget it")
     assert (gone.facts, gone.derived) == (1, 1)
     assert occurrences(store, scope.tenant, SECRET_ISH) == 0
     assert recall(store, mine(scope), "user:42", "shipping.preference") == []
-    assert recall(store, mine(scope), "user:42", SUMMARY_PREDICATE) == []
+    assert summaries(store, mine(scope)) == []
     assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes"]
     (tombstone,) = [e for e in audit(store, scope.tenant) if e.action == "erase"]
     assert tombstone.details["facts"] == 1 and SECRET_ISH not in str(tombstone.model_dump())
@@ -68,9 +81,11 @@ def test_every_version_of_a_corrected_memory_is_erased(store: Store, scope: Scop
     remembered(store, scope, value="first address, 10 Downing Street", consent=True)
     remembered(store, scope, value="second address, 1 Infinite Loop", source_id="msg-2",
                observed_at="2026-05-02T10:00:00Z", consent=True)
+    texts = ("10 Downing Street", "1 Infinite Loop")
+    assert all(occurrences(store, scope.tenant, text) >= 1 for text in texts)
     forget(store, mine(scope), subject="user:42", key="shipping.preference", actor="x",
            reason="erase request")
-    for text in ("10 Downing Street", "1 Infinite Loop"):
+    for text in texts:
         assert occurrences(store, scope.tenant, text) == 0
 
 
@@ -81,8 +96,11 @@ def test_forgetting_everything_of_one_user_leaves_the_other_users_alone(
     remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-2")
     remembered(store, scope, user="43", subject="user:43", owner="user:43", source_id="msg-3",
                value="home")
+    assert sorted(map(str, values(recall(store, mine(scope), "user:42")))) == ["office", "yes"]
+    assert occurrences(store, scope.tenant, "office") >= 1
     gone = forget(store, scope, user="42", actor="admin", reason="account deleted")
     assert gone.facts == 2
+    assert occurrences(store, scope.tenant, "office") == 0
     assert recall(store, mine(scope), "user:42") == []
     assert values(recall(store, mine(scope, "43"), "user:43")) == ["home"]
 
@@ -109,9 +127,10 @@ def test_a_correction_closes_the_summary_of_the_corrected_memory(
 ) -> None:
     remembered(store, scope, value="office")
     summarise(store, mine(scope), "user:42", actor=ACTOR)
+    assert summaries(store, mine(scope)) == ["shipping.preference: office"]
     remembered(store, scope, value="home", source_id="msg-2",
                observed_at="2026-05-02T10:00:00Z")
-    assert recall(store, mine(scope), "user:42", SUMMARY_PREDICATE) == []
+    assert summaries(store, mine(scope)) == []
     fresh = summarise(store, mine(scope), "user:42", actor=ACTOR).fact
     assert fresh.value == "shipping.preference: home"
 
@@ -122,12 +141,15 @@ def test_forgetting_by_source_erases_what_rests_on_it_alone(
     remembered(store, scope, value="office")
     remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-2")
     remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-3")
+    assert values(recall(store, mine(scope), "user:42", "shipping.preference")) == ["office"]
+    assert occurrences(store, scope.tenant, "office") >= 1
     gone = forget(store, mine(scope), source_id="msg-2", actor="x", reason="source withdrawn")
     assert (gone.by, gone.facts) == ("source", 0)  # msg-3 still supports it
     assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes"]
     gone = forget(store, mine(scope), source_id="msg-1", actor="x", reason="source withdrawn")
     assert gone.facts == 1
     assert recall(store, mine(scope), "user:42", "shipping.preference") == []
+    assert occurrences(store, scope.tenant, "office") == 0
     with pytest.raises(UnknownReference):
         forget(store, mine(scope), source_id="nope", actor="x", reason="-")
 
@@ -144,7 +166,9 @@ def test_an_inference_rests_on_its_evidence_and_is_erased_with_it(
     store: Store, scope: Scope,
 ) -> None:
     base = remembered(store, scope, value="ship to the office")
-    inferred(store, scope, base)
+    inference = inferred(store, scope, base)
+    assert [m.id for m in recall(store, mine(scope), "user:42", "lives.near.office",
+                                 candidates=True)] == [inference]
     gone = forget(store, mine(scope), subject="user:42", key="shipping.preference",
                   actor="user:42", reason="forget it")
     assert gone.derived == 1
@@ -153,7 +177,9 @@ def test_an_inference_rests_on_its_evidence_and_is_erased_with_it(
 
 def test_correcting_the_evidence_closes_the_inference(store: Store, scope: Scope) -> None:
     base = remembered(store, scope, value="ship to the office")
-    inferred(store, scope, base)
+    inference = inferred(store, scope, base)
+    assert [m.id for m in recall(store, mine(scope), "user:42", "lives.near.office",
+                                 candidates=True)] == [inference]
     remembered(store, scope, value="ship to my home", source_id="msg-2",
                observed_at="2026-05-02T10:00:00Z")
     assert recall(store, mine(scope), "user:42", "lives.near.office", candidates=True) == []
