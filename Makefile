@@ -7,12 +7,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck test neo4j-build bench clean
+.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
 
-check: lint typecheck test
+check: lint typecheck test wheel-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,24 @@ neo4j-build: $(STAMP)
 test: $(STAMP) neo4j-build
 	$(BIN)/pytest
 
+# The server-free tier: no Neo4j, no Java.
+unit: $(STAMP)
+	$(BIN)/pytest -m "not neo4j"
+
+# What a user installs is the wheel, not this checkout: build it, install only it in a fresh
+# venv, and run the demo from an empty folder (subpackages and bundled data must be inside).
+WHEEL_DIR := build/wheel-check
+wheel-check: $(STAMP)
+	rm -rf $(WHEEL_DIR) && mkdir -p $(WHEEL_DIR)/run
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(WHEEL_DIR)/dist .
+	$(PYTHON) -m venv $(WHEEL_DIR)/venv
+	$(WHEEL_DIR)/venv/bin/pip install --quiet $(WHEEL_DIR)/dist/*.whl
+	cd $(WHEEL_DIR)/run && ../venv/bin/vintage --store ./store demo > demo.txt
+	grep -q "recomputed" $(WHEEL_DIR)/run/demo.txt
+	@echo "wheel-check: the installed wheel runs the demo"
+
 bench: $(STAMP)
 	$(BIN)/python -m bench.ingest_asof
 
 clean:
-	rm -rf $(VENV) .vintage .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) build .vintage .mypy_cache .ruff_cache .pytest_cache .hypothesis

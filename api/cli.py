@@ -1,9 +1,20 @@
-"""The ``vintage`` command line. It parses, calls ``queries``/``ingest``, and formats; nothing
-more. Global options go before the command: ``vintage --store URI --tenant T asof ...``."""
+"""The ``vintage`` command line. Its handlers (here and in the ``api.cli_*`` groups) parse the
+arguments, call functions of ``queries``, ``ingest`` and ``graph.memory`` (or the demo,
+``api.demo``) on the store ``api.options`` opens, and format the result (``api.render``,
+``api.render_memory``); they make no store call and no decision of their own. Global options go
+before the command: ``vintage --store URI --tenant T asof ...``.
+
+Exit codes: 0 done; 2 a malformed command line, or a request or input refused
+(``graph.errors.UserError``, or pydantic's ``ValidationError`` of the input), said in one line on
+stderr; 3 a memory write the gate refused or found in conflict (``api.cli_memory``); 1 from
+``vintage neo4j`` when the server fails to start or stop, or none runs; 70 an internal error, one
+line on stderr, with its traceback only when ``VINTAGE_DEBUG=1``.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -16,21 +27,19 @@ from api import cli_memory, cli_memory_control, render
 from api.cli_ingest import ingest_app
 from api.cli_neo4j import neo4j_app
 from api.demo import DEMO_TENANT, run_demo
-from api.options import Options
-from graph.asof import TenantRequired
+from api.options import AsJson, Options
 from graph.backends import resolve_uri
-from graph.corrections import restore_source, retract_source
-from graph.neo4j.launcher import LauncherError
-from graph.store import StoreError
-from graph.temporal import TimeError, as_of, parse_instant
-from ingest.facts_table import IngestError
+from graph.errors import UserError
+from graph.temporal import as_of, parse_instant
 from queries import asof as asof_queries
 from queries.explain import explain
 from queries.export import graphml, prov_json
 from queries.impact import impact
-from queries.metrics import load_metrics, resolve_metric
+from queries.metric_files import load_metrics
+from queries.metrics import resolve_metric
 from queries.periods import parse_period
 from queries.question import ask
+from queries.retraction import retract
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False,
@@ -42,8 +51,9 @@ app.add_typer(ingest_app, name="ingest")
 out = Console()
 err = Console(stderr=True)
 
-USER_ERRORS = (StoreError, IngestError, TenantRequired, ValidationError, TimeError, LauncherError,
-               ValueError)
+USER_ERROR_EXIT = 2
+INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE (sysexits.h)
+DEBUG_ENV = "VINTAGE_DEBUG"
 
 
 @app.callback()
@@ -83,7 +93,7 @@ def asof(
     metrics: Annotated[Path | None, typer.Option(
         "--metrics", exists=True, dir_okay=False, help="YAML file of metric definitions.")]
         = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """A metric per company as it could have been computed at the cutoff, with its lineage."""
     options: Options = ctx.obj
@@ -107,7 +117,7 @@ def facts_cmd(
     valid_at: Annotated[str | None, typer.Option(help="Valid instant (default: any).")] = None,
     system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
         = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Facts visible at a knowledge cutoff (filtered inside the store, before any limit)."""
     options: Options = ctx.obj
@@ -130,7 +140,7 @@ def history_cmd(
     period: Annotated[str, typer.Option(help="START..END, half-open ISO instants or dates.")],
     unit: Annotated[str | None, typer.Option(help="The unit (part of an assertion's identity).")]
         = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Every version of one assertion, on every axis."""
     options: Options = ctx.obj
@@ -151,7 +161,7 @@ def explain_cmd(
     fact_id: str,
     system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
         = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: AsJson = False,
     prov: Annotated[bool, typer.Option("--prov", help="W3C PROV-JSON.")] = False,
     as_graphml: Annotated[bool, typer.Option("--graphml", help="GraphML (yEd, Gephi).")]
         = False,
@@ -177,7 +187,7 @@ def impact_cmd(
     source: Annotated[str | None, typer.Option("--source", help="A source id / accession.")]
         = None,
     fact: Annotated[str | None, typer.Option("--fact", help="A fact id.")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Every derived fact downstream of a source or fact, with its path; changes nothing."""
     options: Options = ctx.obj
@@ -195,23 +205,14 @@ def retract_cmd(
     source: Annotated[str, typer.Option("--source", help="The source id / accession.")],
     reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit event).")],
     undo: Annotated[bool, typer.Option("--undo", help="Undo its latest retraction.")] = False,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Retract a source (its facts lose its support; the cascade follows), or undo that."""
     options: Options = ctx.obj
-    act = restore_source if undo else retract_source
     with options.opened() as store:
-        report = act(store, options.scope(), source, actor="vintage retract", reason=reason)
-    cascade = [{"fact": o.fact.id, "predicate": o.fact.predicate, "fate": o.fate.value,
-                "depth": o.depth} for o in report.cascade]
-    if as_json:
-        out.print_json(json.dumps({"event": report.event_id, "facts": report.invalidated,
-                                   "cascade": cascade}))
-    else:
-        verb = "held again" if undo else "left without support"
-        out.print(f"{len(report.invalidated)} facts {verb}; cascade: "
-                  + (", ".join(f"{c['predicate']} {c['fate']}" for c in cascade)
-                     or "nothing downstream"))
+        report = retract(store, options.scope(), source, reason=reason, actor="vintage retract",
+                         undo=undo)
+    render.retraction(out, report, undo, as_json)
 
 
 def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:
@@ -222,8 +223,22 @@ def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:
 
 
 def main() -> None:
+    """Run the command line; a refused request and an internal error each end in one line on
+    stderr and their own exit code (module docstring), never a traceback unless asked for."""
     try:
         app()
-    except USER_ERRORS as exc:
+    except (UserError, ValidationError) as exc:
         err.print(f"[red]error:[/red] {exc}")
-        sys.exit(2)
+        sys.exit(USER_ERROR_EXIT)
+    except Exception as exc:
+        if os.environ.get(DEBUG_ENV) == "1":
+            raise
+        sys.stderr.write(internal_error(exc) + "\n")
+        sys.exit(INTERNAL_ERROR_EXIT)
+
+
+def internal_error(exc: BaseException) -> str:
+    """The one line an engine fault is reported with (its message folded onto that line)."""
+    message = " ".join(str(exc).split())
+    return (f"internal error: {type(exc).__name__}: {message} "
+            f"(set {DEBUG_ENV}=1 for the traceback)")

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from api import render
-from api.options import Options
+from api.options import AsJson, Options
 from graph.model import Scope
 from graph.store import Store
 from ingest.batches import Summary
@@ -26,9 +26,6 @@ _err = Console(stderr=True)
 
 Recompute = Annotated[bool, typer.Option(
     "--recompute", help="Recompute derived facts that corrections cascade to.")]
-AsJson = Annotated[bool, typer.Option("--json", help="The summary as JSON.")]
-
-
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Report what the files would change, cascade included; write nothing.")]
 Ingest = Callable[[Store, Scope, Path, Callable[[int, int], None]], Summary]

@@ -2,9 +2,9 @@
 invalidate``: agent memory from the command line (``correct | demote | context`` live in
 ``api.cli_memory_control``).
 
-Handlers parse, call ``graph.memory.remember`` / ``queries.recall`` and format. A refused or
-conflicting write is a decision, not an error: it is printed (and audited) and the exit code
-is 3, so that scripts can tell it from a stored memory (0).
+Handlers parse, call ``graph.memory`` / ``queries`` functions and format (``api.render_memory``).
+A refused or conflicting write is a decision, not an error: it is printed (and audited) and the
+exit code is 3, so that scripts can tell it from a stored memory (0).
 """
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from api.options import Options
-from graph.memory.conflicts import resolve, review
+from api import render_memory
+from api.options import AsJson, Options, typed_value
+from graph.kinds import SourceKind
+from graph.memory.conflicts import review
 from graph.memory.forget import forget
 from graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
-from graph.memory.remember import invalidate_memory, remember
+from graph.memory.remember import Remembered, invalidate_memory
+from graph.memory.requests import remember_checked, resolve_named
 from graph.memory.rollback import rollback
-from graph.model import Scope, SourceKind
+from graph.model import Scope
 from graph.temporal import parse_instant
 from queries.recall import audit, recall
 from queries.summaries import summarise
@@ -31,13 +33,19 @@ _out = Console()
 User = Annotated[str | None, typer.Option(help="Scope: the user the memory belongs to.")]
 Project = Annotated[str | None, typer.Option(help="Scope: a project.")]
 Thread = Annotated[str | None, typer.Option(help="Scope: a conversation thread.")]
-AsJson = Annotated[bool, typer.Option("--json")]
 REFUSED_EXIT = 3
 
 
 def scope_of(options: Options, user: str | None, project: str | None,
            thread: str | None) -> Scope:
     return memory_scope(options.scope().tenant, user, project, thread)
+
+
+def decided(done: Remembered, as_json: bool, **extra: int) -> None:
+    """Print a write's decision; a refusal or a conflict exits with ``REFUSED_EXIT``."""
+    render_memory.decision(_out, done, as_json, **extra)
+    if done.decision in (Decision.REFUSED, Decision.CONFLICT):
+        raise typer.Exit(REFUSED_EXIT)
 
 
 def register(app: typer.Typer) -> None:
@@ -83,25 +91,16 @@ def remember_cmd(
     scope = scope_of(options, user, project, thread)
     draft = MemoryIn(
         kind=kind, tenant=scope.tenant, subject=subject, key=key,
-        value=json.loads(value) if typed else value, source_kind=source_kind,
+        value=typed_value(value, typed), source_kind=source_kind,
         source_id=source_id, source_version=source_version,
         observed_at=parse_instant(observed_at, "observed_at") if observed_at else None,
         owner=owner, retention_reason=reason, user=user, project=project, thread=thread,
         ttl_seconds=ttl, evidence=tuple(evidence or ()), consent=consent,
     )
     with options.opened() as store:
-        done = (remember(store, draft, actor="vintage remember") if expected_revision is None
-                else remember(store, draft, actor="vintage remember",
-                              expected=expected_revision))
-    data = {"decision": done.decision.value, "reason": done.reason, "memory": done.memory_id,
-            "revision": done.revision, "event": done.event_id}
-    if as_json:
-        _out.print_json(json.dumps(data))
-    else:
-        _out.print(f"[bold]{done.decision.value}[/bold]: {done.reason}"
-                   + (f" ({done.memory_id}, revision {done.revision})" if done.memory_id else ""))
-    if done.decision in (Decision.REFUSED, Decision.CONFLICT):
-        raise typer.Exit(REFUSED_EXIT)
+        done = remember_checked(store, draft, actor="vintage remember",
+                                expected=expected_revision)
+    decided(done, as_json)
 
 
 def memories_cmd(
@@ -124,19 +123,7 @@ def memories_cmd(
                        at=parse_instant(at, "at") if at else None,
                        system_at=parse_instant(system_at, "system_at") if system_at else None,
                        candidates=candidates)
-    if as_json:
-        _out.print_json(json.dumps([m.model_dump(mode="json") for m in found]))
-        return
-    table = Table(title=f"memories of {subject}", title_justify="left")
-    for column in ("id", "key", "value", "kind", "status", "rev", "source", "known from",
-                   "expires", "owner", "why kept"):
-        table.add_column(column)
-    for m in found:
-        table.add_row(m.id, m.key, str(m.value), m.kind, m.status, str(m.revision),
-                      ", ".join(f"{s.kind} {s.id}" for s in m.sources),
-                      m.known_from.isoformat(), m.expires_at.isoformat() if m.expires_at else "",
-                      m.owner or "", m.retention_reason or "")
-    _out.print(table)
+    render_memory.memories(_out, subject, found, as_json)
 
 
 def audit_cmd(
@@ -153,16 +140,7 @@ def audit_cmd(
         events = audit(store, options.scope().tenant, subject=subject, key=key,
                        since=parse_instant(since, "since") if since else None,
                        until=parse_instant(until, "until") if until else None)
-    if as_json:
-        _out.print_json(json.dumps([e.model_dump(mode="json") for e in events]))
-        return
-    table = Table(title="audit", title_justify="left")
-    for column in ("at", "actor", "action", "why", "details"):
-        table.add_column(column)
-    for e in events:
-        table.add_row(e.at.isoformat(), e.actor, e.action, e.reason or "",
-                      ", ".join(f"{k}={v}" for k, v in e.details.items()))
-    _out.print(table)
+    render_memory.audit(_out, events, as_json)
 
 
 def forget_cmd(
@@ -223,17 +201,7 @@ def review_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         sets = review(store, scope_of(options, user, project, thread))
-    if as_json:
-        _out.print_json(json.dumps([
-            {"subject": c.subject, "key": c.key, "scope": list(c.scope),
-             "sides": [{"id": f.id, "value": f.value, "known_from": f.available_at.isoformat()}
-                       for f in c.sides]} for c in sets]))
-        return
-    for c in sets:
-        _out.print(f"[bold]{c.subject} {c.key}[/bold]: "
-                   + " | ".join(f"{f.value} ({f.id})" for f in c.sides))
-    if not sets:
-        _out.print("no open conflicts")
+    render_memory.conflicts(_out, sets, as_json)
 
 
 def resolve_cmd(
@@ -250,10 +218,10 @@ def resolve_cmd(
 ) -> None:
     """A person's decision on a conflict set: KEEP becomes active, the other sides retire."""
     options: Options = ctx.obj
+    when = parse_instant(observed_at, "observed_at") if observed_at else None
     with options.opened() as store:
-        when = parse_instant(observed_at, "observed_at") if observed_at else store.now()
-        resolve(store, scope_of(options, user, project, thread), subject, key, keep,
-                source_id=source_id, observed_at=when, owner=owner, actor=owner, reason=reason)
+        resolve_named(store, scope_of(options, user, project, thread), subject, key, keep,
+                      source_id=source_id, observed_at=when, owner=owner, reason=reason)
     _out.print(f"resolved {subject} {key}: kept {keep!r}")
 
 

@@ -2,32 +2,23 @@
 id, an experience's outcomes and promotion, ranking weights, and the context an agent is given
 (recorded as an injection).
 
-Handlers parse, call ``graph.memory.amend`` / ``graph.memory.remember`` / ``graph.memory.ranking`` /
-``queries.context`` and format.
+Handlers parse, call ``graph.memory.requests`` / ``graph.memory.ranking`` / ``queries.context``
+and format (``api.render_memory``).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from api.cli_memory import REFUSED_EXIT, AsJson, Project, Thread, User, scope_of
-from api.options import Options
-from graph.memory.amend import correct, current, draft_of
-from graph.memory.gate import Decision
+from api import render_memory
+from api.cli_memory import Project, Thread, User, decided, scope_of
+from api.options import AsJson, Options, typed_value
 from graph.memory.ranking import demote
-from graph.memory.remember import (
-    DEFAULT_VALIDATIONS,
-    Remembered,
-    memory_key,
-    outcome,
-    promote,
-    validations,
-)
-from graph.model import SourceKind
+from graph.memory.remember import DEFAULT_VALIDATIONS
+from graph.memory.requests import correct_by_id, promote_named, record_outcome
 from graph.temporal import parse_instant
 from queries.context import DEFAULT_LIMIT, build_context
 
@@ -58,25 +49,12 @@ def correct_cmd(
     """The user corrects one memory: the version they saw must still be current."""
     options: Options = ctx.obj
     tenant = options.scope().tenant
+    corrected = typed_value(value, typed)
+    when = parse_instant(observed_at, "observed_at") if observed_at else None
     with options.opened() as store:
-        when = parse_instant(observed_at, "observed_at") if observed_at else store.now()
-        done = correct(store, tenant, memory, json.loads(value) if typed else value,
-                       source_id=source_id, observed_at=when, actor="vintage correct",
-                       consent=consent)
-    _decided(done, as_json)
-
-
-def _decided(done: Remembered, as_json: bool, **extra: int) -> None:
-    data = {"decision": done.decision.value, "reason": done.reason, "memory": done.memory_id,
-            "revision": done.revision, "event": done.event_id, **extra}
-    if as_json:
-        _out.print_json(json.dumps(data))
-    else:
-        _out.print(f"[bold]{done.decision.value}[/bold]: {done.reason}"
-                   + (f" ({done.memory_id}, revision {done.revision})" if done.memory_id else "")
-                   + "".join(f"; {k} {v}" for k, v in extra.items()))
-    if done.decision in (Decision.REFUSED, Decision.CONFLICT):
-        raise typer.Exit(REFUSED_EXIT)
+        done = correct_by_id(store, tenant, memory, corrected, source_id=source_id,
+                             observed_at=when, actor="vintage correct", consent=consent)
+    decided(done, as_json)
 
 
 def outcome_cmd(
@@ -94,13 +72,11 @@ def outcome_cmd(
     evidence (a support); a failure is recorded, never counted."""
     options: Options = ctx.obj
     scope = scope_of(options, user, project, thread)
+    when = parse_instant(at, "at") if at else None
     with options.opened() as store:
-        m = draft_of(current(store, scope, subject, key), scope.tenant)
-        when = parse_instant(at, "at") if at else store.now()
-        done = outcome(store, m, task=task, succeeded=not failed, at=when,
-                       actor="vintage outcome")
-        seen = validations(store, scope.tenant, memory_key(m))
-    _decided(done, as_json, validated_tasks=seen)
+        done, seen = record_outcome(store, scope, subject, key, task=task, succeeded=not failed,
+                                    at=when, actor="vintage outcome")
+    decided(done, as_json, validated_tasks=seen)
 
 
 def promote_cmd(
@@ -123,12 +99,9 @@ def promote_cmd(
                                  param_hint="--source-id")
     scope = scope_of(options, user, project, thread)
     with options.opened() as store:
-        fact = current(store, scope, subject, key)
-        m = (draft_of(fact, scope.tenant, observed_at=store.now(),
-                      source_kind=SourceKind.USER_MESSAGE, source_id=source_id) if by_user
-             else draft_of(fact, scope.tenant))
-        done = promote(store, m, actor="vintage promote", by_user=by_user, needed=needed)
-    _decided(done, as_json)
+        done = promote_named(store, scope, subject, key, actor="vintage promote",
+                             by_user=by_user, source_id=source_id, needed=needed)
+    decided(done, as_json)
 
 
 def demote_cmd(
@@ -164,12 +137,4 @@ def context_cmd(
     with options.opened() as store:
         built = build_context(store, scope_of(options, user, project, thread), subject,
                               thread=for_thread, limit=limit, actor="vintage context")
-    if as_json:
-        _out.print_json(json.dumps({
-            "injection": built.injection_id, "thread": built.thread, "left_out": built.left_out,
-            "memories": [m.model_dump(mode="json") for m in built.memories]}))
-        return
-    for m in built.memories:
-        flag = "" if m.status == "active" else f" [{m.status}]"
-        _out.print(f"- {m.key}: {m.value}{flag} ({m.id}, weight {m.weight:g})")
-    _out.print(f"[dim]injection {built.injection_id}; {built.left_out} left out[/dim]")
+    render_memory.context(_out, built, as_json)

@@ -1,11 +1,18 @@
-"""`vintage neo4j start|stop|status`: manage the local (non-Docker) Neo4j server."""
+"""`vintage neo4j start|stop|status`: manage the local (non-Docker) Neo4j server.
+
+The launcher (and with it the Neo4j driver) is imported by each command, not by this module:
+``vintage`` on an embedded store never loads the driver.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
-from graph.neo4j import launcher as neo4j_launcher
+if TYPE_CHECKING:
+    from graph.neo4j.launcher import ServerInfo
 
 neo4j_app = typer.Typer(
     name="neo4j",
@@ -17,7 +24,7 @@ _out = Console()
 _err = Console(stderr=True)
 
 
-def _describe(info: neo4j_launcher.ServerInfo) -> str:
+def _describe(info: ServerInfo) -> str:
     return f"[bold]{info.uri}[/bold] (pid {info.pid}, home {info.home})"
 
 
@@ -26,6 +33,8 @@ def start(
     port: int | None = typer.Option(None, "--port", help="Bolt port; a free one if omitted."),
 ) -> None:
     """Start the server (builds it on first use); no-op if it already runs."""
+    from graph.neo4j import launcher as neo4j_launcher
+
     try:
         with _err.status("Starting Neo4j (the first run compiles the launcher)..."):
             info = neo4j_launcher.start(port=port)
@@ -41,6 +50,8 @@ def start(
 @neo4j_app.command()
 def stop() -> None:
     """Stop the server if it runs."""
+    from graph.neo4j import launcher as neo4j_launcher
+
     try:
         stopped = neo4j_launcher.stop()
     except neo4j_launcher.LauncherError as exc:
@@ -52,6 +63,8 @@ def stop() -> None:
 @neo4j_app.command()
 def status() -> None:
     """Print the running server's URI; exit status 1 when none runs."""
+    from graph.neo4j import launcher as neo4j_launcher
+
     info = neo4j_launcher.status()
     if info is None:
         _out.print("Neo4j is not running")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -12,6 +13,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from api.demo import DemoResult
+from graph.corrections import ExitReport
 from ingest.batches import Summary
 from queries.answers import MetricAnswer
 from queries.asof import Answer
@@ -201,3 +203,17 @@ def impact(console: Console, result: Impact) -> None:
                       number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
                       r.change or ("recomputed" if r.new else ""))
     console.print(table)
+
+
+def retraction(console: Console, report: ExitReport, undo: bool, as_json: bool) -> None:
+    """What a retraction (or its undoing) did: the facts it changed and the cascade's fates."""
+    cascade = [{"fact": o.fact.id, "predicate": o.fact.predicate, "fate": o.fate.value,
+                "depth": o.depth} for o in report.cascade]
+    if as_json:
+        console.print_json(json.dumps({"event": report.event_id, "facts": report.invalidated,
+                                       "cascade": cascade}))
+        return
+    verb = "held again" if undo else "left without support"
+    console.print(f"{len(report.invalidated)} facts {verb}; cascade: "
+                  + (", ".join(f"{c['predicate']} {c['fate']}" for c in cascade)
+                     or "nothing downstream"))

@@ -22,20 +22,9 @@ import neo4j
 
 from graph.derivations import Output, derive
 from graph.embedded.store import EmbeddedStore
+from graph.kinds import FactKind, SourceKind, Status
 from graph.labels import DERIVATION, FACT, GENERATED, USED
-from graph.model import (
-    Event,
-    Fact,
-    FactIn,
-    FactKind,
-    Scope,
-    SourceIn,
-    SourceKind,
-    Status,
-    Subject,
-    assertion_key,
-    digest,
-)
+from graph.model import Event, Fact, FactIn, Scope, SourceIn, Subject, assertion_key, digest
 from graph.neo4j.store import Neo4jStore
 from graph.neo4j.tx import derivation_props
 from graph.recipes import Recipe, expression

@@ -13,7 +13,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from graph.asof import AsOf
-from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
+from graph.kinds import SourceKind
+from graph.model import FactIn, Scope, SourceIn, Subject
 from graph.temporal import as_of
 from graph.writes import Batch
 

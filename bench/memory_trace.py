@@ -24,11 +24,12 @@ from bench.memory_work import (
 )
 from bench.neo4j_raw import plan_operators
 from graph.asof import AsOf
+from graph.kinds import Status
 from graph.memory.forget import forget
 from graph.memory.gate import FACT_KIND, memory_scope
 from graph.memory.ranking import DEMOTE
-from graph.memory.remember import memory_key, remember
-from graph.model import Scope, Status
+from graph.memory.remember import remember
+from graph.model import Scope
 from graph.neo4j import cypher
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.store import Neo4jStore
@@ -110,7 +111,7 @@ def plans(store: Neo4jStore, tenant: str, work: Workload) -> dict[str, list[str]
                     kinds=tuple(FACT_KIND.values()))
         return reads.read_facts(spec.resolved(now), None)
 
-    ident = memory_key(draft(tenant, Write(user, key, "-", "-", "new"), now))
+    ident = draft(tenant, Write(user, key, "-", "-", "new"), now).assertion_key()
     queries = {
         "gate read (history)": cypher.history(tenant, ident),
         "recall one key (read_facts)": read(key),

@@ -18,11 +18,12 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from graph.asof import AsOf
+from graph.kinds import SourceKind, Status
 from graph.memory.forget import forget
 from graph.memory.gate import FACT_KIND, MemoryIn, MemoryKind, memory_scope
 from graph.memory.ranking import weights
-from graph.memory.remember import current_version, memory_key, remember
-from graph.model import Scope, SourceKind, Status
+from graph.memory.remember import current_version, remember
+from graph.model import Scope
 from graph.store import Store
 from graph.temporal import as_of
 from queries.context import build_context
@@ -253,7 +254,7 @@ def phases(store: Store, tenant: str, work: Workload) -> Result:
                     subjects=(subject(p[0]),), predicates=(p[1],), statuses=statuses,
                     kinds=tuple(FACT_KIND.values()))
 
-    keys = [memory_key(draft(tenant, Write(u, k, "-", "-", "new"), clock())) for u, k in sample]
+    keys = [draft(tenant, Write(u, k, "-", "-", "new"), clock()).assertion_key() for u, k in sample]
     ids = [f.id for p in sample for f in store.read(spec(p))]
     sources = sorted({s.source_id for s in store.supports(tenant, ids)})
     steps: dict[str, Timed] = {

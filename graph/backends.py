@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from graph.embedded.store import EmbeddedStore
-from graph.neo4j.store import Neo4jStore
 from graph.store import Clock, Store
 
 DEFAULT_EMBEDDED_DIR = Path(".vintage") / "store"
@@ -43,6 +42,9 @@ def open_store(uri: str | None = None, clock: Clock = system_clock) -> Store:
     target = resolve_uri(uri)
     store: Store
     if is_neo4j(target):
+        # Imported here: the driver loads only for a Neo4j store, never for an embedded one.
+        from graph.neo4j.store import Neo4jStore
+
         store = Neo4jStore.connect(target, clock, auth=neo4j_auth())
     else:
         store = EmbeddedStore.open(Path(target), clock)

@@ -81,7 +81,7 @@ def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime
         if already is not None:
             ends[fid] = already
             continue
-        ends[fid] = _justified_until(result.justifications.get(fid, []), ends, result.facts,
+        ends[fid] = justified_until(result.justifications.get(fid, []), ends, result.facts,
                                      axis)
         path = paths.get(fid, (fid,))
         result.affected.append(Affected(fact, (len(path) - 1) or 1, path, ends[fid]))
@@ -92,7 +92,7 @@ def _end(fact: Fact, axis: Axis) -> datetime | None:
     return fact.superseded_at if axis is Axis.KNOWLEDGE else fact.invalidated_at
 
 
-def _justified_until(
+def justified_until(
     justs: list[Justification], ends: Mapping[str, datetime | None],
     facts: Mapping[str, Fact], axis: Axis,
 ) -> datetime | None:

@@ -10,15 +10,14 @@ the old one, and the cascade carries on with it.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from graph.cascade import Axis, _justified_until, plan
+from graph.cascade import Axis, justified_until, plan
 from graph.derivations import Output, derive_in
-from graph.model import Event, Fact, Scope, Value
+from graph.model import Event, Fact, Scope, Value, new_event_id
 from graph.recipes import RecipeError, from_derivation
 from graph.store import (
     Closure,
@@ -63,7 +62,7 @@ def cascade_knowledge(
     outcomes = []
     for a in p.affected:
         fid = a.fact.id
-        end = _justified_until(p.justifications.get(fid, []), ends, p.facts, Axis.KNOWLEDGE)
+        end = justified_until(p.justifications.get(fid, []), ends, p.facts, Axis.KNOWLEDGE)
         ends[fid] = end
         if end is None:
             outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.SURVIVES, None))
@@ -239,7 +238,7 @@ def _exit_event(
     tx: StoreTx, now: datetime, actor: str, action: str, reason: str, invalidated: list[str],
     cascade: list[Outcome], source: str | None = None,
 ) -> ExitReport:
-    event_id = "e" + uuid.uuid4().hex
+    event_id = new_event_id()
     details: dict[str, Value] = {
         "invalidated": len(invalidated),
         "cascade_closed": sum(o.fate is Fate.CLOSED for o in cascade),

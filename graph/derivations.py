@@ -2,8 +2,8 @@
 
 ``Derivation -[:USED {role}]-> input`` and ``Derivation -[:GENERATED]-> output`` (W3C PROV
 shape). A derived fact is knowable once all its inputs are and stops being current as soon as
-one of them is corrected (DESIGN.md): its knowledge interval is
-``[max(inputs.available_at), min(inputs.superseded_at))``.
+one of them is corrected (docs/contract.md, "Knowledge time of derived facts"): its knowledge
+interval is ``[max(inputs.available_at), min(inputs.superseded_at))``.
 
 Identity. The derivation id hashes the recipe and the exact inputs, so the same computation twice
 is one derivation. The derived fact's id hashes its assertion key, value and ``available_at``,
@@ -13,13 +13,13 @@ second justification to the same fact instead of a duplicate.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from graph.kinds import FactKind, Status
 from graph.labels import FACT, SUBJECT
-from graph.model import Event, Fact, FactKind, Scope, Status, assertion_key, digest
+from graph.model import Event, Fact, Scope, assertion_key, digest, new_event_id
 from graph.recipes import Recipe
 from graph.store import (
     Closure,
@@ -37,7 +37,7 @@ class CycleError(StoreError):
     """A derivation whose output would (transitively) be one of its own inputs."""
 
 
-class VintageError(StoreError):
+class MixedVintage(StoreError):
     """Inputs that were never known together: no instant at which all of them were current."""
 
 
@@ -73,6 +73,33 @@ def derive(
         cause=cause))
 
 
+def _checked_inputs(tx: StoreTx, inputs: Mapping[str, str], output: Output) -> dict[str, Fact]:
+    facts = tx.get_facts(sorted(set(inputs.values())))
+    missing = set(inputs.values()) - set(facts)
+    if missing:
+        raise UnknownReference(f"unknown input fact(s): {', '.join(sorted(missing)[:5])}")
+    if not tx.existing(SUBJECT, [output.subject]):
+        raise UnknownReference(f"unknown subject: {output.subject}")
+    return facts
+
+
+def _end_among(
+    versions: list[Fact], key: str, available: datetime,
+    end: tuple[datetime, datetime] | None, now: datetime,
+) -> tuple[datetime, datetime] | None:
+    """Where a derived version's knowledge ends among the assertion's other versions; a
+    derived fact never overrides raw evidence."""
+    raw = [v for v in versions if v.kind is not FactKind.DERIVED]
+    if raw:
+        raise StoreError(f"assertion {key} holds raw evidence ({raw[-1].kind.value}): a derived "
+                         "fact never overrides it")
+    later = [v.available_at for v in versions if v.available_at > available]
+    if later and (end is None or min(later) < end[0]):
+        # A historical value computed late: it ends where the next known version begins.
+        return (min(later), now)
+    return end
+
+
 def derive_in(
     tx: StoreTx, now: datetime, scope: Scope, recipe: Recipe, inputs: Mapping[str, str],
     output: Output, *, actor: str, replaces: str | None = None, cause: str | None = None,
@@ -88,26 +115,14 @@ def derive_in(
     if done:
         (fact,) = done.values()
         return Derived(fact, derivation.id, created=False)
-    facts = tx.get_facts(sorted(set(inputs.values())))
-    missing = set(inputs.values()) - set(facts)
-    if missing:
-        raise UnknownReference(f"unknown input fact(s): {', '.join(sorted(missing)[:5])}")
-    if not tx.existing(SUBJECT, [output.subject]):
-        raise UnknownReference(f"unknown subject: {output.subject}")
+    facts = _checked_inputs(tx, inputs, output)
     if check_cycles:
         _refuse_cycles(tx, key, facts, now)
     value = recipe.evaluate({role: facts[fid].value for role, fid in inputs.items()})
     available, end = _knowledge(list(facts.values()))
     versions = tx.versions([key]).get(key, [])
-    raw = [v for v in versions if v.kind is not FactKind.DERIVED]
-    if raw:
-        raise StoreError(f"assertion {key} holds raw evidence ({raw[-1].kind.value}): a derived "
-                         "fact never overrides it")
-    later = [v.available_at for v in versions if v.available_at > available]
-    if later and (end is None or min(later) < end[0]):
-        # A historical value computed late: it ends where the next known version begins.
-        end = (min(later), now)
-    event_id = "e" + uuid.uuid4().hex
+    end = _end_among(versions, key, available, end, now)
+    event_id = new_event_id()
     content = digest(type(value).__name__, value, output.unit)
     fact_id = f"{key}.d{digest(content, available.isoformat())[:12]}"
     existing = tx.get_facts([fact_id]).get(fact_id) or next(
@@ -153,7 +168,7 @@ def _knowledge(inputs: list[Fact]) -> tuple[datetime, tuple[datetime, datetime] 
         return available, None
     at, recorded, first = min(ends, key=lambda e: e[0])
     if at <= available:
-        raise VintageError(
+        raise MixedVintage(
             f"inputs were never current together: {first.predicate} of {first.subject} "
             f"({first.id}) was superseded at {at.isoformat()}, before the last input became "
             f"public at {available.isoformat()}"

@@ -1,6 +1,7 @@
 """A small, safe expression language for derivation recipes (``revenue - cost``, ``sum(q1, q2)``).
 
-User text is tokenized and parsed by hand into frozen dataclasses; it never reaches ``eval``.
+User text is tokenized and parsed by hand (``graph.expr_parse``) into the frozen dataclasses
+of this module; it never reaches ``eval``.
 Conditions (comparisons, ``and``, ``or``, ``not``) and numbers are separate kinds, and the node
 constructors refuse to mix them, so an ill-typed tree cannot even be built; the parser turns
 those refusals into errors that name the column.
@@ -13,25 +14,27 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, NoReturn
+from typing import Any
 
-__all__ = ["Binary", "Call", "Expr", "ExprError", "Name", "Num", "Unary", "parse"]
+from graph.errors import UserError
+from graph.limits import INT64_MAX, INT64_MIN
+
+__all__ = ["Binary", "Call", "Expr", "ExprError", "Num", "Unary", "Var"]
 
 MAX_CHARS = 2000
 MAX_DEPTH = 64
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 Number = int | float
 FUNCTIONS = ("abs", "if", "max", "min", "sum")
 # Binding strength, loosest first; render() parenthesises a child only when it binds looser.
 OR, AND, NOT, CMP, ADD, MUL, UNARY, ATOM = range(1, 9)
 # op -> (strength, operands are conditions, result is a condition)
-_BINARY = {
+BINARY_OPS = {
     "or": (OR, True, True), "and": (AND, True, True),
     **dict.fromkeys(("<", "<=", ">", ">=", "==", "!="), (CMP, False, True)),
     "+": (ADD, False, False), "-": (ADD, False, False),
     "*": (MUL, False, False), "/": (MUL, False, False),
 }
-_UNARY = {"not": (NOT, True, True), "-": (UNARY, False, False), "+": (UNARY, False, False)}
+UNARY_OPS = {"not": (NOT, True, True), "-": (UNARY, False, False), "+": (UNARY, False, False)}
 _APPLY: dict[str, Callable[[Any, Any], Any]] = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
     "==": operator.eq, "!=": operator.ne, "+": operator.add, "-": operator.sub,
@@ -39,15 +42,9 @@ _APPLY: dict[str, Callable[[Any, Any], Any]] = {
 }
 _REDUCE: dict[str, Callable[[list[Number]], Number]] = {"sum": sum, "min": min, "max": max}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
-_TOKEN = re.compile(
-    r"(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<op><=|>=|==|!=|[-+*/<>(),])",
-    re.ASCII,
-)
 
 
-class ExprError(ValueError):
+class ExprError(UserError, ValueError):
     """A formula that cannot be parsed, built or evaluated; the message says where and why."""
 
 
@@ -147,7 +144,7 @@ class Num(Expr):
 
 
 @dataclass(frozen=True)
-class Name(Expr):
+class Var(Expr):
     name: str
 
     def _validate(self) -> None:
@@ -176,15 +173,15 @@ class Unary(Expr):
     operand: Expr
 
     def _validate(self) -> None:
-        if self.op not in _UNARY:
+        if self.op not in UNARY_OPS:
             raise ExprError(f"unknown unary operator {self.op!r}")
-        _need(self.operand, _UNARY[self.op][1], repr(self.op))
+        _need(self.operand, UNARY_OPS[self.op][1], repr(self.op))
 
     def children(self) -> tuple[Expr, ...]:
         return (self.operand,)
 
     def _spec(self) -> tuple[int, bool, bool]:
-        return _UNARY[self.op]
+        return UNARY_OPS[self.op]
 
     def _eval(self, env: Mapping[str, Number]) -> Number:
         v = self.operand._eval(env)
@@ -203,16 +200,16 @@ class Binary(Expr):
     right: Expr
 
     def _validate(self) -> None:
-        if self.op not in _BINARY:
+        if self.op not in BINARY_OPS:
             raise ExprError(f"unknown binary operator {self.op!r}")
         for side in (self.left, self.right):
-            _need(side, _BINARY[self.op][1], repr(self.op))
+            _need(side, BINARY_OPS[self.op][1], repr(self.op))
 
     def children(self) -> tuple[Expr, ...]:
         return (self.left, self.right)
 
     def _spec(self) -> tuple[int, bool, bool]:
-        return _BINARY[self.op]
+        return BINARY_OPS[self.op]
 
     def _eval(self, env: Mapping[str, Number]) -> Number:
         left = self.left._eval(env)
@@ -265,131 +262,3 @@ class Call(Expr):
 
     def render(self) -> str:
         return f"{self.func}({', '.join(a.render() for a in self.args)})"
-
-
-class _Token(NamedTuple):
-    kind: str  # "num", "name", "op" (the keywords and/or/not included) or "end"
-    text: str
-    pos: int
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text, self.i, self.nesting = text, 0, 0
-        self.tokens: list[_Token] = []
-        pos = 0
-        while True:
-            while pos < len(text) and text[pos].isspace():
-                pos += 1
-            if pos == len(text):
-                break
-            m = _TOKEN.match(text, pos)
-            if m is None:
-                self.fail(f"unexpected character {text[pos]!r}", pos)
-            kind = "op" if m.group() in ("and", "or", "not") else m.lastgroup or "op"
-            self.tokens.append(_Token(kind, m.group(), pos))
-            pos = m.end()
-        self.tokens.append(_Token("end", "", len(text)))
-
-    def fail(self, message: str, pos: int) -> NoReturn:
-        raise ExprError(f"formula {self.text!r}: {message} at column {pos + 1}")
-
-    def take(self, *ops: str) -> _Token | None:
-        """The next token if it is one of ``ops`` (consumed), else None."""
-        tok = self.tokens[self.i]
-        if tok.kind == "op" and tok.text in ops:
-            self.i += 1
-            return tok
-        return None
-
-    def expect(self, op: str, what: str) -> None:
-        if not self.take(op):
-            self.fail(f"expected {what}", self.tokens[self.i].pos)
-
-    def build(self, pos: int, make: Callable[..., Expr], *args: Any) -> Expr:
-        try:
-            return make(*args)
-        except ExprError as e:
-            self.fail(str(e), pos)
-
-    def nested(self, pos: int, sub: Callable[[], Expr]) -> Expr:
-        # Parentheses and prefix operators recurse without deepening the tree much, so the
-        # parser bounds its own recursion as well.
-        self.nesting += 1
-        if self.nesting > MAX_DEPTH:
-            self.fail(f"formula nests deeper than {MAX_DEPTH} levels", pos)
-        try:
-            return sub()
-        finally:
-            self.nesting -= 1
-
-    def expr(self) -> Expr:
-        return self.nested(self.tokens[self.i].pos, lambda: self.binary(OR))
-
-    def binary(self, min_strength: int) -> Expr:
-        # Precedence climbing: one frame per operator level keeps deep parentheses cheap.
-        left = self.operand(min_strength)
-        while True:
-            tok = self.tokens[self.i]
-            spec = _BINARY.get(tok.text) if tok.kind == "op" else None
-            if spec is None or spec[0] < min_strength:
-                return left
-            self.i += 1
-            left = self.build(tok.pos, Binary, tok.text, left, self.binary(spec[0] + 1))
-            nxt = self.tokens[self.i]
-            if spec[0] == CMP and _BINARY.get(nxt.text, (0,))[0] == CMP:
-                self.fail("comparisons cannot be chained; join them with 'and'", nxt.pos)
-
-    def operand(self, min_strength: int) -> Expr:
-        # 'not' binds looser than comparisons, so it is only a prefix where a condition may
-        # start; elsewhere it falls through to primary() and is reported there.
-        if min_strength <= NOT and (tok := self.take("not")):
-            inner = self.nested(tok.pos, lambda: self.binary(NOT))
-            return self.build(tok.pos, Unary, "not", inner)
-        if tok := self.take("-", "+"):
-            inner = self.nested(tok.pos, lambda: self.operand(UNARY))
-            return self.build(tok.pos, Unary, tok.text, inner)
-        return self.primary()
-
-    def primary(self) -> Expr:
-        tok = self.tokens[self.i]
-        if self.take("("):
-            inner = self.expr()
-            self.expect(")", "')'")
-            return inner
-        if tok.kind not in ("num", "name"):
-            self.fail("expected a number, name or '('", tok.pos)
-        self.i += 1
-        if tok.kind == "num":
-            value = float(tok.text) if any(c in tok.text for c in ".eE") else int(tok.text)
-            if value == math.inf:
-                self.fail(f"number {tok.text} is too large", tok.pos)
-            return self.build(tok.pos, Num, value)
-        if tok.text not in FUNCTIONS:
-            if self.tokens[self.i].text == "(":
-                self.fail(f"unknown function {tok.text!r}; the functions are "
-                          f"{', '.join(FUNCTIONS)}", tok.pos)
-            return self.build(tok.pos, Name, tok.text)
-        self.expect("(", f"'(' after {tok.text!r}")
-        args: list[Expr] = []
-        if not self.take(")"):
-            args.append(self.expr())
-            while self.take(","):
-                args.append(self.expr())
-            self.expect(")", "',' or ')'")
-        return self.build(tok.pos, Call, tok.text, tuple(args))
-
-
-def parse(text: str) -> Expr:
-    """Parse a formula; raise :class:`ExprError` naming the column of the first problem."""
-    if not text.strip():
-        raise ExprError("formula is empty")
-    if len(text) > MAX_CHARS:
-        raise ExprError(f"formula is {len(text)} characters long; the limit is {MAX_CHARS}")
-    parser = _Parser(text)
-    result = parser.expr()
-    if (end := parser.tokens[parser.i]).kind != "end":
-        parser.fail("expected an operator or the end of the formula", end.pos)
-    if result.is_condition:
-        raise ExprError(f"formula {text!r} is a condition; a formula must produce a number")
-    return result

@@ -1,7 +1,8 @@
 """Labels and relationship types: the vocabulary both backends store.
 
-Names are DESIGN.md's vocabulary and nothing else: a Graphiti graph may share the database, and
-Graphiti matches, overwrites and deletes by its own names (``Entity``, ``RELATES_TO``, ...).
+Names are the contract's vocabulary and nothing else (docs/contract.md, "Vocabulary"): a
+Graphiti graph may share the database, and Graphiti matches, overwrites and deletes by its own
+names (``Entity``, ``RELATES_TO``, ...).
 Cypher is only ever built from these constants, never from caller strings.
 """
 

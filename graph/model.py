@@ -11,78 +11,17 @@ import hashlib
 import json
 import math
 import re
+import uuid
 from datetime import datetime
-from enum import IntEnum, StrEnum
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from graph.kinds import Authority, Change, FactKind, SourceKind, Status, capped_authority
+from graph.limits import INT64_MAX, INT64_MIN, MAX_NAME_CHARS, MAX_TEXT_BYTES
 from graph.temporal import require_utc
 
-MAX_TEXT_BYTES = 16 * 1024
-MAX_NAME_CHARS = 512
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
-
-
-class FactKind(StrEnum):
-    OBSERVATION = "observation"
-    DERIVED = "derived"
-    PREFERENCE = "preference"
-    EXPERIENCE = "experience"
-    TASK_STATE = "task_state"
-    INFERENCE = "inference"
-
-
-class Status(StrEnum):
-    ACTIVE = "active"
-    CANDIDATE = "candidate"
-    CONFLICTED = "conflicted"
-
-
-class Change(StrEnum):
-    """Why a later source gave an assertion another value (recorded on the new version)."""
-
-    ROUNDING = "rounding"
-    SPLIT_ADJUSTMENT = "split_adjustment"
-    RECLASSIFICATION = "reclassification"
-    RESTATEMENT = "restatement"
-
-
-class SourceKind(StrEnum):
-    FILING = "filing"
-    EARNINGS_RELEASE = "earnings_release"
-    USER_MESSAGE = "user_message"
-    TOOL_RESULT = "tool_result"
-    DOCUMENT = "document"
-    APPROVED_SUMMARY = "approved_summary"
-    AGENT_OUTPUT = "agent_output"
-    MODEL_INFERENCE = "model_inference"
-    UNKNOWN = "unknown"
-
-
-class Authority(IntEnum):
-    """Higher wins. The order is the one the memory gates use (issue 5)."""
-
-    UNKNOWN_TEXT = 0
-    MODEL_GUESS = 1
-    MULTI_TURN_INFERENCE = 2
-    APPROVED_SUMMARY = 3
-    AUTHORITATIVE = 4
-    USER_STATEMENT = 5
-
-
-DEFAULT_AUTHORITY: dict[SourceKind, Authority] = {
-    SourceKind.FILING: Authority.AUTHORITATIVE,
-    SourceKind.EARNINGS_RELEASE: Authority.AUTHORITATIVE,
-    SourceKind.USER_MESSAGE: Authority.USER_STATEMENT,
-    SourceKind.TOOL_RESULT: Authority.AUTHORITATIVE,
-    SourceKind.DOCUMENT: Authority.AUTHORITATIVE,
-    SourceKind.APPROVED_SUMMARY: Authority.APPROVED_SUMMARY,
-    SourceKind.AGENT_OUTPUT: Authority.MODEL_GUESS,
-    SourceKind.MODEL_INFERENCE: Authority.MODEL_GUESS,
-    SourceKind.UNKNOWN: Authority.UNKNOWN_TEXT,
-}
 
 
 def _name(value: str) -> str:
@@ -177,9 +116,7 @@ class SourceIn(BaseModel):
 
     @property
     def effective_authority(self) -> Authority:
-        # A caller may lower a source's authority, never raise it above its kind's ceiling.
-        ceiling = DEFAULT_AUTHORITY[self.kind]
-        return ceiling if self.authority is None else min(self.authority, ceiling)
+        return capped_authority(self.kind, self.authority)
 
 
 class Source(SourceIn):
@@ -331,6 +268,11 @@ class DerivationIn(BaseModel):
     version: Name
     formula: str | None = None
     parameters: dict[str, Value] = Field(default_factory=dict)
+
+
+def new_event_id() -> str:
+    """A fresh, unguessable event id (events are appended, never keyed by content)."""
+    return "e" + uuid.uuid4().hex
 
 
 class Event(BaseModel):

@@ -11,14 +11,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.expr import Expr, ExprError, parse
+from graph.errors import UserError
+from graph.expr import Expr, ExprError
+from graph.expr_parse import parse
 from graph.model import DerivationIn, Value, check_value, digest
 
 Function = Callable[[Mapping[str, Value], Mapping[str, Value]], Value]
 _FUNCTIONS: dict[tuple[str, str], Function] = {}
 
 
-class RecipeError(ValueError):
+class RecipeError(UserError, ValueError):
     """A recipe that cannot be built or applied to the given inputs."""
 
 

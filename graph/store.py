@@ -14,14 +14,15 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from graph.asof import AsOf
+from graph.errors import UserError
 from graph.labels import LINEAGE_TYPES
-from graph.model import DerivationIn, Event, Fact, FactKind, Scope, Source, Subject
+from graph.model import DerivationIn, Event, Fact, Scope, Source, Subject
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
 
 
-class StoreError(RuntimeError):
+class StoreError(UserError, RuntimeError):
     """The store refused an operation; nothing of it was written."""
 
 
@@ -179,7 +180,10 @@ class Walk:
 
 
 class StoreTx(Protocol):
-    """One atomic unit of work within one tenant. Reads see committed state only."""
+    """One atomic unit of work within one tenant. Reads see committed state only.
+
+    The core primitives only: what agent memory alone needs (erasure, conflict links) is
+    ``graph.memory.primitives.MemoryTx``."""
 
     tenant: str
 
@@ -195,14 +199,6 @@ class StoreTx(Protocol):
         """The as-of read, inside this transaction (so it sees the locks taken so far and the
         writes made so far). ``spec`` must be resolved (``spec.resolved(now)``): a transaction
         has no clock of its own, and an unresolved spec raises ``ValueError``."""
-        ...
-    def facts_in(
-        self, scope: Scope, kinds: Sequence[FactKind] | None = None,
-        keys: Sequence[str] | None = None,
-    ) -> list[Fact]:
-        """Every version ever recorded whose scope holds all of ``scope``'s terms, whatever
-        its times or status (superseded, invalidated, erased), optionally only these kinds or
-        assertion keys; ordered by key and revision. What erasure has to reach."""
         ...
     def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
         """The highest revision ever recorded per assertion key, invalidated versions included
@@ -236,11 +232,6 @@ class StoreTx(Protocol):
         """Reopen the support edges that retraction closed; return their facts."""
         ...
     def reopen_facts(self, rows: Sequence[Reopening]) -> None: ...
-    def link_conflicts(self, rows: Sequence[Conflict]) -> None: ...
-    def erase_facts(self, rows: Sequence[Erasure]) -> None:
-        """Remove the content of these facts wherever the backend keeps it (the embedded log
-        is rewritten); they stay as content-free shells so that lineage walks still work."""
-        ...
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]: ...
 
 

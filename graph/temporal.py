@@ -1,6 +1,6 @@
 """The time vocabulary: instants, half-open intervals and the three axes' defaults.
 
-Rules (DESIGN.md, "Three time axes"):
+Rules (docs/contract.md, "Three time axes"):
 
 * every instant is a timezone-aware UTC ``datetime``; naive datetimes are refused, other offsets
   are converted to UTC;
@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from graph.errors import UserError
+
 __all__ = [
     "UTC",
     "Interval",
@@ -37,7 +39,7 @@ __all__ = [
 _ONE_MICROSECOND = timedelta(microseconds=1)
 
 
-class TimeError(ValueError):
+class TimeError(UserError, ValueError):
     """A value that is not a valid Vintage instant or interval."""
 
 

@@ -7,11 +7,11 @@ primitives. Any refusal raises before the first write, so bad input changes noth
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Required, TypedDict, Unpack
 
 from graph.corrections import Fate, Outcome, cascade_knowledge
 from graph.labels import SUBJECT
@@ -24,6 +24,7 @@ from graph.model import (
     SourceIn,
     Subject,
     Value,
+    new_event_id,
     version_id,
 )
 from graph.store import (
@@ -74,34 +75,37 @@ class _Plan:
     report: WriteReport = field(default_factory=WriteReport)
 
 
-def record(
-    store: Store,
-    scope: Scope,
-    batch: Batch,
-    *,
-    actor: str,
-    reason: str | None = None,
-    expected: Mapping[str, int | None] | None = None,
-    recompute: bool = False,
-    tolerance: float = 0.0,
-    dry_run: bool = False,
-    details: Mapping[str, Value] | None = None,
-    then: Callable[[StoreTx, WriteReport], None] | None = None,
-) -> WriteReport:
-    """Write a batch atomically. ``expected`` maps assertion keys to the revision the caller
-    last saw (``None``: "must not exist yet"); a mismatch raises :class:`ConflictError`.
+class Recording(TypedDict, total=False):
+    """How a batch is recorded, shared by :func:`record` and :func:`record_in`.
 
-    A correction cascades in the same transaction to every derived fact downstream; with
-    ``recompute`` those are computed again from the corrected inputs (``graph.corrections``).
-    ``dry_run`` plans and applies the batch in the transaction, then rolls it back: the report
-    says what the batch would do (the impact of a filing before it is applied). ``then`` runs
-    last in the same transaction, before the event (links a caller adds to what it wrote)."""
+    ``actor`` (required) and ``reason`` go on the event. ``expected`` maps assertion keys to
+    the revision the caller last saw (``None``: "must not exist yet"); a mismatch raises
+    :class:`ConflictError`. A correction cascades in the same transaction to every derived
+    fact downstream; with ``recompute`` those are computed again from the corrected inputs
+    (``graph.corrections``), stopping where a value moves by at most ``tolerance``.
+    ``details`` are added to the event; ``then`` runs last in the same transaction, before the
+    event (links a caller adds to what it wrote)."""
+
+    actor: Required[str]
+    reason: str | None
+    expected: Mapping[str, int | None] | None
+    recompute: bool
+    tolerance: float
+    details: Mapping[str, Value] | None
+    then: Callable[[StoreTx, WriteReport], None] | None
+
+
+def record(
+    store: Store, scope: Scope, batch: Batch, *, dry_run: bool = False,
+    **how: Unpack[Recording],
+) -> WriteReport:
+    """Write a batch atomically (see :class:`Recording` for ``how``). ``dry_run`` plans and
+    applies the batch in the transaction, then rolls it back: the report says what the batch
+    would do (the impact of a filing before it is applied)."""
 
     def work(tx: StoreTx) -> WriteReport:
         tx.lock_subjects(sorted({d.subject for d in batch.facts}))
-        report = record_in(tx, store.now(), scope, batch, actor=actor, reason=reason,
-                           expected=expected, recompute=recompute, tolerance=tolerance,
-                           details=details, then=then)
+        report = record_in(tx, store.now(), scope, batch, **how)
         if dry_run and report.event_id is not None:
             report.dry_run = True
             raise _RolledBack(report)
@@ -114,18 +118,7 @@ def record(
 
 
 def record_in(
-    tx: StoreTx,
-    now: datetime,
-    scope: Scope,
-    batch: Batch,
-    *,
-    actor: str,
-    reason: str | None = None,
-    expected: Mapping[str, int | None] | None = None,
-    recompute: bool = False,
-    tolerance: float = 0.0,
-    details: Mapping[str, Value] | None = None,
-    then: Callable[[StoreTx, WriteReport], None] | None = None,
+    tx: StoreTx, now: datetime, scope: Scope, batch: Batch, **how: Unpack[Recording],
 ) -> WriteReport:
     """:func:`record`'s planning and writes inside a caller's transaction, for a caller that
     reads and writes more in it. The caller holds the locks of the batch's subjects and read
@@ -135,8 +128,8 @@ def record_in(
     keys = [draft.assertion_key(scope) for draft in batch.facts]
     unique = sorted(set(keys))
     plan = _Plan(now, scope, sources, tx.versions(unique), tx.top_revisions(unique))
-    _check_expected(plan.history, expected or {})
-    event_id = "e" + uuid.uuid4().hex
+    _check_expected(plan.history, how.get("expected") or {})
+    event_id = new_event_id()
     for key, draft in zip(keys, batch.facts, strict=True):
         _plan_draft(plan, key, draft, event_id)
     known = tx.existing(SUBJECT, [s.id for s in batch.subjects])
@@ -152,13 +145,14 @@ def record_in(
     tx.link_supersedes(plan.links)
     plan.report.cascade = cascade_knowledge(
         tx, now, {c.fact_id: c.superseded_at for c in plan.closures},
-        {s.old_id: s.new_id for s in plan.links}, actor=actor, recompute=recompute,
-        tolerance=tolerance,
+        {s.old_id: s.new_id for s in plan.links}, actor=how["actor"],
+        recompute=how.get("recompute", False), tolerance=how.get("tolerance", 0.0),
     )
+    then = how.get("then")
     if then is not None:
         then(tx, plan.report)
-    tx.append_event(_event(tx.tenant, event_id, now, actor, "record", reason, plan,
-                           details or {}))
+    tx.append_event(_event(tx.tenant, event_id, now, how["actor"], "record", how.get("reason"),
+                           plan, how.get("details") or {}))
     plan.report.event_id = event_id
     return plan.report
 

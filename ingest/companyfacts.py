@@ -27,12 +27,13 @@ from typing import IO, Any
 
 import ijson  # type: ignore[import-untyped]
 
-from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
+from graph.kinds import SourceKind
+from graph.model import FactIn, Scope, SourceIn, Subject
 from graph.store import Store
 from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
 from ingest.batches import Progress, Summary, write_file
 from ingest.facts_table import IngestError
-from ingest.revisions import Revision, Row, classify, in_filing_order, revisions
+from ingest.revisions import Row, ValueChange, classify, in_filing_order, revisions
 
 _ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")
 _UNIT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:/[A-Za-z][A-Za-z0-9_]*)?$")
@@ -192,7 +193,7 @@ class Planned:
     subject: Subject
     sources: dict[str, SourceIn]
     facts: list[FactIn]  # in the order the world learned them
-    revisions: list[Revision]
+    revisions: list[ValueChange]
 
 
 def plan(

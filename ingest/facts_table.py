@@ -26,7 +26,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graph.model import FactIn, Scope, SourceIn, SourceKind, Subject
+from graph.errors import UserError
+from graph.kinds import SourceKind
+from graph.model import FactIn, Scope, SourceIn, Subject
 from graph.store import Store
 from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
 from ingest.batches import Progress, Summary, write_file
@@ -35,7 +37,7 @@ REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", 
 _UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
 
 
-class IngestError(ValueError):
+class IngestError(UserError, ValueError):
     """Malformed input; ``problems`` lists every (row, field, message) found, first ones first."""
 
     def __init__(self, path: Path, problems: list[tuple[int, str, str]]) -> None:

@@ -25,7 +25,7 @@ from datetime import date
 from decimal import Decimal
 from itertools import pairwise
 
-from graph.model import Change
+from graph.kinds import Change
 
 BOTTOM_LINES = frozenset({
     "us-gaap:NetIncomeLoss", "us-gaap:ProfitLoss", "us-gaap:Assets",
@@ -61,7 +61,7 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
-class Revision:
+class ValueChange:
     row: Row  # the row that reported the new value
     previous: int | float
 
@@ -75,7 +75,7 @@ def in_filing_order(rows: Iterable[Row]) -> list[Row]:
     return sorted(rows, key=lambda r: (r.filed, r.accn))
 
 
-def revisions(rows: Sequence[Row]) -> list[Revision]:
+def revisions(rows: Sequence[Row]) -> list[ValueChange]:
     """Every row whose value differs from the previous filing's value for its fact."""
     by_key: dict[tuple[str, str, str, date | None, date], list[Row]] = defaultdict(list)
     for row in rows:
@@ -83,7 +83,7 @@ def revisions(rows: Sequence[Row]) -> list[Revision]:
     found = []
     for group in by_key.values():
         ordered = in_filing_order(group)
-        found += [Revision(new, old.value) for old, new in pairwise(ordered)
+        found += [ValueChange(new, old.value) for old, new in pairwise(ordered)
                   if new.value != old.value]
     return found
 
@@ -106,7 +106,7 @@ def _within(a: float, b: float, *precisions: float) -> bool:
     return abs(a - b) <= max(precisions) / 2 + 1e-9 * max(abs(a), abs(b), 1.0)
 
 
-def is_rounding(rev: Revision) -> bool:
+def is_rounding(rev: ValueChange) -> bool:
     old, new = rev.previous, rev.row.value
     return _within(float(old), float(new), precision(old), precision(new))
 
@@ -115,7 +115,7 @@ def _per_share(unit: str) -> bool:
     return unit.endswith("/shares")
 
 
-def _ratio(rev: Revision) -> float | None:
+def _ratio(rev: ValueChange) -> float | None:
     """Split ratio this revision suggests (new shares per old share), if any."""
     old, new = float(rev.previous), float(rev.row.value)
     if old == 0 or new == 0 or (old < 0) != (new < 0):
@@ -134,7 +134,7 @@ def _whole(ratio: float) -> float | None:
     return None
 
 
-def _split_ratios(candidates: Iterable[Revision]) -> dict[str, float]:
+def _split_ratios(candidates: Iterable[ValueChange]) -> dict[str, float]:
     """Per filing, the one ratio most of its per-share and share revisions agree on."""
     votes: dict[str, Counter[float]] = defaultdict(Counter)
     for rev in candidates:
@@ -145,7 +145,7 @@ def _split_ratios(candidates: Iterable[Revision]) -> dict[str, float]:
     return {accn: counter.most_common(1)[0][0] for accn, counter in votes.items()}
 
 
-def _is_split(rev: Revision, ratio: float) -> bool:
+def _is_split(rev: ValueChange, ratio: float) -> bool:
     old, new = float(rev.previous), float(rev.row.value)
     expected = old / ratio if _per_share(rev.row.unit) else old * ratio
     scaled = precision(rev.previous) / ratio if _per_share(rev.row.unit) else (
@@ -153,10 +153,10 @@ def _is_split(rev: Revision, ratio: float) -> bool:
     return _within(new, expected, precision(rev.row.value), scaled)
 
 
-def classify(found: Sequence[Revision]) -> dict[Revision, Change]:
+def classify(found: Sequence[ValueChange]) -> dict[ValueChange, Change]:
     """The change class of every revision (see the module docstring for the rules)."""
-    classes: dict[Revision, Change] = {}
-    rest: list[Revision] = []
+    classes: dict[ValueChange, Change] = {}
+    rest: list[ValueChange] = []
     for rev in found:
         if is_rounding(rev):
             classes[rev] = Change.ROUNDING
@@ -168,7 +168,7 @@ def classify(found: Sequence[Revision]) -> dict[Revision, Change]:
         ratio = ratios.get(rev.row.accn)
         if ratio is not None and _is_split(rev, ratio):
             classes[rev] = Change.SPLIT_ADJUSTMENT
-    groups: dict[tuple[str, date | None, date, str], list[Revision]] = defaultdict(list)
+    groups: dict[tuple[str, date | None, date, str], list[ValueChange]] = defaultdict(list)
     for rev in rest:
         if rev not in classes:
             groups[(rev.row.accn, rev.row.start, rev.row.end, rev.row.unit)].append(rev)
@@ -178,7 +178,7 @@ def classify(found: Sequence[Revision]) -> dict[Revision, Change]:
     return classes
 
 
-def _lines_or_restated(group: Sequence[Revision]) -> Mapping[Revision, Change]:
+def _lines_or_restated(group: Sequence[ValueChange]) -> Mapping[ValueChange, Change]:
     """Reclassification or restatement, for the revisions of one filing, period and unit."""
     if group[0].row.form.upper().endswith("/A"):
         return dict.fromkeys(group, Change.RESTATEMENT)

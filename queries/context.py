@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graph.errors import InvalidArgument
 from graph.memory.ranking import record_injection
 from graph.model import Scope
 from graph.store import Store
@@ -31,7 +32,7 @@ class Context:
 def build_context(store: Store, scope: Scope, subject: str, *, thread: str,
                   limit: int = DEFAULT_LIMIT, actor: str) -> Context:
     if limit < 1:
-        raise ValueError("a context holds at least one memory")
+        raise InvalidArgument("a context holds at least one memory")
     found = recall(store, scope, subject)
     chosen = tuple(found[:limit])
     event_id = record_injection(store, scope.tenant, thread=thread, subject=subject,

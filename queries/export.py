@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import networkx as nx
 
-from queries.explain import Explanation, Step
+from queries.explain import Explanation, Justified, Step
 from queries.views import DerivationView, FactView, SourceView
 
 NAMESPACE = "urn:vintage:"
@@ -111,6 +111,27 @@ def _activity_record(d: DerivationView) -> Record:
     return record
 
 
+def _justification(
+    groups: dict[str, dict[str, Record]], fact: str, justified: Justified, at: str,
+) -> None:
+    """One derivation of ``fact`` as PROV: the activity, its generation and each usage."""
+    d = justified.derivation
+    act_id = _activity(d.id)
+    groups["activity"][act_id] = _activity_record(d)
+    gen_id = f"vintage:generation/{_local(fact)}/{_local(d.id)}"
+    groups["wasGeneratedBy"][gen_id] = {"prov:entity": _fact(fact), "prov:activity": act_id,
+                                        "prov:time": at}
+    for item in justified.inputs:
+        input_id = item.step.fact.id
+        use_id = f"vintage:usage/{_local(d.id)}/{_local(item.role)}"
+        groups["used"][use_id] = {"prov:activity": act_id, "prov:entity": _fact(input_id),
+                                  "prov:role": item.role}
+        groups["wasDerivedFrom"][
+            f"vintage:derivation/{_local(fact)}/{_local(input_id)}/{_local(d.id)}"] = {
+            "prov:generatedEntity": _fact(fact), "prov:usedEntity": _fact(input_id),
+            "prov:activity": act_id, "prov:generation": gen_id, "prov:usage": use_id}
+
+
 def prov_json(explanation: Explanation) -> dict[str, Any]:
     """The tree as a PROV-JSON document (https://www.w3.org/submissions/prov-json/).
 
@@ -122,8 +143,8 @@ def prov_json(explanation: Explanation) -> dict[str, Any]:
     groups: dict[str, dict[str, Record]] = {
         name: {} for name in ("entity", "activity", "used", "wasGeneratedBy",
                               "wasDerivedFrom", "wasInvalidatedBy")}
-    entity, activity = groups["entity"], groups["activity"]
-    generated, used, derived = groups["wasGeneratedBy"], groups["used"], groups["wasDerivedFrom"]
+    entity, derived = groups["entity"], groups["wasDerivedFrom"]
+    generated = groups["wasGeneratedBy"]
 
     def revision(new: str, old: str) -> None:
         # Versions known only by id (outside the tree) still need an entity to point at.
@@ -144,20 +165,7 @@ def prov_json(explanation: Explanation) -> dict[str, Any]:
             generated[f"vintage:generation/{_local(f.id)}"] = {
                 "prov:entity": fact_id, "prov:time": _time(available)}
         for justified in step.derived_by:
-            d = justified.derivation
-            act_id = _activity(d.id)
-            activity[act_id] = _activity_record(d)
-            gen_id = f"vintage:generation/{_local(f.id)}/{_local(d.id)}"
-            generated[gen_id] = {"prov:entity": fact_id, "prov:activity": act_id,
-                                 "prov:time": _time(available)}
-            for item in justified.inputs:
-                input_id = item.step.fact.id
-                use_id = f"vintage:usage/{_local(d.id)}/{_local(item.role)}"
-                used[use_id] = {"prov:activity": act_id, "prov:entity": _fact(input_id),
-                                "prov:role": item.role}
-                derived[f"vintage:derivation/{_local(f.id)}/{_local(input_id)}/{_local(d.id)}"] = {
-                    "prov:generatedEntity": fact_id, "prov:usedEntity": _fact(input_id),
-                    "prov:activity": act_id, "prov:generation": gen_id, "prov:usage": use_id}
+            _justification(groups, f.id, justified, _time(available))
         for s in step.sources:
             entity[_source(s.id)] = _source_entity(s)
             derived[f"vintage:support/{_local(f.id)}/{_local(s.id)}"] = {

@@ -19,14 +19,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from graph.cascade import Axis, plan
+from graph.errors import InvalidArgument
 from graph.model import Scope
 from graph.store import Store, StoreTx, UnknownReference
 from graph.support import supported_by
-from queries.revised import Revision, revised_by
+from queries.revised import RevisedFact, revised_by
 from queries.views import FactView
 
 
-class Reached(BaseModel):
+class ImpactedFact(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     fact: FactView
@@ -43,12 +44,12 @@ class Impact(BaseModel):
     system_at: datetime
     changed: tuple[FactView, ...]
     also_supported: tuple[FactView, ...]
-    affected: tuple[Reached, ...]
+    affected: tuple[ImpactedFact, ...]
     by_kind: dict[str, int]
     by_depth: dict[int, int]
     # For a source: what it already changed (versions it superseded, derived facts recomputed
     # or closed because of it), with old and new values.
-    revised: tuple[Revision, ...] = ()
+    revised: tuple[RevisedFact, ...] = ()
 
 
 def impact(
@@ -56,7 +57,7 @@ def impact(
     system_at: datetime | None = None,
 ) -> Impact:
     if (source_id is None) == (fact_id is None):
-        raise ValueError("impact needs exactly one of a source id or a fact id")
+        raise InvalidArgument("impact needs exactly one of a source id or a fact id")
     at = system_at or store.now()
     return store.reading(scope.tenant, lambda tx: _impact(tx, source_id, fact_id, at))
 
@@ -72,7 +73,8 @@ def _impact(tx: StoreTx, source_id: str | None, fact_id: str | None, at: datetim
     changed = tx.get_facts(changed_ids + kept)
     p = plan(tx, dict.fromkeys(changed_ids, at), Axis.SYSTEM, at)
     affected = tuple(
-        Reached(fact=FactView.of(a.fact), depth=a.depth, path=a.path, survives=a.ends_at is None)
+        ImpactedFact(fact=FactView.of(a.fact), depth=a.depth, path=a.path,
+                     survives=a.ends_at is None)
         for a in sorted(p.affected, key=lambda a: (a.depth, a.fact.id))
     )
     kinds = Counter(changed[i].kind.value for i in changed_ids)

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from queries.metrics import BUILTIN, NAME, Aliases, Metric, MetricError, Window
+from queries.metrics import BUILTIN, NAME, Aliases, Metric, MetricError, WindowKind
 
 __all__ = ["MAX_FILE_BYTES", "load_metrics"]
 
@@ -44,7 +44,7 @@ class _MetricDoc(BaseModel):
     description: str = ""
     formula: str
     unit: str = Field(min_length=1)
-    window: Window = "any"
+    window: WindowKind = "any"
     additive: bool = True
     growth: bool = False
     inputs: dict[str, list[str]] = Field(min_length=1)

@@ -32,11 +32,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-from graph.expr import ExprError, parse
+from graph.errors import UserError
+from graph.expr import ExprError
+from graph.expr_parse import parse
 from graph.model import digest
 from graph.recipes import Recipe, expression
 
@@ -45,19 +46,18 @@ __all__ = [
     "GROWTH_FORMULA",
     "Metric",
     "MetricError",
-    "Window",
-    "load_metrics",
+    "WindowKind",
     "resolve_metric",
 ]
 
-Window = Literal["quarter", "fy", "ltm", "any"]
+WindowKind = Literal["quarter", "fy", "ltm", "any"]
 Aliases = tuple[str, ...]
 GROWTH_FORMULA = "100 * (current - prior) / abs(prior)"
 PREDICATE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}:[A-Za-z_][A-Za-z0-9_.-]{0,255}", re.ASCII)
 NAME = re.compile(r"[a-z][a-z0-9_]{0,63}", re.ASCII)
 
 
-class MetricError(ValueError):
+class MetricError(UserError, ValueError):
     """A metric that cannot be defined, loaded or found; the message names what is wrong."""
 
 
@@ -79,7 +79,7 @@ class Metric:
     formula: str
     inputs: Mapping[str, Aliases]
     unit: str
-    window: Window = "any"
+    window: WindowKind = "any"
     additive: bool = True
     growth: bool = False
     subjects: Mapping[str, Mapping[str, Aliases]] = field(default_factory=dict)
@@ -107,8 +107,8 @@ class Metric:
         if names != set(self.inputs):
             raise self._fail("formula", f"uses roles {sorted(names)} but inputs define "
                                         f"{sorted(self.inputs)}; they must match exactly")
-        if self.window not in get_args(Window):
-            raise self._fail("window", f"{self.window!r} is not one of {get_args(Window)}")
+        if self.window not in get_args(WindowKind):
+            raise self._fail("window", f"{self.window!r} is not one of {get_args(WindowKind)}")
         self._check_roles("inputs", self.inputs)
         for subject, roles in self.subjects.items():
             if not subject or not subject.strip():
@@ -252,11 +252,3 @@ def resolve_metric(text: str, user_metrics: Mapping[str, Metric] | None = None) 
     shown = raw[:40] + ("…" if len(raw) > 40 else "")
     raise MetricError(f"unknown metric {shown!r}.{hint} Built-in metrics: {', '.join(BUILTIN)}; "
                       "or give a concept such as us-gaap:Revenues")
-
-
-def load_metrics(path: str | Path) -> dict[str, Metric]:
-    """User metrics from a YAML file; see :mod:`queries.metric_files` for the format."""
-    # Imported here: metric_files builds on this module (Metric, BUILTIN, MetricError).
-    from queries.metric_files import load_metrics as load
-
-    return load(path)

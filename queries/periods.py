@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Literal
 
+from graph.errors import UserError
 from graph.temporal import day_start, require_utc
 
 __all__ = [
@@ -40,7 +41,7 @@ DURATIONS: dict[SpanKind, tuple[int, int]] = {
 _ECHO = 40
 
 
-class PeriodError(ValueError):
+class PeriodError(UserError, ValueError):
     """A period that cannot be built or parsed; the message says what is accepted."""
 
 

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import product
 
-from graph.model import Change, Fact, Value
+from graph.kinds import Change
+from graph.model import Fact, Value
 from graph.recipes import Recipe, expression
 from queries.fiscal import FiscalCalendar, Span
 
@@ -55,7 +56,7 @@ class Observed:
 @dataclass(frozen=True)
 class Computed:
     recipe: Recipe
-    inputs: tuple[tuple[str, Node], ...]
+    inputs: tuple[tuple[str, PlanNode], ...]
     predicate: str
     unit: str | None
     span: Span
@@ -66,10 +67,10 @@ class Computed:
         return self.recipe.evaluate({role: node.value for role, node in self.inputs})
 
 
-Node = Observed | Computed
+PlanNode = Observed | Computed
 
 
-def leaves(node: Node) -> list[Fact]:
+def leaves(node: PlanNode) -> list[Fact]:
     if isinstance(node, Observed):
         return [node.fact]
     return [f for _, child in node.inputs for f in leaves(child)]
@@ -89,18 +90,18 @@ def series(facts: Iterable[Fact], aliases: Sequence[str]) -> Series:
     return best
 
 
-def _computed(recipe: Recipe, inputs: Sequence[tuple[str, Node]], span: Span,
+def _computed(recipe: Recipe, inputs: Sequence[tuple[str, PlanNode]], span: Span,
               method: str) -> Computed:
     first = leaves(inputs[0][1])[0]
     base = first.predicate.removeprefix("derived:")
     return Computed(recipe, tuple(inputs), f"derived:{base}", first.unit, span, method)
 
 
-def quarter(s: Series, cal: FiscalCalendar, label: int, n: int) -> list[Node]:
+def quarter(s: Series, cal: FiscalCalendar, label: int, n: int) -> list[PlanNode]:
     q = cal.quarter(label, n)
     if q is None:
         return []
-    found: list[Node] = [Observed(s[q])] if q in s else []
+    found: list[PlanNode] = [Observed(s[q])] if q in s else []
     ytd, prior = cal.ytd(label, n), cal.ytd(label, n - 1) if n > 1 else None
     if ytd is not None and prior is not None and ytd in s and prior in s:
         name = "fiscal year" if n == 4 else f"{3 * n} months YTD"
@@ -110,16 +111,16 @@ def quarter(s: Series, cal: FiscalCalendar, label: int, n: int) -> list[Node]:
     return found
 
 
-def year(s: Series, cal: FiscalCalendar, label: int) -> list[Node]:
+def year(s: Series, cal: FiscalCalendar, label: int) -> list[PlanNode]:
     fy = cal.year(label)
     if fy is None:
         return []
-    found: list[Node] = [Observed(s[fy.span])] if fy.span in s else []
+    found: list[PlanNode] = [Observed(s[fy.span])] if fy.span in s else []
     return found + _sums(s, cal, [(label, k) for k in (1, 2, 3, 4)], fy.span,
                          "sum of the four fiscal quarters")
 
 
-def ltm(s: Series, cal: FiscalCalendar, label: int, n: int) -> list[Node]:
+def ltm(s: Series, cal: FiscalCalendar, label: int, n: int) -> list[PlanNode]:
     """Twelve months ending with quarter ``n`` of fiscal year ``label``."""
     last = cal.quarter(label, n)
     back = [(label, k) for k in range(n, 0, -1)] + [(label - 1, k) for k in range(4, n, -1)]
@@ -128,7 +129,7 @@ def ltm(s: Series, cal: FiscalCalendar, label: int, n: int) -> list[Node]:
         return []
     window = Span(first.start, last.end)
     fy = cal.year(label)
-    found: list[Node] = [Observed(s[fy.span])] if n == 4 and fy and fy.span in s else []
+    found: list[PlanNode] = [Observed(s[fy.span])] if n == 4 and fy and fy.span in s else []
     found += _sums(s, cal, list(reversed(back)), window, "sum of four quarters")
     ytd, prior, last_year = cal.ytd(label, n), cal.ytd(label - 1, n), cal.year(label - 1)
     if n < 4 and ytd in s and prior in s and last_year is not None and last_year.span in s:
@@ -141,11 +142,11 @@ def ltm(s: Series, cal: FiscalCalendar, label: int, n: int) -> list[Node]:
 
 
 def _sums(s: Series, cal: FiscalCalendar, quarters: list[tuple[int, int]], span: Span,
-          method: str) -> list[Node]:
+          method: str) -> list[PlanNode]:
     options = [quarter(s, cal, label, k) for label, k in quarters]
     if not all(options):
         return []
-    found: list[Node] = []
+    found: list[PlanNode] = []
     for combo in product(*options):
         found.append(_computed(QUARTER_SUM, [(f"q{i}", node) for i, node in
                                              enumerate(combo, 1)], span, method))

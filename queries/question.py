@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta
 
 from graph.asof import AsOf
 from graph.derivations import Output, derive_in
+from graph.errors import InvalidArgument
 from graph.model import Fact, Scope, Source, Value
 from graph.recipes import RecipeError
 from graph.store import Store, StoreTx
@@ -24,7 +25,7 @@ from queries import plans
 from queries.answers import InputFact, MetricAnswer, SubjectAnswer
 from queries.fiscal import FiscalCalendar, PeriodSpec, Span, kind_of
 from queries.metrics import Metric
-from queries.plans import Computed, Node, Observed, Series
+from queries.plans import Computed, Observed, PlanNode, Series
 
 _WORKERS = 8
 _MARGIN = timedelta(days=800)  # two years and some, around an explicit span
@@ -35,7 +36,7 @@ _LTM_WINDOWS = 8  # how many quarter ends back an LTM question looks for a compl
 @dataclass(frozen=True)
 class Window:
     label: str
-    plans: Callable[[Series], list[Node]]
+    plans: Callable[[Series], list[PlanNode]]
     prior: Window | None = None  # the same window a year earlier (growth metrics)
 
 
@@ -44,9 +45,9 @@ def ask(
     period: PeriodSpec, *, actor: str = "vintage asof",
 ) -> MetricAnswer:
     if not subjects:
-        raise ValueError("name at least one subject")
+        raise InvalidArgument("name at least one subject")
     if len(set(subjects)) != len(subjects):
-        raise ValueError("a subject is named twice")
+        raise InvalidArgument("a subject is named twice")
     # Companies are independent: on Neo4j their round trips overlap (each call opens its own
     # session); the embedded store serialises them under its lock.
     with ThreadPoolExecutor(max_workers=min(_WORKERS, len(subjects))) as pool:
@@ -189,7 +190,7 @@ def _tables(metric: Metric, subject: str, facts: list[Fact]) -> Tables:
 
 
 def _plan(metric: Metric, window: Window, roles: Tables, known: _Known,
-          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> Node | None:
+          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> PlanNode | None:
     node = _first_base(metric, window, roles, known, basis, skipped)
     if node is None or not metric.growth:
         return node
@@ -207,7 +208,8 @@ def _plan(metric: Metric, window: Window, roles: Tables, known: _Known,
 
 
 def _first_base(metric: Metric, window: Window, roles: Tables, known: _Known,
-                basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> Node | None:
+                basis: Mapping[str, list[plans.BasisChange]],
+                skipped: list[str]) -> PlanNode | None:
     """The metric's own definition for this window, else its fallback's (gross profit as
     revenue - cost of revenue where it is not reported); why neither works goes to skipped."""
     tried: list[str] = []
@@ -222,8 +224,8 @@ def _first_base(metric: Metric, window: Window, roles: Tables, known: _Known,
 
 
 def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: _Known,
-          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> Node | None:
-    chosen: dict[str, Node] = {}
+          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> PlanNode | None:
+    chosen: dict[str, PlanNode] = {}
     for role in sorted(metric.inputs):
         candidates = window.plans(roles[role])
         if not candidates:
@@ -247,12 +249,12 @@ def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: _K
                     unit, first.span, metric.formula)
 
 
-def _method(node: Node) -> str:
+def _method(node: PlanNode) -> str:
     return "reported" if isinstance(node, Observed) else node.method
 
 
 def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
-              window: Window, node: Node, known: _Known, skipped: list[str],
+              window: Window, node: PlanNode, known: _Known, skipped: list[str],
               actor: str) -> SubjectAnswer:
     value: Value = node.value
     derivations: list[str] = []
@@ -278,7 +280,7 @@ def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: 
     )
 
 
-def _persist(tx: StoreTx, now: datetime, scope: Scope, subject: str, node: Node, actor: str,
+def _persist(tx: StoreTx, now: datetime, scope: Scope, subject: str, node: PlanNode, actor: str,
              derivations: list[str]) -> Fact:
     if isinstance(node, Observed):
         return node.fact

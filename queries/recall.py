@@ -18,9 +18,10 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from graph.asof import AsOf
+from graph.kinds import Status
 from graph.memory.gate import FACT_KIND, MEMORY_KIND
 from graph.memory.ranking import FULL, weights
-from graph.model import Event, Scope, Status, Value
+from graph.model import Event, Scope, Value
 from graph.store import Store
 from graph.temporal import as_of
 from queries.asof import Answer
@@ -54,8 +55,8 @@ def recall(
 ) -> list[MemoryView]:
     """The memories of ``subject`` (under ``key``, if given) as observed by ``at`` and
     holding then (a TTL not yet reached), as the engine holds them at ``system_at`` (default
-    now: DESIGN.md's default; give ``system_at`` to see past an invalidation, retraction or
-    rollback made since)."""
+    now: the contract's default, docs/contract.md, "The as-of predicate"; give ``system_at``
+    to see past an invalidation, retraction or rollback made since)."""
     t = at or store.now()
     statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if candidates else set())
     spec = AsOf(scope, known_at=t, system_at=system_at, valid=as_of(t), subjects=(subject,),

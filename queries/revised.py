@@ -13,15 +13,16 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from graph.kinds import FactKind
 from graph.labels import FACT, GENERATED, SUPERSEDES, SUPPORTED_BY, USED
-from graph.model import Fact, FactKind
+from graph.model import Fact
 from graph.store import Direction, StoreTx
 from queries.views import FactView
 
 _MAX_DEPTH = 32
 
 
-class Revision(BaseModel):
+class RevisedFact(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     old: FactView
@@ -29,7 +30,7 @@ class Revision(BaseModel):
     change: str | None  # rounding, split_adjustment, ... for filed values; None for derived
 
 
-def revised_by(tx: StoreTx, source_id: str, at: datetime) -> tuple[Revision, ...]:
+def revised_by(tx: StoreTx, source_id: str, at: datetime) -> tuple[RevisedFact, ...]:
     supported = sorted(tx.walk([source_id], Direction.DOWNSTREAM, at, 1,
                                (SUPPORTED_BY,)).ids(FACT))
     pairs = [(e.start, e.end) for e in tx.walk(supported, Direction.UPSTREAM, at, 1,
@@ -49,9 +50,9 @@ def revised_by(tx: StoreTx, source_id: str, at: datetime) -> tuple[Revision, ...
         causes |= frontier
         olds |= {old for _, old in step}
     facts = tx.get_facts(sorted(causes | olds))
-    found = [Revision(old=FactView.of(facts[old]), new=FactView.of(facts[new]),
+    found = [RevisedFact(old=FactView.of(facts[old]), new=FactView.of(facts[new]),
                       change=_change(facts[new])) for new, old in pairs]
-    found += [Revision(old=FactView.of(f), new=None, change=None)
+    found += [RevisedFact(old=FactView.of(f), new=None, change=None)
               for f in _closed_without_replacement(tx, facts, olds, at)]
     return tuple(sorted(found, key=lambda r: (r.old.kind != "observation", r.old.predicate,
                                               r.old.valid[0], r.old.id)))

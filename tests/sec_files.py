@@ -7,10 +7,10 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import ingest
-from graph.model import Change
+from graph.kinds import Change
 from graph.temporal import day_start
 from ingest.companyfacts import ParsedFile
-from ingest.revisions import Revision, classify, revisions
+from ingest.revisions import ValueChange, classify, revisions
 
 DATA = Path(ingest.__file__).parent / "data"
 FILES = DATA / "companyfacts"
@@ -39,5 +39,5 @@ def period(start: date | None, end: date) -> tuple[datetime, datetime]:
     return day_start(start or end), day_start(end) + timedelta(days=1)
 
 
-def classified(parsed_file: ParsedFile) -> dict[Revision, Change]:
+def classified(parsed_file: ParsedFile) -> dict[ValueChange, Change]:
     return classify(revisions(parsed_file.rows))

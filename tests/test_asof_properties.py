@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graph.asof import AsOf, to_predicate
-from graph.model import Fact, FactKind, Scope, Status
+from graph.kinds import FactKind, Status
+from graph.model import Fact, Scope
 from graph.temporal import UTC, Interval, as_of
 
 BASE = datetime(2020, 1, 1, tzinfo=UTC)

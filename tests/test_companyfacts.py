@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from graph.embedded.store import EmbeddedStore
-from graph.model import Change, Event, Scope
+from graph.kinds import Change
+from graph.model import Event, Scope
 from graph.store import Store
 from graph.temporal import day_start, from_to
 from ingest.batches import Summary

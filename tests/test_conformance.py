@@ -9,7 +9,8 @@ import pytest
 
 from graph.asof import AsOf, TenantRequired
 from graph.corrections import restore_source, retract_source
-from graph.model import FactKind, Scope, Status
+from graph.kinds import FactKind, Status
+from graph.model import Scope
 from graph.store import (
     Confirmation,
     ConflictError,

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.expr import Binary, Call, Expr, ExprError, Name, Num, Unary, parse
+from graph.expr import Binary, Call, Expr, ExprError, Num, Unary, Var
+from graph.expr_parse import parse
 
-A, B, C = Name("a"), Name("b"), Name("c")
+A, B, C = Var("a"), Var("b"), Var("c")
 INT64_MAX = 2**63 - 1
 relaxed = settings(deadline=None, max_examples=150)
 
@@ -287,7 +288,7 @@ def test_code_injection_and_other_python_syntax_are_syntax_errors(text: str) -> 
 def test_ill_typed_or_unrenderable_trees_cannot_be_built() -> None:
     for build in (
         lambda: Num(-1), lambda: Num(True), lambda: Num(math.nan), lambda: Num(2**63),
-        lambda: Name("a b"), lambda: Name("sum"), lambda: Name("and"), lambda: Unary("~", A),
+        lambda: Var("a b"), lambda: Var("sum"), lambda: Var("and"), lambda: Unary("~", A),
         lambda: Binary("**", A, B), lambda: Call("eval", (A,)), lambda: Call("if", (A, B, C)),
     ):
         with pytest.raises(ExprError):
@@ -329,7 +330,7 @@ def test_render_is_canonical_with_only_the_parentheses_needed(text: str, canonic
 # Property-based checks
 
 NAMES = ("a", "b", "c", "revenue", "q_1", "_x")
-names = st.sampled_from(NAMES).map(Name)
+names = st.sampled_from(NAMES).map(Var)
 small_ints = st.integers(min_value=0, max_value=9).map(Num)
 floats = st.floats(min_value=0, max_value=1e300, allow_nan=False).map(lambda f: Num(abs(f)))
 
@@ -378,7 +379,7 @@ def reference(e: Expr, env: dict[str, int]) -> int | bool:
     match e:
         case Num(value=int(v)):
             return v
-        case Name(name=n):
+        case Var(name=n):
             return env[n]
         case Unary(op="-", operand=x):
             return -reference(x, env)

@@ -1,5 +1,5 @@
-"""Cascade, truth maintenance and recompute, on both backends (DESIGN.md, "Corrections,
-cascade, erasure")."""
+"""Cascade, truth maintenance and recompute, on both backends (docs/contract.md, "Corrections,
+cascade and exits")."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from graph.asof import AsOf
 from graph.corrections import Fate, invalidate, restore_source, retract_source
-from graph.derivations import CycleError, Output, VintageError, derive
+from graph.derivations import CycleError, MixedVintage, Output, derive
 from graph.model import Fact, Scope, Value
 from graph.recipes import RecipeError, expression, function, register
 from graph.store import Direction, Store, StoreError
@@ -184,7 +184,7 @@ def test_inputs_never_current_together_are_refused(
     record(store, scope, batch(fact(5, later.id, predicate="Other"), sources=(later,)),
            actor="t")
     other = store.read(AsOf(scope, predicates=("Other",)))[0]
-    with pytest.raises(VintageError, match="never current together"):
+    with pytest.raises(MixedVintage, match="never current together"):
         derive(store, scope, expression("mix", "1", "a + b"), {"a": old.id, "b": other.id},
                out("Mixed"), actor="t")
 

@@ -11,7 +11,7 @@ from graph.asof import AsOf
 from graph.labels import CONFLICTS_WITH
 from graph.memory.conflicts import resolve, review
 from graph.memory.gate import Decision, MemoryKind
-from graph.memory.remember import invalidate_memory, memory_key, outcome, promote, remember
+from graph.memory.remember import invalidate_memory, outcome, promote, remember
 from graph.memory.rollback import rollback
 from graph.model import Scope
 from graph.store import ConflictError, Direction, Store, UnknownReference
@@ -86,7 +86,7 @@ def test_sixteen_concurrent_updates_to_one_key_lose_none(store: Store, scope: Sc
     with ThreadPoolExecutor(max_workers=16) as pool:
         decisions = list(pool.map(update, range(1, 17)))
     assert decisions == [Decision.ACTIVE] * 16
-    history = store.history(scope.tenant, memory_key(memory(scope)))
+    history = store.history(scope.tenant, memory(scope).assertion_key())
     assert sorted(f.value for f in history) == sorted(f"v{i}" for i in range(17))
     assert [f.revision for f in history] == list(range(1, 18))
 
@@ -258,7 +258,7 @@ def test_rollback_to_t_then_rollback_of_the_rollback(
     assert (undone.restored, undone.retired) == (1, 1)
     now = {m.key: m.value for m in recall(store, mine(scope), "user:42")}
     assert now == {"shipping.preference": "ship to the office"}
-    history = store.history(scope.tenant, memory_key(memory(scope)))
+    history = store.history(scope.tenant, memory(scope).assertion_key())
     assert [f.value for f in history] == ["ship to the office", "ship to nowhere",
                                           "ship to the office"]  # nothing deleted
     clock.advance(minutes=1)

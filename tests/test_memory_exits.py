@@ -12,13 +12,14 @@ import pytest
 from graph.asof import AsOf
 from graph.corrections import retract_source
 from graph.derivations import Output, derive
+from graph.kinds import FactKind, Status
 from graph.memory.amend import correct
 from graph.memory.conflicts import review
 from graph.memory.forget import forget
 from graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn
 from graph.memory.ranking import demote
-from graph.memory.remember import invalidate_memory, memory_key, remember
-from graph.model import FactKind, Scope, Status
+from graph.memory.remember import invalidate_memory, remember
+from graph.model import Scope
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 from graph.temporal import all_time
 from queries.context import build_context
@@ -146,7 +147,7 @@ def test_a_user_corrects_one_memory_by_the_id_they_were_shown(
     with pytest.raises(ConflictError, match="no longer current"):  # the version they saw
         correct(store, scope.tenant, first.memory_id, "ship home", source_id="msg-3",
                 observed_at=clock.now, actor="user:42")
-    assert len(store.history(scope.tenant, memory_key(memory(scope)))) == 2
+    assert len(store.history(scope.tenant, memory(scope).assertion_key())) == 2
 
 
 def test_correcting_an_unknown_or_erased_memory_is_refused(
@@ -223,7 +224,7 @@ def test_a_derived_fact_never_overrides_raw_evidence(store: Store, scope: Scope)
                Output("user:42", "shipping.preference", MEMORY_EPOCH, None), actor=ACTOR)
     assert values(recall(store, mine(scope), "user:42", "shipping.preference")) == [
         "ship to the office"]
-    assert len(store.history(scope.tenant, memory_key(memory(scope)))) == 1
+    assert len(store.history(scope.tenant, memory(scope).assertion_key())) == 1
 
 
 def test_retracting_a_source_takes_its_support_and_the_cascade_follows(
@@ -276,7 +277,7 @@ def test_a_write_observed_before_the_current_version_is_refused_and_changes_noth
                                   observed_at="2026-05-01T09:00:00Z"), actor=ACTOR)
     assert late.decision is Decision.REFUSED and "out-of-order" in late.reason
     assert values(recall(store, mine(scope), "user:42")) == ["ship to the office"]
-    assert len(store.history(scope.tenant, memory_key(memory(scope)))) == 1
+    assert len(store.history(scope.tenant, memory(scope).assertion_key())) == 1
 
 
 def test_a_memory_written_again_after_an_invalidation_is_a_new_revision_history_kept(
@@ -290,5 +291,5 @@ def test_a_memory_written_again_after_an_invalidation_is_a_new_revision_history_
                                    observed_at="2026-05-02T10:00:00Z"), actor=ACTOR)
     assert (again.decision, again.revision) == (Decision.ACTIVE, 2)
     assert again.memory_id != first.memory_id
-    history = store.history(scope.tenant, memory_key(memory(scope)))
+    history = store.history(scope.tenant, memory(scope).assertion_key())
     assert [(f.revision, f.invalidated_at is None) for f in history] == [(1, False), (2, True)]

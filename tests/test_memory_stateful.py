@@ -15,6 +15,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from graph.asof import AsOf
 from graph.embedded.store import EmbeddedStore
+from graph.kinds import FactKind
 from graph.memory.amend import correct
 from graph.memory.conflicts import resolve
 from graph.memory.forget import forget
@@ -22,7 +23,6 @@ from graph.memory.gate import MemoryIn, memory_scope
 from graph.memory.ranking import demote
 from graph.memory.remember import Remembered, invalidate_memory, remember
 from graph.memory.rollback import rollback
-from graph.model import FactKind
 from graph.neo4j.store import Neo4jStore
 from graph.store import Store, StoreError
 from graph.temporal import parse_instant

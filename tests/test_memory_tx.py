@@ -10,11 +10,13 @@ from typing import Any, TypeVar
 import pytest
 
 from graph.asof import AsOf
+from graph.kinds import FactKind, Status
 from graph.memory.forget import forget
-from graph.memory.remember import invalidate_memory, memory_key, remember
+from graph.memory.primitives import memory_tx
+from graph.memory.remember import invalidate_memory, remember
 from graph.memory.rollback import rollback
-from graph.model import Event, Fact, FactKind, Scope, Status
-from graph.store import CrossTenant, Store, StoreTx
+from graph.model import Event, Fact, Scope
+from graph.store import CrossTenant, Store, StoreError, StoreTx
 from graph.temporal import all_time
 from queries.recall import recall
 from tests.factories import ACTOR, PinnedClock, bad_batch, memory, mine, values
@@ -74,7 +76,7 @@ def test_a_transaction_of_one_tenant_cannot_read_another(
     with pytest.raises(CrossTenant):
         in_write(store, scope.tenant, lambda tx: tx.read(AsOf(other).resolved(clock.now)))
     with pytest.raises(CrossTenant):
-        in_write(store, scope.tenant, lambda tx: tx.facts_in(other))
+        in_write(store, scope.tenant, lambda tx: memory_tx(tx).facts_in(other))
 
 
 def test_facts_in_a_scope_are_every_version_ever_recorded_and_none_of_another_user(
@@ -83,7 +85,7 @@ def test_facts_in_a_scope_are_every_version_ever_recorded_and_none_of_another_us
     three_memories(store, scope, clock)
 
     def facts_in(tx: StoreTx) -> list[Fact]:
-        return tx.facts_in(mine(scope))
+        return memory_tx(tx).facts_in(mine(scope))
 
     found = store.reading(scope.tenant, facts_in)
     assert sorted(str(f.value) for f in found) == [
@@ -91,12 +93,12 @@ def test_facts_in_a_scope_are_every_version_ever_recorded_and_none_of_another_us
     assert {f.superseded_at is not None for f in found} == {True, False}
     assert any(f.invalidated_at is not None for f in found)
     assert all("user=42" in f.scope for f in found)
-    everyone = store.reading(scope.tenant, lambda tx: tx.facts_in(scope))
+    everyone = store.reading(scope.tenant, lambda tx: memory_tx(tx).facts_in(scope))
     assert len(everyone) == 4
-    key = memory_key(memory(scope))
-    keyed = store.reading(scope.tenant, lambda tx: tx.facts_in(mine(scope), keys=[key]))
+    key = memory(scope).assertion_key()
+    keyed = store.reading(scope.tenant, lambda tx: memory_tx(tx).facts_in(mine(scope), keys=[key]))
     assert [f.revision for f in keyed] == [1, 2]
-    assert store.reading(scope.tenant, lambda tx: tx.facts_in(
+    assert store.reading(scope.tenant, lambda tx: memory_tx(tx).facts_in(
         mine(scope), [FactKind.EXPERIENCE])) == []
 
 
@@ -104,7 +106,7 @@ def test_facts_in_a_scope_include_erased_shells(store: Store, scope: Scope) -> N
     remembered(store, scope, value="ship to the office")
     forget(store, mine(scope), subject="user:42", key="shipping.preference", actor="x",
            reason="erase request")
-    (shell,) = store.reading(scope.tenant, lambda tx: tx.facts_in(mine(scope)))
+    (shell,) = store.reading(scope.tenant, lambda tx: memory_tx(tx).facts_in(mine(scope)))
     assert shell.erased_at is not None and shell.value == ""
 
 
@@ -150,7 +152,7 @@ def test_a_rollback_failing_at_its_last_step_writes_nothing(
     store: Store, scope: Scope, clock: PinnedClock, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     good = bad_batch(store, scope, clock)
-    key = memory_key(memory(scope))
+    key = memory(scope).assertion_key()
     before = (store.events(scope.tenant), store.history(scope.tenant, key),
               store.read(AsOf(mine(scope))))
     write = store.write
@@ -187,3 +189,11 @@ def test_a_rollback_with_nothing_to_change_writes_nothing(
     done = rollback(store, mine(scope), at, actor="ops", reason="nothing happened")
     assert (done.event_id, done.restored, done.retired) == (None, 0, 0)
     assert store.events(scope.tenant) == events
+
+
+def test_a_transaction_without_the_memory_primitives_is_refused_by_name() -> None:
+    class CoreOnly:
+        tenant = "t"
+
+    with pytest.raises(StoreError, match="CoreOnly has no agent-memory primitives"):
+        memory_tx(CoreOnly())  # type: ignore[arg-type]

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.expr import parse
+from graph.expr_parse import parse
 from graph.recipes import RecipeError
 from queries.fiscal import Span
-from queries.metrics import BUILTIN, Metric, MetricError, load_metrics, resolve_metric
+from queries.metric_files import load_metrics
+from queries.metrics import BUILTIN, Metric, MetricError, resolve_metric
 from tests.raw_companyfacts import TICKERS, calendar, reported, rows
 
 REVENUE = ("us-gaap:Revenues", "ifrs-full:Revenue")

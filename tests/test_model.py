@@ -7,7 +7,8 @@ from datetime import datetime
 import pytest
 from pydantic import ValidationError
 
-from graph.model import MAX_TEXT_BYTES, FactIn, Scope, SourceIn
+from graph.limits import MAX_TEXT_BYTES
+from graph.model import FactIn, Scope, SourceIn
 from graph.temporal import TimeError, as_of, between, from_to, parse_instant, require_utc
 
 START = parse_instant("2018-01-01")

@@ -11,9 +11,9 @@ from decimal import Decimal
 
 import pytest
 
-from graph.model import Change
+from graph.kinds import Change
 from ingest.companyfacts import ParsedFile
-from ingest.revisions import Revision, Row, classify, is_rounding, precision, revisions
+from ingest.revisions import Row, ValueChange, classify, is_rounding, precision, revisions
 from tests.sec_files import (
     DATA,
     GOOGL_FIRST,
@@ -26,8 +26,8 @@ from tests.sec_files import (
 )
 
 
-def find(found: dict[Revision, Change], concept: str, start: date | None, end: date,
-         accn: str) -> tuple[Revision, Change]:
+def find(found: dict[ValueChange, Change], concept: str, start: date | None, end: date,
+         accn: str) -> tuple[ValueChange, Change]:
     (match,) = [(rev, change) for rev, change in found.items()
                 if (rev.row.concept, rev.row.start, rev.row.end, rev.row.accn)
                 == (concept, start, end, accn)]
@@ -117,7 +117,7 @@ def _shown_precision(value: int | float) -> Decimal:
     return Decimal(1).scaleb(exponent)
 
 
-def _agree_within_half_precision(rev: Revision) -> bool:
+def _agree_within_half_precision(rev: ValueChange) -> bool:
     old, new = Decimal(repr(rev.previous)), Decimal(repr(rev.row.value))
     coarser = max(_shown_precision(rev.previous), _shown_precision(rev.row.value))
     return abs(old - new) * 2 <= coarser
@@ -177,7 +177,7 @@ def row(concept: str, value: int | float, accn: str = "0000000001-20-000002", *,
     return Row("us-gaap", concept, unit, start, end, value, accn, form, filed)
 
 
-def revised(*pairs: tuple[Row, int | float]) -> dict[Revision, Change]:
+def revised(*pairs: tuple[Row, int | float]) -> dict[ValueChange, Change]:
     """Classes of revisions built as a file would show them: an earlier filing, then ``row``."""
     rows: list[Row] = []
     for new, old in pairs:
@@ -188,7 +188,7 @@ def revised(*pairs: tuple[Row, int | float]) -> dict[Revision, Change]:
     return classify(found)
 
 
-def classes_by_concept(found: dict[Revision, Change]) -> dict[str, Change]:
+def classes_by_concept(found: dict[ValueChange, Change]) -> dict[str, Change]:
     return {rev.row.concept: change for rev, change in found.items()}
 
 
@@ -223,7 +223,7 @@ def test_precision_is_the_unit_of_the_last_digit_a_figure_shows(
 def test_is_rounding_accepts_differences_up_to_half_the_coarser_precision(
     old: int | float, new: int | float, rounding: bool,
 ) -> None:
-    assert is_rounding(Revision(row("Revenues", new), old)) is rounding
+    assert is_rounding(ValueChange(row("Revenues", new), old)) is rounding
 
 
 def test_lines_that_move_by_opposite_amounts_under_an_unchanged_bottom_line_are_reclassified(

@@ -13,6 +13,7 @@ from typing import Any
 import networkx as nx
 
 from graph.asof import AsOf, to_predicate
+from graph.kinds import FactKind
 from graph.labels import (
     ABOUT,
     CONFLICTS_WITH,
@@ -26,7 +27,7 @@ from graph.labels import (
     SUPPORTED_BY,
     USED,
 )
-from graph.model import Event, Fact, FactKind, Scope
+from graph.model import Event, Fact, Scope
 from graph.store import DerivationWrite
 
 Journal = list[Callable[[], None]]

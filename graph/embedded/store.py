@@ -1,7 +1,14 @@
 """The embedded backend: networkx in process, persisted as an append-only JSON-lines log.
 
-Each committed transaction is one log line, fsynced before it is applied in memory, so a crash
-leaves either the whole batch or none of it. Opening replays the log. This backend is also the
+A write runs under the store's lock. Each operation of the transaction applies to the in-memory
+state at once (so the transaction reads its own writes, as on Neo4j) and pushes its inverse onto
+an undo journal. At commit, once the unit of work has returned, the transaction's operations are
+appended to the log as one line, flushed and fsynced; only then does the call return. If the
+unit of work or the append raises, the journal undoes the in-memory changes. Other threads
+never see a transaction's uncommitted state: their reads wait for the same lock. Opening
+replays the log line by line; a last line torn by a crash during the append fails the open
+with a JSON error, rather than being replayed in part. After its line is fsynced, an erasure
+rewrites the log (``_scrub``): the one exception to append-only. This backend is also the
 reference model the Neo4j backend is checked against, so it favours plainness over speed.
 """
 
@@ -11,37 +18,30 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from graph.asof import AsOf
-from graph.embedded import codec
+from graph.embedded import codec, reads
 from graph.embedded.state import ERASED, State
-from graph.embedded.tx import EmbeddedTx, live
+from graph.embedded.tx import EmbeddedTx
 from graph.labels import (
-    DERIVATION,
-    FACT,
-    GENERATED,
     LINEAGE_TYPES,
     SOURCE,
-    SUPPORTED_BY,
 )
 from graph.model import Event, Fact, Source
 from graph.store import (
     Clock,
     Confirmation,
     Direction,
-    Edge,
-    Reached,
     Support,
     Walk,
 )
 
 T = TypeVar("T")
 LOG_NAME = "vintage.log.jsonl"
-Node = tuple[str, str, str]  # (label, tenant, id)
 
 
 class EmbeddedStore:
@@ -80,7 +80,7 @@ class EmbeddedStore:
 
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._lock:
-            tx = EmbeddedTx(self, tenant)
+            tx = EmbeddedTx(self.state, tenant)
             try:
                 result = work(tx)
                 if tx.ops:
@@ -132,7 +132,7 @@ class EmbeddedStore:
 
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._lock:
-            tx = EmbeddedTx(self, tenant)
+            tx = EmbeddedTx(self.state, tenant)
             result = work(tx)
             if tx.ops:
                 raise RuntimeError("a read-only unit of work tried to write")
@@ -151,7 +151,8 @@ class EmbeddedStore:
         tenant = spec.scope.tenant
         with self._lock:
             facts = self.state.read(resolved, limit)
-            edges = [e for e in self.edges_of(tenant, [f.id for f in facts], resolved.system_at)
+            edges = [e for e in reads.supports(self.state, tenant, [f.id for f in facts],
+                                               resolved.system_at)
                      if e.available_at <= known]
             by_id = {s.id: s for s in self.sources(tenant, sorted({e.source_id for e in edges}))}
         cited: dict[str, list[Source]] = {}
@@ -177,21 +178,7 @@ class EmbeddedStore:
         self, tenant: str, fact_ids: Sequence[str], at: datetime | None = None,
     ) -> list[Support]:
         with self._lock:
-            return self.edges_of(tenant, fact_ids, at or self.now())
-
-    def edges_of(self, tenant: str, fact_ids: Sequence[str],
-                 at: datetime | None) -> list[Support]:
-        """Support edges holding at ``at`` (None: every one); the caller holds the lock."""
-        found = []
-        for fid in fact_ids:
-            node = (FACT, tenant, fid)
-            if node not in self.graph:
-                continue
-            for _, dst, key, data in self.graph.out_edges(node, keys=True, data=True):
-                if key == SUPPORTED_BY and (at is None or live(data, at)):
-                    found.append(Support(fid, dst[2], data["available_at"],
-                                         data["recorded_at"]))
-        return sorted(found, key=lambda s: (s.fact_id, s.available_at, s.source_id))
+            return reads.supports(self.state, tenant, fact_ids, at or self.now())
 
     def confirmations(
         self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
@@ -208,7 +195,9 @@ class EmbeddedStore:
         return found
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
-        return [r for r in self._records(SOURCE, tenant, ids) if isinstance(r, Source)]
+        with self._lock:
+            return [r for r in reads.records(self.state, SOURCE, tenant, ids)
+                    if isinstance(r, Source)]
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
         with self._lock:
@@ -217,60 +206,10 @@ class EmbeddedStore:
                       for e in self.state.events_by_action.get((tenant, a), [])])
             return sorted(found, key=lambda e: (e.at, e.id))
 
-    def _records(self, label: str, tenant: str, ids: Sequence[str]) -> Iterator[Any]:
-        with self._lock:
-            for i in ids:
-                node = self.graph.nodes.get((label, tenant, i))
-                if node is not None:
-                    yield node["record"]
-
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
         system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk:
         with self._lock:
-            starts = [(label, tenant, i) for i in dict.fromkeys(start_ids)
-                      for label in (FACT, SOURCE, DERIVATION)
-                      if (label, tenant, i) in self.graph]
-            depth: dict[Node, int] = dict.fromkeys(starts, 0)
-            edges: list[Edge] = []
-            frontier = list(starts)
-            for level in range(1, max_depth + 1):
-                nxt: list[Node] = []
-                for node in frontier:
-                    for nb, edge in self._steps(node, direction, system_at, set(types)):
-                        edges.append(edge)
-                        if nb not in depth:
-                            depth[nb] = level
-                            nxt.append(nb)
-                frontier = nxt
-            reached = tuple(sorted(
-                (Reached(n[2], n[0], d) for n, d in depth.items() if d > 0),
-                key=lambda r: (r.depth, r.label, r.id),
-            ))
-            return Walk(reached, tuple(sorted(set(edges), key=_edge_order)))
-
-    def _steps(
-        self, node: Node, direction: Direction, at: datetime, types: set[str],
-    ) -> Iterator[tuple[Node, Edge]]:
-        forward = direction is Direction.UPSTREAM
-        edges = self.graph.edges
-        for key in sorted(types):
-            if (key == GENERATED) != forward:
-                for dst in sorted(self.state.out_by_type.get((node, key), ())):
-                    data = edges[node, dst, key]
-                    if live(data, at):
-                        yield dst, Edge(node[2], key, dst[2], _props(data))
-            else:
-                for src in sorted(self.state.in_by_type.get((node, key), ())):
-                    data = edges[src, node, key]
-                    if live(data, at):
-                        yield src, Edge(src[2], key, node[2], _props(data))
-
-
-def _props(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if v is not None}
-
-
-def _edge_order(e: Edge) -> tuple[str, str, str]:
-    return (e.type, e.start, e.end)
+            return reads.walk(self.state, tenant, start_ids, direction, system_at, max_depth,
+                              types)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from graph.asof import AsOf, in_gap
-from graph.embedded.state import Journal
-from graph.labels import DERIVATION, FACT, GENERATED, LINEAGE_TYPES, SOURCE, SUPPORTED_BY, USED
-from graph.model import Event, Fact, FactKind, Scope, Source, Subject
+from graph.asof import AsOf
+from graph.embedded import reads
+from graph.embedded.state import Journal, State
+from graph.kinds import FactKind
+from graph.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
+from graph.model import Event, Fact, Scope, Source, Subject
 from graph.store import (
     Closure,
     Conflict,
@@ -32,37 +34,27 @@ from graph.store import (
     check_tenant,
 )
 
-if TYPE_CHECKING:
-    from graph.embedded.store import EmbeddedStore
-
-
-def live(data: dict[str, Any], at: datetime) -> bool:
-    until = data.get("invalidated_at")
-    return bool(data["recorded_at"] <= at and (until is None or at < until)
-                and not in_gap(data.get("gaps_from", ()), data.get("gaps_to", ()), at))
-
-
 
 class EmbeddedTx:
     """One unit of work: each write applies at once (so later reads see it), is logged for
     the commit, and journalled for the rollback."""
 
-    def __init__(self, store: EmbeddedStore, tenant: str) -> None:
-        self.store = store
+    def __init__(self, state: State, tenant: str) -> None:
+        self.state = state
         self.tenant = tenant
         self.ops: list[tuple[str, Any]] = []
         self.journal: Journal = []
 
     def _do(self, op: str, records: Sequence[Any]) -> None:
         for rec in records:
-            self.store.state.apply(self.tenant, op, rec, self.journal)
+            self.state.apply(self.tenant, op, rec, self.journal)
             self.ops.append((op, rec))
 
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
-        facts = self.store.state.facts[self.tenant]
+        facts = self.state.facts[self.tenant]
         found: dict[str, list[Fact]] = {}
         for key in keys:
-            live = [facts[i] for i in self.store.state.by_key.get((self.tenant, key), [])
+            live = [facts[i] for i in self.state.by_key.get((self.tenant, key), [])
                     if facts[i].invalidated_at is None]
             if live:
                 found[key] = sorted(live, key=lambda f: f.revision)
@@ -70,33 +62,33 @@ class EmbeddedTx:
 
     def read(self, spec: AsOf) -> list[Fact]:
         check_tenant(self.tenant, spec.scope)
-        return self.store.state.read(spec)  # the write holds the store's lock already
+        return self.state.read(spec)  # the write holds the store's lock already
 
     def facts_in(
         self, scope: Scope, kinds: Sequence[FactKind] | None = None,
         keys: Sequence[str] | None = None,
     ) -> list[Fact]:
         check_tenant(self.tenant, scope)
-        return self.store.state.facts_in(scope, kinds, keys)
+        return self.state.facts_in(scope, kinds, keys)
 
     def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
-        facts = self.store.state.facts[self.tenant]
-        by_key = self.store.state.by_key
+        facts = self.state.facts[self.tenant]
+        by_key = self.state.by_key
         return {k: max(facts[i].revision for i in by_key[(self.tenant, k)])
                 for k in keys if by_key.get((self.tenant, k))}
 
     def existing(self, label: str, ids: Sequence[str]) -> set[str]:
-        return {i for i in ids if (label, self.tenant, i) in self.store.graph}
+        return {i for i in ids if (label, self.tenant, i) in self.state.graph}
 
     def get_sources(self, ids: Sequence[str]) -> dict[str, Source]:
-        return {s.id: s for s in self.store.sources(self.tenant, ids)}
+        return {s.id: s for s in reads.records(self.state, SOURCE, self.tenant, ids)}
 
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
-        facts = self.store.state.facts[self.tenant]
+        facts = self.state.facts[self.tenant]
         return {i: facts[i] for i in ids if i in facts}
 
     def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
-        return self.store.edges_of(self.tenant, fact_ids, None)  # the lock is held
+        return reads.supports(self.state, self.tenant, fact_ids, None)  # the lock is held
 
     def put_subjects(self, subjects: Sequence[Subject]) -> None:
         self._do("subject", subjects)
@@ -106,7 +98,7 @@ class EmbeddedTx:
 
     def create_facts(self, facts: Sequence[Fact]) -> None:
         # As Neo4j's (tenant, id) constraint does: a version id is never written twice.
-        taken = [f.id for f in facts if f.id in self.store.state.facts[self.tenant]]
+        taken = [f.id for f in facts if f.id in self.state.facts[self.tenant]]
         if taken:
             raise ConflictError(f"fact {taken[0]} already exists")
         self._do("fact", facts)
@@ -115,7 +107,7 @@ class EmbeddedTx:
         self._do("support", rows)
 
     def close_knowledge(self, rows: Sequence[Closure]) -> None:
-        facts = self.store.state.facts[self.tenant]
+        facts = self.state.facts[self.tenant]
         if any(facts[r.fact_id].superseded_at is not None for r in rows):
             raise ConflictError("another writer closed one of these facts first")
         self._do("close", rows)
@@ -131,7 +123,7 @@ class EmbeddedTx:
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
         # Like the Neo4j query: a fact already out keeps the instant it left.
-        facts = self.store.state.facts[self.tenant]
+        facts = self.state.facts[self.tenant]
         self._do("invalidate", [r for r in rows if facts[r.fact_id].invalidated_at is None])
 
     def lock_subjects(self, ids: Sequence[str]) -> None:
@@ -144,7 +136,7 @@ class EmbeddedTx:
         self._do("erase", rows)
 
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
-        g = self.store.graph
+        g = self.state.graph
         node = (SOURCE, self.tenant, source_id)
         if node not in g:
             return []
@@ -157,55 +149,33 @@ class EmbeddedTx:
 
     def retracted_at(self, source_id: str) -> datetime | None:
         node = (SOURCE, self.tenant, source_id)
-        if node not in self.store.graph:
+        if node not in self.state.graph:
             return None
         closed = [data["invalidated_at"] for _, _, key, data
-                  in self.store.graph.in_edges(node, keys=True, data=True)
+                  in self.state.graph.in_edges(node, keys=True, data=True)
                   if key == SUPPORTED_BY and data["invalidated_at"] is not None]
         return max(closed, default=None)
 
     def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
         node = (SOURCE, self.tenant, source_id)
         facts = sorted(src[2] for src, _, key, data
-                       in self.store.graph.in_edges(node, keys=True, data=True)
+                       in self.state.graph.in_edges(node, keys=True, data=True)
                        if key == SUPPORTED_BY and data["invalidated_at"] == retracted)
         self._do("restore", [Restoration(fid, source_id, at) for fid in facts])
         return facts
 
     def reopen_facts(self, rows: Sequence[Reopening]) -> None:
-        facts = self.store.state.facts[self.tenant]
+        facts = self.state.facts[self.tenant]
         self._do("reopen", [r for r in rows if facts[r.fact_id].invalidated_at is not None])
 
     def walk(
         self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
         types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk:
-        return self.store.walk(self.tenant, start_ids, direction, at, max_depth, types)
+        return reads.walk(self.state, self.tenant, start_ids, direction, at, max_depth, types)
 
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
-        g = self.store.graph
-        found = []
-        for fid in sorted(set(fact_ids)):
-            node = (FACT, self.tenant, fid)
-            if node not in g:
-                continue
-            for d, _, key, data in g.in_edges(node, keys=True, data=True):
-                if key != GENERATED or not live(data, at):
-                    continue
-                inputs = tuple(sorted(
-                    (dst[2], e["role"]) for _, dst, k, e in g.out_edges(d, keys=True, data=True)
-                    if k == USED and live(e, at)
-                ))
-                found.append(Justification(g.nodes[d]["record"], fid, inputs))
-        return sorted(found, key=lambda j: (j.output_id, j.derivation.id))
+        return reads.justifications(self.state, self.tenant, fact_ids, at)
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
-        g = self.store.graph
-        found = {}
-        for did in derivation_ids:
-            node = (DERIVATION, self.tenant, did)
-            if node in g:
-                for _, dst, key in g.out_edges(node, keys=True):
-                    if key == GENERATED:
-                        found[did] = g.nodes[dst]["record"]
-        return found
+        return reads.generated_by(self.state, self.tenant, derivation_ids)

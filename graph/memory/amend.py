@@ -14,9 +14,10 @@ import math
 from datetime import datetime
 from typing import Any
 
-from graph.memory.gate import MEMORY_EPOCH, MEMORY_KIND, MemoryIn
-from graph.memory.remember import Remembered, current_version, memory_key, remember
-from graph.model import Fact, Scope, SourceKind, Value, assertion_key
+from graph.kinds import SourceKind
+from graph.memory.gate import MEMORY_KIND, MemoryIn, memory_key
+from graph.memory.remember import Remembered, current_version, remember
+from graph.model import Fact, Scope, Value
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 
 _MEMORY_SCOPE = {"user", "project", "thread"}
@@ -32,7 +33,7 @@ def stored(store: Store, tenant: str, memory_id: str) -> Fact:
 
 def current(store: Store, scope: Scope, subject: str, key: str) -> Fact:
     """The current version of one memory in exactly ``scope``."""
-    ident = assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)
+    ident = memory_key(scope, subject, key)
     fact, _ = current_version(store, scope.tenant, ident)
     if fact is None:
         raise UnknownReference(f"no memory {subject} {key} in this scope")
@@ -68,7 +69,7 @@ def correct(store: Store, tenant: str, memory_id: str, value: Value, *, source_i
     fact = stored(store, tenant, memory_id)
     m = draft_of(fact, tenant, value=value, observed_at=observed_at,
                  source_kind=SourceKind.USER_MESSAGE, source_id=source_id, consent=consent)
-    now, _ = current_version(store, tenant, memory_key(m))
+    now, _ = current_version(store, tenant, m.assertion_key())
     if now is None:
         raise ConflictError(f"{memory_id} is no longer held: nothing current to correct")
     if fact.unit is None and now.id != fact.id:

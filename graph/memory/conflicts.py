@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph.asof import AsOf
+from graph.kinds import SourceKind, Status
 from graph.memory.gate import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
-from graph.model import Fact, FactIn, Scope, SourceIn, SourceKind, Status, Subject, Value
+from graph.memory.primitives import memory_tx
+from graph.model import Fact, FactIn, Scope, SourceIn, Subject, Value
 from graph.store import Conflict, Invalidation, Store, StoreTx, UnknownReference
 from graph.writes import Batch, WriteReport, record, record_in
 
@@ -77,7 +79,7 @@ def open_conflict(tx: StoreTx, now: datetime, m: MemoryIn, key: str, current: Fa
         sides = [current.id] if joining else report.created[:1]
         sides += [r.id for r in others]
         new = report.created if joining else report.created[1:]
-        tx.link_conflicts([Conflict(n, s, now) for n in new for s in sides])
+        memory_tx(tx).link_conflicts([Conflict(n, s, now) for n in new for s in sides])
 
     report = record_in(tx, now, m.scope(), Batch(subjects=[Subject(id=m.subject)],
                                                  sources=[source], facts=facts),

@@ -13,6 +13,8 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from graph.errors import UserError
+
 FIELDS = ("trigger", "preconditions", "steps", "outcome")
 
 
@@ -28,7 +30,7 @@ class Experience(BaseModel):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
 
-class NotAnExperience(ValueError):
+class NotAnExperience(UserError, ValueError):
     """A value that is not an experience; the message names what is wrong, never the text."""
 
 

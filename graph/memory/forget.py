@@ -1,6 +1,6 @@
 """``forget``: erasure of a memory, of what one source said, or of everything of one user.
 
-Erasure removes content (``StoreTx.erase_facts``): the value and retention reason of every
+Erasure removes content (``MemoryTx.erase_facts``): the value and retention reason of every
 version of the memories concerned, and of every fact derived from them (summaries included),
 from the Neo4j store and from the embedded store's log. Content-free shells stay, invisible to
 every read, so that lineage walks and the tombstone ``Event`` (counts only) still have something
@@ -12,14 +12,14 @@ supports stays, and the erased source no longer supports it.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import Literal
 
 from graph.labels import FACT, GENERATED, USED
 from graph.locking import under_locks
 from graph.memory.gate import FACT_KIND
-from graph.model import Event, Fact, Scope
+from graph.memory.primitives import memory_tx
+from graph.model import Event, Fact, Scope, new_event_id
 from graph.store import Direction, Erasure, Store, StoreError, StoreTx, UnknownReference
 from graph.support import supported_by
 
@@ -53,11 +53,11 @@ def forget(
             # beside it (their own keys): all of it is this memory's content.
             assert subject is not None and key is not None
             terms = tuple(scope.terms())
-            return [f for f in tx.facts_in(scope, _MEMORY_KINDS)
+            return [f for f in memory_tx(tx).facts_in(scope, _MEMORY_KINDS)
                     if (f.subject, f.predicate, tuple(f.scope)) == (subject, key, terms)]
         assert user is not None
         mine = Scope(tenant=scope.tenant, keys={**scope.keys, "user": user})
-        return tx.facts_in(mine, _MEMORY_KINDS)
+        return memory_tx(tx).facts_in(mine, _MEMORY_KINDS)
 
     def work(tx: StoreTx) -> Forgotten:
         if by == "source":
@@ -83,8 +83,8 @@ def forget(
             down = tx.walk(sorted(targets), Direction.DOWNSTREAM, now, _DEPTH,
                            (USED, GENERATED))
             derived = down.ids(FACT) - targets
-        tx.erase_facts([Erasure(i, now) for i in sorted(targets | derived)])
-        event = Event(id="e" + uuid.uuid4().hex, tenant=scope.tenant, at=now, actor=actor,
+        memory_tx(tx).erase_facts([Erasure(i, now) for i in sorted(targets | derived)])
+        event = Event(id=new_event_id(), tenant=scope.tenant, at=now, actor=actor,
                       action="erase", reason=reason,
                       details={"by": by, "facts": len(targets), "derived": len(derived),
                                "scope": ",".join(scope.terms()) or "-"})

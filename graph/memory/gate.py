@@ -21,21 +21,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from graph.kinds import Authority, FactKind, SourceKind, Status, capped_authority
 from graph.memory import experience
 from graph.memory.sensitive import sensitive_categories
-from graph.model import (
-    DEFAULT_AUTHORITY,
-    Authority,
-    Fact,
-    FactKind,
-    Name,
-    Scope,
-    SourceKind,
-    Status,
-    UtcInstant,
-    Value,
-    check_value,
-)
+from graph.model import Fact, Name, Scope, UtcInstant, Value, assertion_key, check_value
 
 MEMORY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 REQUIRED = ("source_kind", "source_id", "observed_at", "owner", "retention_reason")
@@ -75,6 +64,12 @@ def memory_scope(tenant: str, user: str | None = None, project: str | None = Non
     return Scope(tenant=tenant, keys=keys)
 
 
+def memory_key(scope: Scope, subject: str, key: str) -> str:
+    """A memory's assertion key: one (scope, subject, key) is one assertion, whose versions
+    form its history."""
+    return assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)
+
+
 class MemoryIn(BaseModel):
     """One memory write. The four reviewer fields (source, observed time, owner, retention
     reason) are optional here so that a write missing one is *refused by the gate* (an audited
@@ -112,6 +107,9 @@ class MemoryIn(BaseModel):
             object.__setattr__(self, "value", experience.canonical(self.value))
         return self
 
+    def assertion_key(self) -> str:
+        return memory_key(self.scope(), self.subject, self.key)
+
     def scope(self) -> Scope:
         return memory_scope(self.tenant, self.user, self.project, self.thread)
 
@@ -125,8 +123,7 @@ class MemoryIn(BaseModel):
     @property
     def effective_authority(self) -> Authority:
         assert self.source_kind is not None
-        ceiling = DEFAULT_AUTHORITY[self.source_kind]
-        return ceiling if self.authority is None else min(self.authority, ceiling)
+        return capped_authority(self.source_kind, self.authority)
 
     @property
     def expires_at(self) -> datetime | None:

@@ -14,13 +14,13 @@ words, never evidence (``graph.memory.gate.NOT_EVIDENCE``); the injection lets t
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.memory.gate import MEMORY_EPOCH
-from graph.model import Event, Scope, assertion_key
+from graph.errors import InvalidArgument
+from graph.memory.gate import memory_key
+from graph.model import Event, Scope, new_event_id
 from graph.store import Store, UnknownReference
 
 DEMOTE = "demote"
@@ -40,17 +40,17 @@ def demote(store: Store, scope: Scope, subject: str, key: str, *, weight: float,
            reason: str) -> Demoted:
     """Set the ranking weight of a memory's current version (``weight=1`` restores it)."""
     if not 0.0 <= weight <= FULL:
-        raise ValueError(f"a weight lies between 0 and 1, not {weight}")
+        raise InvalidArgument(f"a weight lies between 0 and 1, not {weight}")
     if not reason.strip():
-        raise ValueError("a demotion needs a reason (it is logged)")
-    ident = assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)
+        raise InvalidArgument("a demotion needs a reason (it is logged)")
+    ident = memory_key(scope, subject, key)
     live = [f for f in store.history(scope.tenant, ident)
             if f.superseded_at is None and f.invalidated_at is None and f.erased_at is None]
     if not live:
         raise UnknownReference(f"no memory {subject} {key} in this scope")
     memory_id, now = live[-1].id, store.now()
     previous = weights(store, scope.tenant, [memory_id], now)[memory_id]
-    event = Event(id="e" + uuid.uuid4().hex, tenant=scope.tenant, at=now, actor=actor,
+    event = Event(id=new_event_id(), tenant=scope.tenant, at=now, actor=actor,
                   action=DEMOTE, reason=reason,
                   details={"decision": "restored" if weight == FULL else "demoted",
                            "subject": subject, "key": key, "memory": memory_id,
@@ -80,8 +80,8 @@ def record_injection(store: Store, tenant: str, *, thread: str, subject: str,
     """Record that these memory versions were put into a context for ``thread``, and which
     visible ones were considered but cut by the limit (ids only, never values)."""
     if not thread.strip():
-        raise ValueError("an injection belongs to a thread")
-    event = Event(id="e" + uuid.uuid4().hex, tenant=tenant, at=store.now(), actor=actor,
+        raise InvalidArgument("an injection belongs to a thread")
+    event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor,
                   action=INJECT, reason=f"context for thread {thread}",
                   details={"decision": "injected", "thread": thread, "subject": subject,
                            "memories": ",".join(memory_ids), "count": len(memory_ids),

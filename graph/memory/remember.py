@@ -15,12 +15,12 @@ has no lock to take yet; two writers may then collide on its first version) runs
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from graph.corrections import ExitReport, invalidate
+from graph.kinds import SourceKind, Status
 from graph.memory.conflicts import open_conflict, open_sides, retire_rivals
 from graph.memory.gate import (
     FACT_KIND,
@@ -31,6 +31,7 @@ from graph.memory.gate import (
     MemoryKind,
     Verdict,
     gate,
+    memory_key,
     refused,
 )
 from graph.memory.ranking import last_injection
@@ -41,11 +42,9 @@ from graph.model import (
     FactIn,
     Scope,
     SourceIn,
-    SourceKind,
-    Status,
     Subject,
-    assertion_key,
     digest,
+    new_event_id,
     revision_of,
 )
 from graph.store import ConflictError, DerivationWrite, Store, StoreTx, UnknownReference
@@ -65,10 +64,6 @@ class Remembered:
     memory_id: str | None  # the version now current (None: nothing stored)
     revision: int | None
     event_id: str
-
-
-def memory_key(m: MemoryIn) -> str:
-    return assertion_key(m.scope(), m.subject, m.key, MEMORY_EPOCH, None, None)
 
 
 def current_version(store: Store, tenant: str, key: str) -> tuple[Fact | None, set[str]]:
@@ -91,7 +86,7 @@ def _current_in(tx: StoreTx, key: str) -> tuple[Fact | None, set[str]]:
 def remember(store: Store, m: MemoryIn, *, actor: str,
              expected: int | object | None = _UNSET) -> Remembered:
     """Gate and write one memory; return the decision and why (an ``Event`` either way)."""
-    key = memory_key(m)
+    key = m.assertion_key()
     for _ in range(_ATTEMPTS):
         try:
             return store.write(m.tenant, lambda tx: _remember_in(tx, store, m, key, actor,
@@ -205,7 +200,7 @@ def _evidence(m: MemoryIn, now: datetime) -> Step:
 
 def _decided(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict,
              current: Fact | None, actor: str) -> Remembered:
-    event = Event(id="e" + uuid.uuid4().hex, tenant=m.tenant, at=now, actor=actor,
+    event = Event(id=new_event_id(), tenant=m.tenant, at=now, actor=actor,
                   action="remember", reason=f"{verdict.decision.value}: {verdict.reason}",
                   details=_details(m, verdict))
     tx.append_event(event)
@@ -236,10 +231,10 @@ def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: dateti
     """A task outcome for an experience: a success on a distinct task supports it (as a
     ``tool_result`` source ``outcome:<task>``); a failure is recorded as a decision event."""
     if m.kind is not MemoryKind.EXPERIENCE:
-        return _decide(store, m, memory_key(m), refused("only experiences take outcomes"),
+        return _decide(store, m, m.assertion_key(), refused("only experiences take outcomes"),
                         None, actor)
     if not succeeded:
-        return _decide(store, m, memory_key(m), Verdict(Decision.CANDIDATE,
+        return _decide(store, m, m.assertion_key(), Verdict(Decision.CANDIDATE,
                         f"failed on task {task}: not validation"), None, actor)
     evidence = m.model_copy(update={"source_kind": SourceKind.TOOL_RESULT,
                                     "source_id": f"outcome:{task}", "source_version": None,
@@ -261,7 +256,7 @@ def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
     """Candidate to active: an experience validated on ``needed`` distinct tasks, or any
     candidate on an explicit user action (``m`` then names the user's message as its source).
     Task state is never promoted."""
-    key = memory_key(m)
+    key = m.assertion_key()
     current, _ = current_version(store, m.tenant, key)
     if current is None or current.status is not Status.CANDIDATE:
         return _decide(store, m, key, refused("nothing candidate to promote"), current, actor)
@@ -292,7 +287,7 @@ def invalidate_memory(store: Store, scope: Scope, subject: str, key: str, *, act
                       reason: str) -> ExitReport:
     """Stop holding a memory from now on: invisible to reads for now, unchanged for as-of
     reads before; history kept; anything derived from it is closed in system time."""
-    ident = assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)
+    ident = memory_key(scope, subject, key)
     current, _ = current_version(store, scope.tenant, ident)
     if current is None:
         raise UnknownReference(f"no memory {subject} {key} in this scope")

@@ -10,24 +10,14 @@ transaction that writes, after the subjects' locks.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
 from graph.asof import AsOf
+from graph.kinds import Authority, SourceKind, Status
 from graph.locking import under_locks
 from graph.memory.gate import FACT_KIND
-from graph.model import (
-    Authority,
-    Event,
-    Fact,
-    FactIn,
-    Scope,
-    SourceIn,
-    SourceKind,
-    Status,
-    digest,
-)
+from graph.model import Event, Fact, FactIn, Scope, SourceIn, digest, new_event_id
 from graph.store import Invalidation, Reopening, Store, StoreError, StoreTx
 from graph.temporal import all_time
 from graph.writes import Batch, WriteReport, record_in
@@ -49,16 +39,16 @@ class RolledBack:
     retired: int  # memories that did not exist at T, invalidated
 
 
-State = dict[str, Fact]  # a scope's memories at one instant, by assertion key
+Snapshot = dict[str, Fact]  # a scope's memories at one instant, by assertion key
 
 
-def _state(tx: StoreTx, scope: Scope, at: datetime) -> State:
+def _state(tx: StoreTx, scope: Scope, at: datetime) -> Snapshot:
     spec = AsOf(scope, known_at=at, system_at=at, valid=all_time(),
                 statuses=frozenset(Status), kinds=tuple(FACT_KIND.values()))
     return {f.key: f for f in tx.read(spec)}
 
 
-def _subjects(states: tuple[datetime, State, State]) -> set[str]:
+def _subjects(states: tuple[datetime, Snapshot, Snapshot]) -> set[str]:
     _, then, current = states
     return {f.subject for f in (*then.values(), *current.values())}
 
@@ -68,7 +58,7 @@ def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
     if to >= store.now():
         raise StoreError("roll back to an instant in the past")
 
-    def states(tx: StoreTx) -> tuple[datetime, State, State]:
+    def states(tx: StoreTx) -> tuple[datetime, Snapshot, Snapshot]:
         now = store.now()
         return now, _state(tx, scope, to), _state(tx, scope, now)
 
@@ -81,8 +71,8 @@ def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
     return store.write(scope.tenant, work)
 
 
-def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: State,
-             current: State, *, actor: str, reason: str) -> RolledBack:
+def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: Snapshot,
+             current: Snapshot, *, actor: str, reason: str) -> RolledBack:
     changed = [then[k] for k in sorted(then)
                if k in current and current[k].content_hash != then[k].content_hash]
     # Held at T, held by nothing now: the same fact comes back (a rollback being undone).
@@ -100,7 +90,7 @@ def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: State
 
     why = f"rollback to {to.isoformat()}: {reason}"
     if not changed:
-        event = Event(id="e" + uuid.uuid4().hex, tenant=scope.tenant, at=now, actor=actor,
+        event = Event(id=new_event_id(), tenant=scope.tenant, at=now, actor=actor,
                       action="rollback", reason=why, details=details)
         restore(tx)
         tx.append_event(event)

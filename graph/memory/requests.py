@@ -1,0 +1,75 @@
+"""Memory operations as a caller names them: a memory by subject and key in a scope (or by id),
+an optional compare-and-set revision, and no instant meaning "now" on the store's clock.
+
+The command line calls these rather than the store: each one finds the stored version it needs,
+builds the draft of the write and hands it to ``remember`` / ``amend`` / ``conflicts``, which
+gate, write and audit it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from graph.kinds import SourceKind
+from graph.memory.amend import correct, current, draft_of
+from graph.memory.conflicts import resolve
+from graph.memory.gate import MemoryIn
+from graph.memory.remember import (
+    DEFAULT_VALIDATIONS,
+    Remembered,
+    outcome,
+    promote,
+    remember,
+    validations,
+)
+from graph.model import Scope, Value
+from graph.store import Store
+from graph.writes import WriteReport
+
+
+def remember_checked(store: Store, m: MemoryIn, *, actor: str,
+                     expected: int | None = None) -> Remembered:
+    """``remember``, compared and set against ``expected`` only when one is given (without
+    one, a write that loses a race is tried again)."""
+    if expected is None:
+        return remember(store, m, actor=actor)
+    return remember(store, m, actor=actor, expected=expected)
+
+
+def correct_by_id(store: Store, tenant: str, memory_id: str, value: Value, *, source_id: str,
+                  observed_at: datetime | None, actor: str, consent: bool = False) -> Remembered:
+    """The user's correction of the memory version they were shown (``amend.correct``),
+    observed now unless ``observed_at`` says when."""
+    return correct(store, tenant, memory_id, value, source_id=source_id,
+                   observed_at=observed_at or store.now(), actor=actor, consent=consent)
+
+
+def record_outcome(store: Store, scope: Scope, subject: str, key: str, *, task: str,
+                   succeeded: bool, at: datetime | None, actor: str) -> tuple[Remembered, int]:
+    """An experience's outcome on ``task`` (now unless ``at``), and the distinct tasks it has
+    been validated on since."""
+    m = draft_of(current(store, scope, subject, key), scope.tenant)
+    done = outcome(store, m, task=task, succeeded=succeeded, at=at or store.now(), actor=actor)
+    return done, validations(store, scope.tenant, m.assertion_key())
+
+
+def promote_named(store: Store, scope: Scope, subject: str, key: str, *, actor: str,
+                  by_user: bool = False, source_id: str | None = None,
+                  needed: int = DEFAULT_VALIDATIONS) -> Remembered:
+    """Promote the current version of one memory; on the user's action (``by_user``) the
+    user's message ``source_id``, observed now, is the source of the promotion."""
+    fact = current(store, scope, subject, key)
+    m = (draft_of(fact, scope.tenant, observed_at=store.now(),
+                  source_kind=SourceKind.USER_MESSAGE, source_id=source_id) if by_user
+         else draft_of(fact, scope.tenant))
+    return promote(store, m, actor=actor, by_user=by_user, needed=needed)
+
+
+def resolve_named(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
+                  source_id: str, observed_at: datetime | None, owner: str,
+                  reason: str) -> WriteReport:
+    """A person's decision on a conflict set (``conflicts.resolve``), decided now unless
+    ``observed_at`` says when; the person is the actor."""
+    return resolve(store, scope, subject, key, keep, source_id=source_id,
+                   observed_at=observed_at or store.now(), owner=owner, actor=owner,
+                   reason=reason)

@@ -1,0 +1,96 @@
+"""The house keeps its shape: no import cycles, layers that only look down, no private names
+borrowed across modules, modules a reader can hold in mind. Read from the source (``ast``),
+so a violation fails here, by file and name, before it spreads."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("graph", "queries", "ingest", "api")
+MAX_LINES = 320  # "near 300": a module past this is two concerns
+# Who may import whom, by package: an interface calls down, never the reverse.
+ALLOWED = {
+    "graph": {"graph"},
+    "ingest": {"graph", "ingest"},
+    "queries": {"graph", "queries"},
+    "api": {"graph", "queries", "ingest", "api"},
+}
+# The temporal core knows no backend and no memory; only the backend chooser names backends.
+CORE_MAY_NAME_BACKENDS = {"graph.backends"}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path) -> list[tuple[str, list[str]]]:
+    """(module imported, names taken from it) for every import of the project's own code."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [a.name for a in node.names]
+            found.append((node.module, names))
+            # ``from graph.neo4j import launcher`` imports the module graph.neo4j.launcher
+            found += [(f"{node.module}.{n}", []) for n in names if f"{node.module}.{n}" in MODULES]
+        elif isinstance(node, ast.Import):
+            found += [(a.name, []) for a in node.names]
+    return [(m, n) for m, n in found if m.split(".")[0] in PACKAGES]
+
+
+def _graph() -> nx.DiGraph:
+    g = nx.DiGraph()
+    for name, path in MODULES.items():
+        g.add_node(name)
+        for target, _ in _imports(path):
+            if target in MODULES and target != name and MODULES[target].name != "__init__.py":
+                g.add_edge(name, target)
+    return g
+
+
+def test_no_two_files_import_each_other_even_through_others() -> None:
+    cycles = list(nx.simple_cycles(_graph()))
+    assert cycles == []
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_imports_only_from_the_layers_below_it(name: str) -> None:
+    home = name.split(".", maxsplit=1)[0]
+    wrong = sorted({t for t, _ in _imports(MODULES[name]) if t.split(".")[0] not in ALLOWED[home]})
+    assert wrong == [], f"{name} reaches sideways or up"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.count(".") == 1
+                                        and n.startswith("graph.")))
+def test_the_temporal_core_names_no_backend_and_no_memory(name: str) -> None:
+    if name in CORE_MAY_NAME_BACKENDS:
+        return
+    rooms = ("graph.embedded", "graph.neo4j", "graph.memory")
+    wrong = sorted({t for t, _ in _imports(MODULES[name]) if t.startswith(rooms)})
+    assert wrong == []
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_private_name_is_borrowed_from_another_module(name: str) -> None:
+    borrowed = sorted({f"{t}.{n}" for t, names in _imports(MODULES[name]) for n in names
+                       if n.startswith("_") and not n.startswith("__")})
+    assert borrowed == []
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_stays_near_three_hundred_lines(name: str) -> None:
+    lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{name} has {lines} lines"

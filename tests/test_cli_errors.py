@@ -1,0 +1,116 @@
+"""How ``vintage`` ends: a refused request is the user's error (one line, exit 2), anything else
+is an internal error (one line, exit 70, no traceback unless ``VINTAGE_DEBUG=1``); and a command
+on the embedded store never loads the Neo4j driver."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from tests.factories import run
+
+ROOT = Path(__file__).resolve().parents[1]
+INTERNAL = "internal error: KeyError: 'boom' (set VINTAGE_DEBUG=1 for the traceback)\n"
+
+
+def store_of(tmp_path: Path) -> list[str]:
+    return ["--store", str(tmp_path / "store"), "--tenant", "acme"]
+
+
+def boom(*_: object, **__: object) -> NoReturn:
+    raise KeyError("boom")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["demote", "user:1", "k", "--reason", "r", "--weight", "2"],
+     "error: a weight lies between 0 and 1, not 2.0"),
+    (["impact"], "error: impact needs exactly one of a source id or a fact id"),
+    (["asof", "revenue", "--subject", "A", "--subject", "A", "--cutoff", "2019-01-01"],
+     "error: a subject is named twice"),
+    (["context", "user:1", "--for-thread", "t1", "--limit", "0"],
+     "error: a context holds at least one memory"),
+    (["remember", "fact", "user:1", "k", "{", "--typed"],
+     "error: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    (["facts", "x", "--subject", "S", "--cutoff", "31/12/2018"],
+     "error: cutoff: '31/12/2018' is not an ISO date or datetime"),
+])
+def test_a_refused_request_is_one_line_and_exit_2(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*store_of(tmp_path), *args], capsys, monkeypatch)
+    assert (code, out, err) == (2, "", message + "\n")
+
+
+@pytest.mark.parametrize(("target", "args"), [
+    ("api.cli.impact", ["impact", "--source", "s1"]),
+    ("api.cli_memory.recall", ["memories", "user:1"]),
+    ("api.cli_memory_control.build_context", ["context", "user:1", "--for-thread", "t1"]),
+])
+def test_an_internal_error_is_one_line_exit_70_and_no_traceback(
+    target: str, args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("VINTAGE_DEBUG", raising=False)
+    monkeypatch.setattr(target, boom)
+    code, out, err = run([*store_of(tmp_path), *args], capsys, monkeypatch)
+    assert (code, out, err) == (70, "", INTERNAL)
+    assert "Traceback" not in err
+
+
+def test_a_bare_value_error_is_internal_not_the_users(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def faulty(*_: object, **__: object) -> NoReturn:
+        raise ValueError("an as-of read must admit\nat least one status")
+
+    monkeypatch.delenv("VINTAGE_DEBUG", raising=False)
+    monkeypatch.setattr("api.cli.impact", faulty)
+    code, _, err = run([*store_of(tmp_path), "impact", "--source", "s1"], capsys, monkeypatch)
+    assert code == 70
+    assert err == ("internal error: ValueError: an as-of read must admit at least one status "
+                   "(set VINTAGE_DEBUG=1 for the traceback)\n")
+
+
+def test_vintage_debug_lets_the_traceback_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VINTAGE_DEBUG", "1")
+    monkeypatch.setattr("api.cli.impact", boom)
+    with pytest.raises(KeyError, match="boom"):
+        run([*store_of(tmp_path), "impact", "--source", "s1"], capsys, monkeypatch)
+
+
+def python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter (nothing imported yet), from the repository root."""
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+DRIVER_LOADED = "sorted(m for m in sys.modules if m == 'neo4j' or m.startswith('neo4j.'))"
+
+
+def test_importing_the_cli_does_not_load_the_neo4j_driver() -> None:
+    done = python(f"import sys\nimport api.cli\nprint({DRIVER_LOADED})")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
+
+
+def test_an_embedded_store_command_does_not_load_the_neo4j_driver(tmp_path: Path) -> None:
+    script = f"""
+import sys
+from api.cli import main
+sys.argv = ["vintage", "--store", sys.argv[1], "--tenant", "acme", *sys.argv[2:]]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print({DRIVER_LOADED})
+"""
+    table = str(ROOT / "ingest" / "data" / "sec_demo.csv")
+    done = python(script, str(tmp_path / "store"), "ingest", "facts", table, "--json")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("[]")
