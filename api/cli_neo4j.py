@@ -44,6 +44,8 @@ def start(
     if port is not None and info.port != port:
         # start() is idempotent: an already running server wins over the requested port.
         _err.print(f"[yellow]already running on port {info.port}, not {port}[/yellow]")
+    if info.note:
+        _err.print(f"[yellow]{info.note}[/yellow]", highlight=False)
     _out.print(f"Neo4j running at {_describe(info)}")
 
 

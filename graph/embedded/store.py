@@ -1,47 +1,55 @@
-"""The embedded backend: networkx in process, persisted as an append-only JSON-lines log.
+"""The embedded backend: networkx in process, persisted as an append-only log of framed lines.
 
-A write runs under the store's lock. Each operation of the transaction applies to the in-memory
-state at once (so the transaction reads its own writes, as on Neo4j) and pushes its inverse onto
-an undo journal. At commit, once the unit of work has returned, the transaction's operations are
-appended to the log as one line, flushed and fsynced; only then does the call return. If the
-unit of work or the append raises, the journal undoes the in-memory changes. Other threads
-never see a transaction's uncommitted state: their reads wait for the same lock. Opening
-replays the log line by line; a last line torn by a crash during the append fails the open
-with a JSON error, rather than being replayed in part. After its line is fsynced, an erasure
-rewrites the log (``_scrub``): the one exception to append-only. This backend is also the
-reference model the Neo4j backend is checked against, so it favours plainness over speed.
+A write runs under the store's thread lock and, across processes, the store directory's writer
+lock (``graph.embedded.log``); it first catches up with what other processes committed, so it
+plans on the latest state. Each operation of the transaction applies to the in-memory state at
+once (so the transaction reads its own writes, as on Neo4j) and pushes its inverse onto an undo
+journal. At commit the transaction's operations are appended to the log as one framed line and
+fsynced; only then does the call return. If the unit of work or the append raises, the journal
+undoes the in-memory changes. Reads catch up too (a stat, and the new complete lines), so a
+reader sees a consistent prefix of the commits and picks up new ones on its next read.
+
+Opening replays the log. A torn last line (a crash during the append) is the transaction that
+never committed: it is moved aside to ``vintage.log.jsonl.torn-<time>`` with a warning, and the
+store opens. A damaged complete line fails the open, naming file, line and byte offset. After
+its line is fsynced, an erasure rewrites the log under a journal (``graph.embedded.scrub``): the
+one exception to append-only. This backend is also the reference model the Neo4j backend is
+checked against, so it favours plainness over speed.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import logging
 import os
-import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from graph.asof import AsOf
-from graph.embedded import codec, reads
-from graph.embedded.state import ERASED, State
+from graph.embedded import codec, log, reads, scrub
+from graph.embedded.state import State
 from graph.embedded.tx import EmbeddedTx
 from graph.labels import (
     LINEAGE_TYPES,
     SOURCE,
+    SUBJECT,
 )
-from graph.model import Event, Fact, Source
+from graph.model import Event, Fact, Source, Subject
 from graph.store import (
     Clock,
     Confirmation,
     Direction,
+    StoreError,
     Support,
     Walk,
 )
 
 T = TypeVar("T")
-LOG_NAME = "vintage.log.jsonl"
+LOG_NAME = log.LOG_NAME
+_log = logging.getLogger("vintage.embedded")
 
 
 class EmbeddedStore:
@@ -49,22 +57,29 @@ class EmbeddedStore:
         self.path = path
         self._clock = clock
         self._lock = threading.RLock()
+        self._writing = 0  # nesting depth of writes in this process (the file lock is taken once)
         self.state = State()
-        self.graph = self.state.graph
+        self._offset = 0  # bytes of the log replayed into ``state``
+        self._lines = 0
+        self._inode: int | None = None
+
+    @property
+    def graph(self) -> Any:
+        return self.state.graph
 
     @classmethod
     def open(cls, path: Path | None, clock: Clock) -> EmbeddedStore:
         """Open (and replay) the store at ``path``; ``None`` keeps it in memory only."""
         store = cls(path, clock)
         if path is not None:
+            if path.exists() and not path.is_dir():
+                raise StoreError(f"{path} is a file, not a store directory")
             path.mkdir(parents=True, exist_ok=True)
-            log = path / LOG_NAME
-            if log.exists():
-                with log.open(encoding="utf-8") as lines:
-                    for line in lines:
-                        entry = json.loads(line)
-                        for item in entry["ops"]:
-                            store.state.apply(entry["tenant"], *codec.decode(item))
+            try:  # no writer active: repair what a crash left (torn tail, erasure to finish)
+                with log.writer_lock(path, 0.0):
+                    store._sync(writer=True)
+            except log.StoreLocked:  # a writer is active: read its committed prefix, wait not
+                store._sync()
         return store
 
     def now(self) -> datetime:
@@ -76,10 +91,65 @@ class EmbeddedStore:
     def close(self) -> None:
         """Every committed batch is already on disk."""
 
+    # -- the log --------------------------------------------------------------------------------
+
+    def _sync(self, *, writer: bool = False) -> None:
+        """Catch up with the log: replay the complete lines appended since the last call (all
+        of it again if an erasure rewrote it). A ``writer`` (holding the writer lock) also
+        finishes an interrupted erasure and moves a torn tail aside: no one else is writing,
+        so bytes without a final newline can only be a crashed transaction."""
+        if self.path is None:
+            return
+        file = self.path / LOG_NAME
+        if writer and scrub.finish_interrupted(self.path, file):
+            _log.warning("finished an erasure that a crash had interrupted in %s", file)
+        try:
+            inode = os.stat(file).st_ino
+        except FileNotFoundError:
+            inode = None
+        if inode != self._inode:
+            self.state, self._offset, self._lines, self._inode = State(), 0, 0, inode
+        if inode is None:
+            return
+        chunk = log.read_from(file, self._offset, self._lines + 1)
+        for entry in chunk.entries:
+            for item in entry["ops"]:
+                self.state.apply(entry["tenant"], *codec.decode(item))
+        self._offset, self._lines = chunk.end, self._lines + chunk.lines
+        if writer and chunk.tail:
+            aside = log.set_aside(file, chunk.end, chunk.tail)
+            _log.warning("a transaction torn by a crash was moved aside to %s (%d bytes); "
+                         "it had not committed", aside, len(chunk.tail))
+
+    @contextlib.contextmanager
+    def _fresh(self) -> Iterator[None]:
+        """The thread lock, with the state caught up with other processes' commits."""
+        with self._lock:
+            self._sync()
+            yield
+
+    @contextlib.contextmanager
+    def _writer(self) -> Iterator[None]:
+        with self._fresh():
+            if self.path is None or self._writing:
+                self._writing += 1
+                try:
+                    yield
+                finally:
+                    self._writing -= 1
+                return
+            with log.writer_lock(self.path, log.lock_timeout()):
+                self._writing += 1
+                try:
+                    self._sync(writer=True)
+                    yield
+                finally:
+                    self._writing -= 1
+
     # -- writes -------------------------------------------------------------------------------
 
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
-        with self._lock:
+        with self._writer():
             tx = EmbeddedTx(self.state, tenant)
             try:
                 result = work(tx)
@@ -94,44 +164,22 @@ class EmbeddedStore:
     def _persist(self, tenant: str, ops: list[tuple[str, Any]]) -> None:
         if self.path is None:
             return
-        line = json.dumps({"tenant": tenant, "ops": [codec.encode(op, r) for op, r in ops]})
-        with (self.path / LOG_NAME).open("a", encoding="utf-8") as log:
-            log.write(line + "\n")
-            log.flush()
-            os.fsync(log.fileno())
+        file = self.path / LOG_NAME
+        line = log.frame({"tenant": tenant, "ops": [codec.encode(op, r) for op, r in ops]})
+        log.append(file, line)
+        if self._inode is None:
+            self._inode = os.stat(file).st_ino
+        self._offset, self._lines = self._offset + len(line), self._lines + 1
         erased = {r.fact_id for op, r in ops if op == "erase"}
         if erased:
-            self._scrub(tenant, erased)
-
-    def _scrub(self, tenant: str, fact_ids: set[str]) -> None:
-        """Erasure reaches the log: rewrite it with the erased facts' content removed from the
-        lines that first recorded them (the log is append-only in every other case)."""
-        assert self.path is not None
-        log, fresh = self.path / LOG_NAME, self.path / (LOG_NAME + ".scrub")
-        # A line that names none of the ids holds none of their content: copied as it is,
-        # without decoding (most of a long log).
-        named = re.compile("|".join(re.escape(i) for i in sorted(fact_ids)))
-        with log.open(encoding="utf-8") as lines, fresh.open("w", encoding="utf-8") as out:
-            for line in lines:
-                if named.search(line) is None:
-                    out.write(line)
-                    continue
-                entry = json.loads(line)
-                if entry["tenant"] != tenant:
-                    out.write(line)
-                    continue
-                for op, payload in entry["ops"]:
-                    if op == "fact" and payload["id"] in fact_ids:
-                        payload.update(value="", content_hash=ERASED, retention_reason=None)
-                out.write(json.dumps(entry) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(fresh, log)
+            scrub.scrub(self.path, file, tenant, erased)
+            stat = os.stat(file)  # a new file: where this process has read up to
+            self._inode, self._offset = stat.st_ino, stat.st_size
 
     # -- reads --------------------------------------------------------------------------------
 
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
-        with self._lock:
+        with self._fresh():
             tx = EmbeddedTx(self.state, tenant)
             result = work(tx)
             if tx.ops:
@@ -140,7 +188,7 @@ class EmbeddedStore:
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         resolved = spec.resolved(self.now())
-        with self._lock:
+        with self._fresh():
             return self.state.read(resolved, limit)
 
     def read_cited(
@@ -149,7 +197,7 @@ class EmbeddedStore:
         resolved = spec.resolved(self.now())
         known = resolved.known_at or self.now()
         tenant = spec.scope.tenant
-        with self._lock:
+        with self._fresh():
             facts = self.state.read(resolved, limit)
             edges = [e for e in reads.supports(self.state, tenant, [f.id for f in facts],
                                                resolved.system_at)
@@ -163,21 +211,21 @@ class EmbeddedStore:
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         resolved = spec.resolved(self.now())
-        with self._lock:
+        with self._fresh():
             facts = self.state.read(resolved, None)
             seen = self.confirmations(spec.scope.tenant, [f.id for f in facts],
                                       resolved.known_at or self.now(), resolved.system_at)
         return [(f, seen.get(f.id)) for f in facts]
 
     def history(self, tenant: str, key: str) -> list[Fact]:
-        with self._lock:
+        with self._fresh():
             ids = self.state.by_key.get((tenant, key), [])
             return sorted((self.state.facts[tenant][i] for i in ids), key=lambda f: f.revision)
 
     def supports(
         self, tenant: str, fact_ids: Sequence[str], at: datetime | None = None,
     ) -> list[Support]:
-        with self._lock:
+        with self._fresh():
             return reads.supports(self.state, tenant, fact_ids, at or self.now())
 
     def confirmations(
@@ -195,12 +243,21 @@ class EmbeddedStore:
         return found
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
-        with self._lock:
+        with self._fresh():
             return [r for r in reads.records(self.state, SOURCE, tenant, ids)
                     if isinstance(r, Source)]
 
+    def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
+        wanted = None if names is None else set(names)
+        with self._fresh():
+            ids = self.state.subject_ids.get(tenant, [])
+            every = reads.records(self.state, SUBJECT, tenant, ids)
+            found = [s for s in every if isinstance(s, Subject) and (
+                wanted is None or s.id in wanted or not wanted.isdisjoint(s.identifiers))]
+        return sorted(found, key=lambda s: s.id)
+
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
-        with self._lock:
+        with self._fresh():
             found = (self.state.events.get(tenant, []) if actions is None else
                      [e for a in set(actions)
                       for e in self.state.events_by_action.get((tenant, a), [])])
@@ -210,6 +267,6 @@ class EmbeddedStore:
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
         system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk:
-        with self._lock:
+        with self._fresh():
             return reads.walk(self.state, tenant, start_ids, direction, system_at, max_depth,
                               types)

@@ -18,12 +18,10 @@ import contextlib
 import fcntl
 import json
 import os
-import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from neo4j import GraphDatabase
@@ -49,6 +47,7 @@ __all__ = [
     "stop",
 ]
 
+from graph.neo4j import process
 from graph.neo4j.build import (
     HEAP_ENV,
     HOME_ENV,
@@ -64,10 +63,6 @@ from graph.neo4j.build import (
     log_tail,
 )
 
-# Servers spawned by this process. Holding the Popen keeps it from being garbage collected
-# while the server runs (which would raise a ResourceWarning) and lets us reap it on exit.
-_spawned: dict[int, subprocess.Popen[bytes]] = {}
-
 
 @dataclass(frozen=True)
 class ServerInfo:
@@ -75,6 +70,7 @@ class ServerInfo:
     pid: int
     port: int
     home: Path
+    note: str | None = None  # why the server is not on the port it had before
 
 
 def state_dir() -> Path:
@@ -140,33 +136,6 @@ def _write_server(info: ServerInfo) -> None:
     os.replace(tmp, target)
 
 
-def _pid_alive(pid: int) -> bool:
-    child = _spawned.get(pid)
-    if child is not None:
-        # Our own child turns into a zombie when it exits; kill(pid, 0) would still see it.
-        if child.poll() is None:
-            return True
-        del _spawned[pid]
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    proc = Path("/proc") / str(pid)
-    if not proc.exists():
-        return True  # no procfs (macOS): the kill probe is all we have
-    try:
-        # The pid may have been recycled by an unrelated process since server.json was written.
-        if MAIN_CLASS.encode() not in (proc / "cmdline").read_bytes():
-            return False
-        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in {"Z", "X"}
-
-
 def _bolt_answers(uri: str, timeout: float = 5.0) -> bool:
     try:
         with GraphDatabase.driver(
@@ -180,10 +149,22 @@ def _bolt_answers(uri: str, timeout: float = 5.0) -> bool:
     return True
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def _port_file() -> Path:
+    # Kept across stops and crashes (unlike server.json): saved bolt:// URIs stay valid.
+    return state_dir() / "port"
+
+
+def choose_port() -> tuple[int, str | None]:
+    """The port the server had before when it is free; else a free one, and why."""
+    try:
+        previous = int(_port_file().read_text(encoding="ascii").strip())
+    except (FileNotFoundError, ValueError):
+        return process.free_port(), None
+    if process.port_is_free(previous):
+        return previous, None
+    chosen = process.free_port()
+    return chosen, (f"port {previous}, used before, is taken by another process; the server "
+                    f"is on port {chosen} now: update saved bolt:// URIs")
 
 
 def _logged() -> str:
@@ -193,27 +174,6 @@ def _logged() -> str:
         return "(no server.log)"
 
 
-def _terminate(pid: int, timeout: float) -> None:
-    def signal_group(sig: signal.Signals) -> None:
-        # The server leads its own session, so the group reaches any helper it forked too.
-        try:
-            os.killpg(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
-
-    signal_group(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _pid_alive(pid):
-            return
-        time.sleep(0.1)
-    signal_group(signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _pid_alive(pid):
-        time.sleep(0.1)
-
-
 # --------------------------------------------------------------------------- public API
 
 
@@ -221,7 +181,7 @@ def status() -> ServerInfo | None:
     info = _read_server()
     if info is None:
         return None
-    if not _pid_alive(info.pid):
+    if not process.pid_alive(info.pid):
         _server_file().unlink(missing_ok=True)
         return None
     # Alive but deaf (hung, or mid-shutdown): keep server.json so stop() can still reach it.
@@ -249,20 +209,20 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
     """Return the running server, starting (and if needed building) it first."""
     with _locked():
         current = _read_server()
-        if current is not None and _pid_alive(current.pid):
+        if current is not None and process.pid_alive(current.pid):
             if _bolt_answers(current.uri):
                 return current
-            _terminate(current.pid, 30)
+            process.terminate(current.pid, 30)
         _server_file().unlink(missing_ok=True)
 
         deadline = time.monotonic() + timeout
         build()
-        chosen = port if port is not None else _free_port()
+        chosen, note = (port, None) if port is not None else choose_port()
         home = _neo4j_home()
         home.mkdir(parents=True, exist_ok=True)
         command = java_command(chosen, home, os.environ.get(PAGECACHE_ENV, "64m"))
         with _log_file().open("wb") as log:
-            process = subprocess.Popen(
+            server = subprocess.Popen(
                 command,
                 cwd=state_dir(),
                 stdin=subprocess.DEVNULL,
@@ -270,15 +230,16 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        _spawned[process.pid] = process
+        process.spawned[server.pid] = server
         try:
-            uri = _wait_ready(process, deadline)
+            uri = _wait_ready(server, deadline)
         except BaseException:
-            _terminate(process.pid, 20)
+            process.terminate(server.pid, 20)
             raise
-        info = ServerInfo(uri=uri, pid=process.pid, port=chosen, home=home)
+        info = ServerInfo(uri=uri, pid=server.pid, port=chosen, home=home)
         _write_server(info)
-        return info
+        _port_file().write_text(str(chosen), encoding="ascii")
+        return replace(info, note=note)
 
 
 def stop(timeout: float = 60) -> bool:
@@ -287,10 +248,10 @@ def stop(timeout: float = 60) -> bool:
         info = _read_server()
         if info is None:
             return False
-        running = _pid_alive(info.pid)
+        running = process.pid_alive(info.pid)
         if running:
-            _terminate(info.pid, timeout)
-            if _pid_alive(info.pid):
+            process.terminate(info.pid, timeout)
+            if process.pid_alive(info.pid):
                 raise LauncherError(f"Neo4j (pid {info.pid}) survived SIGKILL")
         _server_file().unlink(missing_ok=True)
         return running
