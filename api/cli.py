@@ -7,8 +7,9 @@ before the command: ``vintage --store URI --tenant T asof ...``.
 Exit codes: 0 done; 2 a malformed command line, or a request or input refused
 (``graph.errors.UserError``, or pydantic's ``ValidationError`` of the input), said in one line on
 stderr; 3 a memory write the gate refused or found in conflict (``api.cli_memory``); 1 from
-``vintage neo4j`` when the server fails to start or stop, or none runs; 70 an internal error, one
-line on stderr, with its traceback only when ``VINTAGE_DEBUG=1``.
+``vintage neo4j`` when the server fails to start or stop, or none runs; 69 the store's server did
+not answer (``graph.store.StoreUnreachable``: try again later); 70 an internal error, one line on
+stderr, with its traceback only when ``VINTAGE_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from rich.console import Console
 from api import cli_memory, cli_memory_control, render
 from api.cli_ingest import ingest_app
 from api.cli_neo4j import neo4j_app
+from api.cli_sources import sources_app
 from api.demo import DEMO_TENANT, run_demo
-from api.options import AsJson, Options
+from api.options import AsJson, Options, default_actor
 from graph.backends import resolve_uri
 from graph.errors import UserError
+from graph.store import StoreUnreachable
 from graph.temporal import as_of, parse_instant
 from queries import asof as asof_queries
 from queries.explain import explain
@@ -40,6 +43,7 @@ from queries.metrics import resolve_metric
 from queries.periods import parse_period
 from queries.question import ask
 from queries.retraction import retract
+from queries.subjects import resolve_subjects
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False,
@@ -48,10 +52,12 @@ app.add_typer(neo4j_app, name="neo4j")
 cli_memory.register(app)
 cli_memory_control.register(app)
 app.add_typer(ingest_app, name="ingest")
+app.add_typer(sources_app, name="sources")
 out = Console()
 err = Console(stderr=True)
 
 USER_ERROR_EXIT = 2
+UNREACHABLE_EXIT = 69  # EX_UNAVAILABLE (sysexits.h): the store's server did not answer
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE (sysexits.h)
 DEBUG_ENV = "VINTAGE_DEBUG"
 
@@ -66,8 +72,14 @@ def main_options(
     tenant: Annotated[str | None, typer.Option(
         "--tenant", envvar="VINTAGE_TENANT", help="Tenant every read and write is scoped to.")]
         = None,
+    actor: Annotated[str | None, typer.Option(
+        "--actor", envvar="VINTAGE_ACTOR",
+        help="Who runs the command, named by every event it causes (default: user:<your OS "
+             "user name>).")] = None,
 ) -> None:
-    ctx.obj = Options(store, tenant)
+    if actor is not None and not actor.strip():
+        raise typer.BadParameter("name who runs the command", param_hint="--actor")
+    ctx.obj = Options(store, tenant, actor or default_actor())
 
 
 @app.command()
@@ -78,6 +90,11 @@ def demo(ctx: typer.Context) -> None:
         result = run_demo(store, tenant=options.tenant or DEMO_TENANT)
     render.demo(out, result)
     out.print(f"[dim]store: {resolve_uri(options.store)}[/dim]")
+
+
+Hindsight = Annotated[bool, typer.Option(
+    "--hindsight", help="Also show what became known after the cutoff (revisions, knowledge "
+                        "ends), apart from the answer; off by default: no look-ahead.")]
 
 
 @app.command()
@@ -93,6 +110,7 @@ def asof(
     metrics: Annotated[Path | None, typer.Option(
         "--metrics", exists=True, dir_okay=False, help="YAML file of metric definitions.")]
         = None,
+    hindsight: Hindsight = False,
     as_json: AsJson = False,
 ) -> None:
     """A metric per company as it could have been computed at the cutoff, with its lineage."""
@@ -101,7 +119,7 @@ def asof(
     chosen = resolve_metric(metric, load_metrics(metrics) if metrics else None)
     with options.opened() as store:
         answer = ask(store, scope, chosen, subject, parse_instant(cutoff, "cutoff"),
-                     parse_period(period))
+                     parse_period(period), hindsight=hindsight)
     if as_json:
         out.print_json(answer.model_dump_json())
     else:
@@ -117,18 +135,21 @@ def facts_cmd(
     valid_at: Annotated[str | None, typer.Option(help="Valid instant (default: any).")] = None,
     system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
         = None,
+    hindsight: Hindsight = False,
     as_json: AsJson = False,
 ) -> None:
-    """Facts visible at a knowledge cutoff (filtered inside the store, before any limit)."""
+    """Facts visible at a knowledge cutoff (filtered inside the store, before any limit), as
+    known then: a knowledge end after the cutoff reads as open unless --hindsight."""
     options: Options = ctx.obj
     scope = options.scope()
+    known_at = parse_instant(cutoff, "cutoff") if cutoff else None
+    valid = as_of(parse_instant(valid_at, "valid_at")) if valid_at else None
+    held_at = parse_instant(system_at, "system_at") if system_at else None
     with options.opened() as store:
         answers = asof_queries.facts_as_of(
-            store, scope, subjects=subject, predicates=[predicate],
-            known_at=parse_instant(cutoff, "cutoff") if cutoff else None,
-            valid=as_of(parse_instant(valid_at, "valid_at")) if valid_at else None,
-            system_at=parse_instant(system_at, "system_at") if system_at else None,
-        )
+            store, scope, subjects=resolve_subjects(store, scope.tenant, subject),
+            predicates=[predicate], known_at=known_at, valid=valid, system_at=held_at,
+            hindsight=hindsight)
     show(answers, as_json, f"{predicate} as of {cutoff or 'now'}")
 
 
@@ -147,11 +168,12 @@ def history_cmd(
     start, sep, end = period.partition("..")
     if not sep:
         raise typer.BadParameter("use START..END", param_hint="--period")
+    valid_from = parse_instant(start, "period start")
+    valid_to = parse_instant(end, "period end") if end else None
     with options.opened() as store:
-        answers = asof_queries.history(store, options.scope(), subject, predicate,
-                                       parse_instant(start, "period start"),
-                                       parse_instant(end, "period end") if end else None,
-                                       unit)
+        (named,) = resolve_subjects(store, options.scope().tenant, [subject])
+        answers = asof_queries.history(store, options.scope(), named, predicate, valid_from,
+                                       valid_to, unit)
     show(answers, as_json, f"history of {subject} {predicate}")
 
 
@@ -210,7 +232,7 @@ def retract_cmd(
     """Retract a source (its facts lose its support; the cascade follows), or undo that."""
     options: Options = ctx.obj
     with options.opened() as store:
-        report = retract(store, options.scope(), source, reason=reason, actor="vintage retract",
+        report = retract(store, options.scope(), source, reason=reason, actor=options.actor,
                          undo=undo)
     render.retraction(out, report, undo, as_json)
 
@@ -227,6 +249,9 @@ def main() -> None:
     stderr and their own exit code (module docstring), never a traceback unless asked for."""
     try:
         app()
+    except StoreUnreachable as exc:
+        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        sys.exit(UNREACHABLE_EXIT)
     except (UserError, ValidationError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         sys.exit(USER_ERROR_EXIT)

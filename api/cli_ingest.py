@@ -41,7 +41,7 @@ def ingest_facts(
 ) -> None:
     """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
     _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_table(
-        store, scope, path, "vintage ingest facts", recompute=recompute, dry_run=dry_run,
+        store, scope, path, ctx.obj.actor, recompute=recompute, dry_run=dry_run,
         progress=progress))
 
 
@@ -64,7 +64,7 @@ def companyfacts(
         raise typer.BadParameter("--ticker names one company: give one file", param_hint="--ticker")
     times = read_acceptance_times(accepted) if accepted else None
     _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_companyfacts(
-        store, scope, path, actor="vintage ingest companyfacts", ticker=ticker, accepted=times,
+        store, scope, path, actor=ctx.obj.actor, ticker=ticker, accepted=times,
         recompute=recompute, dry_run=dry_run, progress=progress))
 
 

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from api import render_memory
-from api.options import AsJson, Options, typed_value
+from api.options import AllScopes, AsJson, Options, typed_value
 from graph.kinds import SourceKind
 from graph.memory.conflicts import review
 from graph.memory.forget import forget
@@ -71,7 +71,9 @@ def remember_cmd(
     source_id: Annotated[str | None, typer.Option(help="Id of the message, tool call, ...")]
         = None,
     source_version: Annotated[str | None, typer.Option(help="Document / tool version.")] = None,
-    observed_at: Annotated[str | None, typer.Option(help="When it was observed.")] = None,
+    observed_at: Annotated[str | None, typer.Option(
+        help="When it was observed: from 1900 to now plus VINTAGE_CLOCK_SKEW seconds (300).")]
+        = None,
     owner: Annotated[str | None, typer.Option(help="Whose memory it is.")] = None,
     reason: Annotated[str | None, typer.Option(help="Why it is kept (retention reason).")]
         = None,
@@ -98,8 +100,7 @@ def remember_cmd(
         ttl_seconds=ttl, evidence=tuple(evidence or ()), consent=consent,
     )
     with options.opened() as store:
-        done = remember_checked(store, draft, actor="vintage remember",
-                                expected=expected_revision)
+        done = remember_checked(store, draft, actor=options.actor, expected=expected_revision)
     decided(done, as_json)
 
 
@@ -113,16 +114,21 @@ def memories_cmd(
         help="As the engine held them then (default now): sees past a later invalidation.")]
         = None,
     candidates: Annotated[bool, typer.Option(help="Include candidates.")] = False,
+    hindsight: Annotated[bool, typer.Option(
+        "--hindsight", help="Show a knowledge end learned after --at (off: it reads as open).")]
+        = False,
     user: User = None, project: Project = None, thread: Thread = None,
-    as_json: AsJson = False,
+    all_scopes: AllScopes = False, as_json: AsJson = False,
 ) -> None:
-    """A subject's memories with source, times, status and retention reason."""
+    """A subject's memories in a scope (--user, --project or --thread; or --all-scopes,
+    audited) with source, times, status and retention reason."""
     options: Options = ctx.obj
     with options.opened() as store:
         found = recall(store, scope_of(options, user, project, thread), subject, key,
                        at=parse_instant(at, "at") if at else None,
                        system_at=parse_instant(system_at, "system_at") if system_at else None,
-                       candidates=candidates)
+                       candidates=candidates, all_scopes=all_scopes, actor=options.actor,
+                       hindsight=hindsight)
     render_memory.memories(_out, subject, found, as_json)
 
 
@@ -162,7 +168,7 @@ def forget_cmd(
     scope = scope_of(options, None if everything else user, project, thread)
     with options.opened() as store:
         gone = forget(store, scope, subject=subject, key=key, source_id=source,
-                      user=user if everything else None, actor="vintage forget", reason=reason)
+                      user=user if everything else None, actor=options.actor, reason=reason)
     data = {"by": gone.by, "facts": gone.facts, "derived": gone.derived,
             "event": gone.event_id}
     if as_json:
@@ -184,7 +190,7 @@ def summarise_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         done = summarise(store, scope_of(options, user, project, thread), subject, keys=key,
-                         actor="vintage summarise")
+                         actor=options.actor)
     if as_json:
         _out.print_json(json.dumps({"fact": done.fact.id, "derivation": done.derivation_id,
                                     "value": done.fact.value}))
@@ -195,12 +201,14 @@ def summarise_cmd(
 def review_cmd(
     ctx: typer.Context,
     user: User = None, project: Project = None, thread: Thread = None,
-    as_json: AsJson = False,
+    all_scopes: AllScopes = False, as_json: AsJson = False,
 ) -> None:
-    """The open conflict sets: memories of equal authority that disagree."""
+    """The open conflict sets of a scope (or --all-scopes, audited): memories of equal
+    authority that disagree."""
     options: Options = ctx.obj
     with options.opened() as store:
-        sets = review(store, scope_of(options, user, project, thread))
+        sets = review(store, scope_of(options, user, project, thread), all_scopes=all_scopes,
+                      actor=options.actor)
     render_memory.conflicts(_out, sets, as_json)
 
 
@@ -221,7 +229,8 @@ def resolve_cmd(
     when = parse_instant(observed_at, "observed_at") if observed_at else None
     with options.opened() as store:
         resolve_named(store, scope_of(options, user, project, thread), subject, key, keep,
-                      source_id=source_id, observed_at=when, owner=owner, reason=reason)
+                      source_id=source_id, observed_at=when, owner=owner, reason=reason,
+                      actor=options.actor)
     _out.print(f"resolved {subject} {key}: kept {keep!r}")
 
 
@@ -237,7 +246,7 @@ def rollback_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         done = rollback(store, scope_of(options, user, project, thread),
-                        parse_instant(to, "to"), actor="vintage rollback", reason=reason)
+                        parse_instant(to, "to"), actor=options.actor, reason=reason)
     data = {"event": done.event_id, "restored": done.restored, "retired": done.retired}
     if as_json:
         _out.print_json(json.dumps(data))
@@ -256,5 +265,5 @@ def invalidate_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         report = invalidate_memory(store, scope_of(options, user, project, thread), subject, key,
-                                   actor="vintage invalidate", reason=reason)
+                                   actor=options.actor, reason=reason)
     _out.print(f"invalidated {subject} {key}; {len(report.cascade)} derived facts closed")

@@ -15,9 +15,9 @@ from rich.console import Console
 
 from api import render_memory
 from api.cli_memory import Project, Thread, User, decided, scope_of
-from api.options import AsJson, Options, typed_value
+from api.options import AllScopes, AsJson, Options, typed_value
+from graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
 from graph.memory.ranking import demote
-from graph.memory.remember import DEFAULT_VALIDATIONS
 from graph.memory.requests import correct_by_id, promote_named, record_outcome
 from graph.temporal import parse_instant
 from queries.context import DEFAULT_LIMIT, build_context
@@ -53,7 +53,7 @@ def correct_cmd(
     when = parse_instant(observed_at, "observed_at") if observed_at else None
     with options.opened() as store:
         done = correct_by_id(store, tenant, memory, corrected, source_id=source_id,
-                             observed_at=when, actor="vintage correct", consent=consent)
+                             observed_at=when, actor=options.actor, consent=consent)
     decided(done, as_json)
 
 
@@ -65,18 +65,20 @@ def outcome_cmd(
     failed: Annotated[bool, typer.Option("--failed", help="It did not work this time.")]
         = False,
     at: Annotated[str | None, typer.Option(help="When (default now).")] = None,
+    reporter: Annotated[str | None, typer.Option(
+        help="Who reports the outcome (default: the actor).")] = None,
     user: User = None, project: Project = None, thread: Thread = None,
     as_json: AsJson = False,
 ) -> None:
-    """Record an experience's outcome on a task: a success on a distinct task is validation
-    evidence (a support); a failure is recorded, never counted."""
+    """Record an experience's outcome on a task, and who reported it: a success on a
+    distinct task counts for promotion (a support), a failure counts against it."""
     options: Options = ctx.obj
     scope = scope_of(options, user, project, thread)
     when = parse_instant(at, "at") if at else None
     with options.opened() as store:
         done, seen = record_outcome(store, scope, subject, key, task=task, succeeded=not failed,
-                                    at=when, actor="vintage outcome")
-    decided(done, as_json, validated_tasks=seen)
+                                    at=when, actor=options.actor, reporter=reporter)
+    decided(done, as_json, validated_tasks=seen.succeeded, failed_tasks=seen.failed)
 
 
 def promote_cmd(
@@ -86,21 +88,27 @@ def promote_cmd(
     by_user: Annotated[bool, typer.Option("--by-user", help="The user's explicit action "
                                                             "(needs --source-id).")] = False,
     source_id: Annotated[str | None, typer.Option(help="Id of the user's message.")] = None,
-    needed: Annotated[int, typer.Option(help="Validated tasks an experience needs.")]
+    needed: Annotated[int, typer.Option(
+        help="Distinct tasks an experience must have succeeded on.", min=1)]
         = DEFAULT_VALIDATIONS,
+    min_success_rate: Annotated[float, typer.Option(
+        help="Least share of successes among reported outcomes.", min=0.0, max=1.0)]
+        = DEFAULT_SUCCESS_RATE,
     user: User = None, project: Project = None, thread: Thread = None,
     as_json: AsJson = False,
 ) -> None:
-    """Candidate to active: an experience validated on enough distinct tasks, or any
-    candidate on the user's explicit action. Task state is never promoted."""
+    """Candidate to active: an experience that succeeded on enough distinct tasks with a high
+    enough success rate (failures count), or any candidate on the user's explicit action.
+    Task state is never promoted."""
     options: Options = ctx.obj
     if by_user and not source_id:
         raise typer.BadParameter("--by-user needs --source-id (the user's message)",
                                  param_hint="--source-id")
     scope = scope_of(options, user, project, thread)
     with options.opened() as store:
-        done = promote_named(store, scope, subject, key, actor="vintage promote",
-                             by_user=by_user, source_id=source_id, needed=needed)
+        done = promote_named(store, scope, subject, key, actor=options.actor,
+                             by_user=by_user, source_id=source_id, needed=needed,
+                             min_success_rate=min_success_rate)
     decided(done, as_json)
 
 
@@ -117,7 +125,7 @@ def demote_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         done = demote(store, scope_of(options, user, project, thread), subject, key,
-                      weight=weight, actor="vintage demote", reason=reason)
+                      weight=weight, actor=options.actor, reason=reason)
     _out.print(f"{subject} {key} ({done.memory_id}): weight {done.previous:g} -> "
                f"{done.weight:g} (event {done.event_id})")
 
@@ -129,12 +137,14 @@ def context_cmd(
                                             help="The thread the context is built for.")],
     limit: Annotated[int, typer.Option(help="Most memories to hand over.")] = DEFAULT_LIMIT,
     user: User = None, project: Project = None, thread: Thread = None,
-    as_json: AsJson = False,
+    all_scopes: AllScopes = False, as_json: AsJson = False,
 ) -> None:
-    """The memories an agent gets for SUBJECT now, best-ranked first; the handover is
-    recorded (an injection event) so that an echo of them is never taken for evidence."""
+    """The memories an agent gets for SUBJECT now from a scope (--user, --project or
+    --thread; or --all-scopes, audited), best-ranked first; the handover is recorded (an
+    injection event) so that an echo of them is never taken for evidence."""
     options: Options = ctx.obj
     with options.opened() as store:
         built = build_context(store, scope_of(options, user, project, thread), subject,
-                              thread=for_thread, limit=limit, actor="vintage context")
+                              thread=for_thread, limit=limit, actor=options.actor,
+                              all_scopes=all_scopes)
     render_memory.context(_out, built, as_json)

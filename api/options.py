@@ -1,8 +1,9 @@
-"""Global command-line options (``--store``, ``--tenant``), and the option types and argument
-readers that every command group shares."""
+"""Global command-line options (``--store``, ``--tenant``, ``--actor``), and the option types
+and argument readers that every command group shares."""
 
 from __future__ import annotations
 
+import getpass
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,11 +18,24 @@ from graph.errors import InvalidArgument
 from graph.model import Scope
 from graph.store import Store
 
+ACTOR_PREFIX = "user:"
+
+
+def default_actor() -> str:
+    """Who runs a command when neither ``--actor`` nor ``VINTAGE_ACTOR`` says: the operating
+    system's user name, as ``user:NAME``."""
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment and no passwd entry
+        name = "unknown"
+    return ACTOR_PREFIX + name
+
 
 @dataclass
 class Options:
     store: str | None
     tenant: str | None
+    actor: str  # who every event this command causes names (``--actor``)
 
     @contextmanager
     def opened(self) -> Iterator[Store]:
@@ -39,6 +53,9 @@ class Options:
 
 
 AsJson = Annotated[bool, typer.Option("--json", help="The result as JSON.")]
+AllScopes = Annotated[bool, typer.Option(
+    "--all-scopes", help="Read every scope of the tenant instead of naming --user, --project or "
+                         "--thread (audited: an event names the actor and the read).")]
 
 
 def typed_value(text: str, typed: bool) -> Any:

@@ -187,6 +187,8 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
     for s in a.answers:
         for warning in s.warnings:
             console.print(f"[yellow]{s.subject}:[/yellow] {warning}")
+        for later in s.hindsight or []:  # asked for with --hindsight: after the cutoff
+            console.print(f"[magenta]{s.subject} (hindsight):[/magenta] {later}")
 
 
 def impact(console: Console, result: Impact) -> None:
@@ -209,11 +211,20 @@ def retraction(console: Console, report: ExitReport, undo: bool, as_json: bool) 
     """What a retraction (or its undoing) did: the facts it changed and the cascade's fates."""
     cascade = [{"fact": o.fact.id, "predicate": o.fact.predicate, "fate": o.fate.value,
                 "depth": o.depth} for o in report.cascade]
+    # The versions the departed (or returning) ones had corrected: current again, or closed
+    # again where they were (graph.reinstate).
+    knowledge = [{"fact": o.fact.id, "predicate": o.fact.predicate, "fate": o.fate.value,
+                  "known_until": o.ends_at.isoformat() if o.ends_at else None}
+                 for o in report.knowledge]
     if as_json:
         console.print_json(json.dumps({"event": report.event_id, "facts": report.invalidated,
-                                       "cascade": cascade}))
+                                       "cascade": cascade, "knowledge": knowledge}))
         return
     verb = "held again" if undo else "left without support"
     console.print(f"{len(report.invalidated)} facts {verb}; cascade: "
                   + (", ".join(f"{c['predicate']} {c['fate']}" for c in cascade)
                      or "nothing downstream"))
+    if knowledge:
+        console.print("knowledge: " + ", ".join(
+            f"{k['predicate']} {'current again' if k['known_until'] is None else 'closed at '}"
+            f"{k['known_until'] or ''}" for k in knowledge))

@@ -8,7 +8,9 @@ visible iff (docs/contract.md, "The as-of predicate")::
 
 One refinement makes system time exact: a fact's knowledge interval is closed by a later write,
 so ``superseded_at`` only counts at system instants on or after ``superseded_recorded_at``. Before
-the engine learned of the correction, it would have answered with the open interval.
+the engine learned of the correction, it would have answered with the open interval. A closure
+that stopped holding (its correcting version was withdrawn) is kept as a past closure with the
+system-time stretch it held, and counts at the instants of that stretch only.
 
 Defaults, resolved against the store's clock when the read runs: C = now, T = now, V = all time,
 admitted statuses = {active}.
@@ -78,6 +80,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         f"{f}.available_at <= $asof_known",
         f"({f}.superseded_at IS NULL OR $asof_known < {f}.superseded_at"
         f" OR $asof_system < {f}.superseded_recorded_at)",
+        past_closure_clause(f, "$asof_known", "$asof_system"),
         holds_at(f, "$asof_system", sep="\n  AND "),
         f"{f}.status IN $asof_statuses",
         f"{f}.erased_at IS NULL",
@@ -137,6 +140,7 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
             and fact.available_at <= known_at
             and not (superseded_counts and fact.superseded_at is not None
                      and fact.superseded_at <= known_at)
+            and not past_closed(fact, known_at, system_at)
             and fact.recorded_at <= system_at
             and (fact.invalidated_at is None or system_at < fact.invalidated_at)
             and not in_gap(fact.gaps_from, fact.gaps_to, system_at)
@@ -149,6 +153,24 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
         )
 
     return visible
+
+
+def past_closed(fact: Fact, known_at: datetime, system_at: datetime) -> bool:
+    """Whether a closure that held at system instant ``system_at``, and no longer does, had
+    ended the fact's knowledge by ``known_at`` (a restatement since withdrawn: as of then,
+    the engine answered with the closed interval)."""
+    return any(since <= system_at < until and at <= known_at for at, since, until in zip(
+        fact.past_superseded_at, fact.past_superseded_from, fact.past_superseded_to,
+        strict=True))
+
+
+def past_closure_clause(alias: str, known: str, system: str) -> str:
+    """Cypher twin of :func:`past_closed`, negated: no past closure of ``alias`` held at
+    ``system`` with an end at or before ``known``."""
+    a = alias
+    return (f"({a}.past_superseded_at IS NULL OR none(i IN range(0, size({a}.past_superseded_at)"
+            f" - 1) WHERE {a}.past_superseded_from[i] <= {system}"
+            f" AND {system} < {a}.past_superseded_to[i] AND {a}.past_superseded_at[i] <= {known}))")
 
 
 def _holds_until(fact: Fact) -> datetime | None:

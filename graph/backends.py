@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from graph.embedded.store import EmbeddedStore
+from graph.errors import InvalidArgument
 from graph.store import Clock, Store
 
 DEFAULT_EMBEDDED_DIR = Path(".vintage") / "store"
@@ -25,7 +26,15 @@ def system_clock() -> datetime:
 
 
 def resolve_uri(uri: str | None) -> str:
-    return uri or os.environ.get("VINTAGE_STORE") or str(DEFAULT_EMBEDDED_DIR)
+    """The store named by ``uri``, else ``$VINTAGE_STORE``, else the default directory. An
+    empty name is refused: falling back to the default would write somewhere unasked."""
+    for given, what in ((uri, "the store URI (--store)"),
+                        (os.environ.get("VINTAGE_STORE"), "VINTAGE_STORE")):
+        if given is not None:
+            if not given.strip():
+                raise InvalidArgument(f"{what} is empty: name a directory or a bolt:// URI")
+            return given
+    return str(DEFAULT_EMBEDDED_DIR)
 
 
 def is_neo4j(uri: str) -> bool:

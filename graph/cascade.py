@@ -14,7 +14,7 @@ system axis it is the instant the input was invalidated or lost its last source.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -30,6 +30,27 @@ MAX_DEPTH = 256
 class Axis(StrEnum):
     KNOWLEDGE = "knowledge"  # a supersede: the fact stops being current at superseded_at
     SYSTEM = "system"  # an invalidation or retraction: the engine stops holding the fact
+
+
+class Fate(StrEnum):
+    SURVIVES = "survives"  # another justification still holds it
+    CLOSED = "closed"  # its interval ends (or now ends elsewhere); not recomputed
+    UNCHANGED = "unchanged"  # recomputed to the same value: stays current, cascade stops
+    RECOMPUTED = "recomputed"  # recomputed to a new value: a new version supersedes it
+    REOPENED = "reopened"  # held again after the retraction that closed it was undone
+    REINSTATED = "reinstated"  # current again: the version that closed it left the engine
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a change did to one fact (``graph.corrections``, ``graph.reinstate``)."""
+
+    fact: Fact
+    depth: int
+    path: tuple[str, ...]
+    fate: Fate
+    ends_at: datetime | None
+    replacement: Fact | None = None
 
 
 @dataclass(frozen=True)
@@ -54,13 +75,18 @@ class Plan:
         return [a for a in self.affected if a.ends_at is not None]
 
 
-def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime) -> Plan:
-    """Decide, without writing, which downstream derived facts end, and when."""
-    result = Plan(dict(changed))
-    if not changed:
+def downstream(
+    tx: StoreTx, starts: Sequence[str], now: datetime, also: Sequence[str] = (),
+) -> Plan:
+    """Every fact derived downstream of ``starts`` (live ``USED``/``GENERATED`` edges), and
+    the facts of ``also`` (starts that must be decided too), with their live justifications
+    and the facts those use, in topological order; no end decided yet."""
+    result = Plan({})
+    if not starts:
         return result
-    walk = tx.walk(sorted(changed), Direction.DOWNSTREAM, now, MAX_DEPTH, (USED, GENERATED))
-    derived = sorted(walk.ids(FACT) - set(changed))
+    walk = tx.walk(sorted(starts), Direction.DOWNSTREAM, now, MAX_DEPTH, (USED, GENERATED))
+    derived = sorted((walk.ids(FACT) - set(starts)) | set(also))
+    result.paths = _paths(walk, set(starts))
     if not derived:
         return result
     justs = tx.justifications(derived, now)
@@ -73,8 +99,15 @@ def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime
                    if i in reached}
              for fid in derived}
     result.order = list(TopologicalSorter(graph).static_order())
+    return result
+
+
+def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime) -> Plan:
+    """Decide, without writing, which downstream derived facts end, and when."""
+    result = downstream(tx, sorted(changed), now)
+    result.changed = dict(changed)
     ends: dict[str, datetime | None] = dict(changed)
-    paths = result.paths = _paths(walk, set(changed))
+    paths = result.paths
     for fid in result.order:
         fact = result.facts[fid]
         already = _end(fact, axis)

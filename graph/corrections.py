@@ -10,18 +10,21 @@ the old one, and the cascade carries on with it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 
-from graph.cascade import Axis, justified_until, plan
+from graph.cascade import Axis, Fate, Outcome, justified_until, plan
 from graph.derivations import Output, derive_in
+from graph.labels import FACT, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Value, new_event_id
 from graph.recipes import RecipeError, from_derivation
+from graph.reinstate import settle_knowledge
 from graph.store import (
     Closure,
     DerivationWrite,
+    Direction,
     Invalidation,
     Justification,
     Reopening,
@@ -30,24 +33,6 @@ from graph.store import (
     StoreTx,
     UnknownReference,
 )
-
-
-class Fate(StrEnum):
-    SURVIVES = "survives"  # another justification still holds it
-    CLOSED = "closed"  # its interval ends; not recomputed
-    UNCHANGED = "unchanged"  # recomputed to the same value: stays current, cascade stops
-    RECOMPUTED = "recomputed"  # recomputed to a new value: a new version supersedes it
-    REOPENED = "reopened"  # held again after the retraction that closed it was undone
-
-
-@dataclass(frozen=True)
-class Outcome:
-    fact: Fact
-    depth: int
-    path: tuple[str, ...]
-    fate: Fate
-    ends_at: datetime | None
-    replacement: Fact | None = None
 
 
 def cascade_knowledge(
@@ -136,7 +121,10 @@ def cascade_system(tx: StoreTx, now: datetime, invalid: Sequence[str]) -> list[O
 class ExitReport:
     event_id: str
     invalidated: list[str]
-    cascade: list[Outcome]
+    cascade: list[Outcome]  # system axis: derived facts closed (or held again, on an undo)
+    # Knowledge axis: facts current again, or whose knowledge now ends elsewhere, because a
+    # version that had corrected them left (or came back): ``graph.reinstate``.
+    knowledge: list[Outcome] = field(default_factory=list)
 
 
 def invalidate(
@@ -168,11 +156,16 @@ def retract_source(
         now = store.now()
         if not tx.get_sources([source_id]):
             raise UnknownReference(f"unknown source: {source_id}")
+        # Every fact it supported, not only the orphans: the audit finds it by their subjects.
+        touched = tx.walk([source_id], Direction.DOWNSTREAM, now, 1, (SUPPORTED_BY,)).ids(FACT)
         orphans = tx.retract_support(source_id, now)
         tx.invalidate_facts([Invalidation(fid, now) for fid in orphans])
         cascade = cascade_system(tx, now, orphans)
+        # What the departed versions had corrected is current again (graph.reinstate).
+        gone = [*orphans, *(o.fact.id for o in cascade if o.fate is Fate.CLOSED)]
+        knowledge = settle_knowledge(tx, now, gone=gone)
         return _exit_event(tx, now, actor, "retract", reason, orphans, cascade,
-                           source=source_id)
+                           source=source_id, touched=sorted(touched), knowledge=knowledge)
 
     return store.write(scope.tenant, work)
 
@@ -195,11 +188,13 @@ def restore_source(
         regained = tx.restore_support(source_id, retracted, now)
         facts = tx.get_facts(regained)
         reopened = _unreplaced(tx, [facts[fid] for fid in regained
-                                    if facts[fid].invalidated_at == retracted])
+                                    if facts[fid].invalidated_at == retracted], retracted)
         tx.reopen_facts([Reopening(fid, now) for fid in reopened])
         cascade = _reopen_downstream(tx, now, reopened, retracted)
+        # What the returning versions correct is closed again, where it was.
+        knowledge = settle_knowledge(tx, now, back=[*reopened, *(o.fact.id for o in cascade)])
         return _exit_event(tx, now, actor, "restore", reason, reopened, cascade,
-                           source=source_id)
+                           source=source_id, touched=regained, knowledge=knowledge)
 
     return store.write(scope.tenant, work)
 
@@ -211,7 +206,8 @@ def _reopen_downstream(
     live = {fid: f.invalidated_at is None for fid, f in p.facts.items()} | dict.fromkeys(
         reopened, True)
     outcomes = []
-    replaced = {f.id for f in p.facts.values()} - set(_unreplaced(tx, list(p.facts.values())))
+    replaced = {f.id for f in p.facts.values()} - set(
+        _unreplaced(tx, list(p.facts.values()), retracted))
     for fid in p.order:
         fact = p.facts[fid]
         if fact.invalidated_at != retracted or fid in replaced:
@@ -225,27 +221,37 @@ def _reopen_downstream(
     return outcomes
 
 
-def _unreplaced(tx: StoreTx, facts: Sequence[Fact]) -> list[str]:
-    """The facts whose assertion has no live version now. One that was written again while
-    the fact was out stays out: reopening it would make two current versions of one
-    assertion, and the later write is the engine's answer since."""
+def _unreplaced(tx: StoreTx, facts: Sequence[Fact], retracted: datetime) -> list[str]:
+    """The facts whose assertion was not written again while they were out (no live version
+    with a higher revision recorded since the retraction). One that was stays out: reopening
+    it would make two current versions of one assertion, and the later write is the engine's
+    answer since. A version that had superseded the fact before it went out does not keep it
+    out: the fact comes back closed where it was (graph.reinstate re-ends both)."""
     live = tx.versions(sorted({f.key for f in facts}))
     return [f.id for f in facts
-            if not any(v.revision > f.revision for v in live.get(f.key, []))]
+            if not any(v.revision > f.revision and v.recorded_at >= retracted
+                       for v in live.get(f.key, []))]
 
 
 def _exit_event(
     tx: StoreTx, now: datetime, actor: str, action: str, reason: str, invalidated: list[str],
-    cascade: list[Outcome], source: str | None = None,
+    cascade: list[Outcome], source: str | None = None, touched: Sequence[str] = (),
+    knowledge: Sequence[Outcome] = (),
 ) -> ExitReport:
     event_id = new_event_id()
+    # The subjects it reached (ids, never content), so that an audit by subject finds it.
+    reached = {f.subject for f in tx.get_facts(sorted({*invalidated, *touched})).values()}
     details: dict[str, Value] = {
         "invalidated": len(invalidated),
         "cascade_closed": sum(o.fate is Fate.CLOSED for o in cascade),
         "cascade_survived": sum(o.fate is Fate.SURVIVES for o in cascade),
+        "subjects": json.dumps(sorted(reached | {o.fact.subject for o in cascade})),
     }
     if source is not None:
         details["source"] = source
+    if knowledge:
+        details["knowledge_reinstated"] = sum(o.fate is Fate.REINSTATED for o in knowledge)
+        details["knowledge_closed"] = sum(o.fate is Fate.CLOSED for o in knowledge)
     tx.append_event(Event(id=event_id, tenant=tx.tenant, at=now, actor=actor, action=action,
                           reason=reason, details=details))
-    return ExitReport(event_id, invalidated, cascade)
+    return ExitReport(event_id, invalidated, cascade, list(knowledge))

@@ -248,6 +248,12 @@ class Fact(BaseModel):
     # held it again (a retraction undone). Empty for almost every fact.
     gaps_from: tuple[UtcInstant, ...] = ()
     gaps_to: tuple[UtcInstant, ...] = ()
+    # Knowledge closures that stopped holding (the version that caused one left the engine, or
+    # a later one moved it): closure i ended knowledge at past_superseded_at[i] over system
+    # time [past_superseded_from[i], past_superseded_to[i]). Empty for almost every fact.
+    past_superseded_at: tuple[UtcInstant, ...] = ()
+    past_superseded_from: tuple[UtcInstant, ...] = ()
+    past_superseded_to: tuple[UtcInstant, ...] = ()
     authority: int
     owner: str | None
     retention_reason: str | None

@@ -26,6 +26,11 @@ class StoreError(UserError, RuntimeError):
     """The store refused an operation; nothing of it was written."""
 
 
+class StoreUnreachable(StoreError):
+    """The store's server did not answer: nothing was read or written. Try again later, or
+    check the store URI."""
+
+
 class ConflictError(StoreError):
     """A compare-and-set saw another revision than the caller expected."""
 
@@ -58,6 +63,17 @@ class Closure:
 
     fact_id: str
     superseded_at: datetime
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeEnd:
+    """From system instant ``recorded_at`` on, a fact's knowledge interval ends at
+    ``superseded_at`` (None: open again). The closure it had until then is kept as a past
+    closure that held up to ``recorded_at``, so reads at earlier system instants still see it."""
+
+    fact_id: str
+    superseded_at: datetime | None
     recorded_at: datetime
 
 
@@ -232,6 +248,9 @@ class StoreTx(Protocol):
         """Reopen the support edges that retraction closed; return their facts."""
         ...
     def reopen_facts(self, rows: Sequence[Reopening]) -> None: ...
+    def set_knowledge_ends(self, rows: Sequence[KnowledgeEnd]) -> None:
+        """Move each fact's knowledge end (see ``KnowledgeEnd``); history keeps the old one."""
+        ...
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]: ...
 
 
@@ -271,6 +290,11 @@ class Store(Protocol):
         (default now) summed up (facts with none: absent)."""
         ...
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]: ...
+    def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
+        """The tenant's subjects whose id or one of whose identifiers (``cik:…``,
+        ``ticker:…``) is among ``names``; every subject of the tenant when ``names`` is None.
+        Ordered by id."""
+        ...
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
         """The tenant's events ordered by ``(at, id)``; only these actions when given."""
         ...

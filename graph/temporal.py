@@ -49,7 +49,11 @@ def require_utc(value: datetime, field: str = "instant") -> datetime:
         raise TimeError(f"{field}: expected a datetime, got {type(value).__name__}")
     if value.tzinfo is None or value.utcoffset() is None:
         raise TimeError(f"{field}: naive datetime {value.isoformat()} (give a UTC offset)")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:00-05:00 is in year 10000 in UTC
+        raise TimeError(f"{field}: {value.isoformat()} is outside the years 1-9999 in UTC") \
+            from None
 
 
 def day_start(value: date) -> datetime:

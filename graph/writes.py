@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Required, TypedDict, Unpack
 
-from graph.corrections import Fate, Outcome, cascade_knowledge
+from graph.cascade import Fate, Outcome
+from graph.corrections import cascade_knowledge
 from graph.labels import SUBJECT
 from graph.model import (
     Event,
@@ -197,19 +198,28 @@ def _check_expected(
     history: Mapping[str, list[Fact]], expected: Mapping[str, int | None],
 ) -> None:
     for key, revision in expected.items():
-        seen = history[key][-1].revision if history.get(key) else None
+        current = _current(history.get(key, []))
+        seen = current.revision if current else None
         if seen != revision:
             raise ConflictError(
                 f"assertion {key}: expected revision {revision}, the store holds {seen}"
             )
 
 
+def _current(versions: list[Fact]) -> Fact | None:
+    """The current version: the last one held, unless its knowledge interval is closed (the
+    version that corrected it was invalidated or lost its sources): then none is, and a new
+    value supersedes nothing."""
+    return versions[-1] if versions and versions[-1].superseded_at is None else None
+
+
 def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
     assert draft.source is not None
     source = plan.sources[draft.source]
     versions = plan.history.setdefault(key, [])
-    cur = versions[-1] if versions else None
-    if cur is not None and source.available_at < cur.available_at:
+    last, cur = (versions[-1] if versions else None), _current(versions)
+    known = None if last is None else last.available_at if cur else last.superseded_at
+    if known is not None and source.available_at < known:
         # A late-arriving older source: it may only repeat the vintage it was published in.
         then = [v for v in _versions_at(versions, source.available_at)
                 if v.content_hash == draft.content_hash()]
@@ -218,14 +228,15 @@ def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
             return
         raise StoreError(
             f"{draft.subject} {draft.predicate}: source {source.id!r} (available "
-            f"{source.available_at.isoformat()}) is older than the current version (available "
-            f"{cur.available_at.isoformat()}) and disagrees with what was known then; "
+            f"{source.available_at.isoformat()}) is older than the "
+            f"{'current version (available' if cur else 'last version held (known until'} "
+            f"{known.isoformat()}) and disagrees with what was known then; "
             "out-of-order corrections are refused"
         )
     if cur is not None and cur.content_hash == draft.content_hash():
         _support(plan, cur, source)
         return
-    revision = max(plan.top.get(key, 0), cur.revision if cur else 0) + 1
+    revision = max(plan.top.get(key, 0), last.revision if last else 0) + 1
     plan.top[key] = revision
     fact = _new_fact(plan, key, draft, source, revision, event_id)
     plan.pending[fact.id] = fact

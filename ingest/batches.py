@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graph.corrections import Fate, Outcome
+from graph.cascade import Fate, Outcome
 from graph.model import FactIn, Scope, SourceIn, Subject
 from graph.store import Store
 from graph.writes import Batch, WriteReport, record

@@ -8,8 +8,10 @@ filing's date, classified (``ingest.revisions``) and recorded on the new version
 
 The file is parsed as a stream (``ijson``) into compact rows and validated whole before the first
 write: one bad row and the error names the file, the row and the field, and nothing of the file
-is stored. Writes then go in batches, in the order the world learned the values. ``fy``, ``fp``
-and ``frame`` describe the filing, not the period, and are ignored; periods key on start/end.
+is stored. Implausible rows are bad rows (``ingest.plausible``): a filing public long before the
+period it reports on, or after now, and one filing giving two values for one fact. Writes then
+go in batches, in the order the world learned the values. ``fy``, ``fp`` and ``frame`` describe
+the filing, not the period, and are ignored; periods key on start/end.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from graph.store import Store
 from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
 from ingest.batches import Progress, Summary, write_file
 from ingest.facts_table import IngestError
+from ingest.plausible import CLOCK_SKEW, OneValue, from_the_future, too_early
 from ingest.revisions import Row, ValueChange, classify, in_filing_order, revisions
 
 _ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")
@@ -83,14 +86,19 @@ def read_companyfacts(path: Path, ticker: str | None = None) -> ParsedFile:
     header: dict[str, Any] = {}
     rows: list[Row] = []
     problems: list[tuple[int, str, str]] = []
+    said = OneValue()
     try:
         with _opened(path) as handle:
-            for where, item in _items(handle, header):
+            for number, (where, item) in enumerate(_items(handle, header), start=1):
                 try:
-                    rows.append(_row(where, item))
+                    row = _row(where, item, number)
                 except _FieldError as exc:
-                    problems.append((len(rows) + len(problems) + 1, f"{where}.{exc.field}",
-                                     exc.message))
+                    problems.append((number, f"{where}.{exc.field}", exc.message))
+                    continue
+                rows.append(row)
+                clash = said.clash(row.key, row.accn, number, row.value)
+                if clash:
+                    problems.append((number, f"{where}.val", clash))
     except (ijson.JSONError, OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
         # A truncated gzip raises EOFError, damaged compressed data zlib.error.
         message = " ".join(str(exc).split())[:80]
@@ -139,7 +147,7 @@ def _day(item: dict[str, Any], name: str) -> date:
         raise _FieldError(name, f"not an ISO date (YYYY-MM-DD): {text[:40]!r}") from None
 
 
-def _row(where: str, item: dict[str, Any]) -> Row:
+def _row(where: str, item: dict[str, Any], number: int) -> Row:
     path = item["_path"]
     if len(path) != 6 or path[3] != "units":
         raise _FieldError("-", "not at facts.TAXONOMY.CONCEPT.units.UNIT[i]")
@@ -160,8 +168,12 @@ def _row(where: str, item: dict[str, Any]) -> Row:
     if not _ACCESSION.match(accn):
         raise _FieldError("accn", f"not an accession number (##########-##-######): "
                                   f"{accn[:40]!r}")
+    filed = _day(item, "filed")
+    early = too_early(day_start(filed), day_start(start or end))
+    if early:
+        raise _FieldError("filed", early)
     return Row(taxonomy, concept, unit, start, end, value, accn, str(item["form"])[:32],
-               _day(item, "filed"))
+               filed, number, where)
 
 
 def _filer(
@@ -199,12 +211,14 @@ class Planned:
 def plan(
     parsed: ParsedFile, accepted: Mapping[str, datetime] | None = None, *,
     available: Interval | None = None, concepts: Collection[str] | None = None,
+    now: datetime | None = None, clock_skew: timedelta = CLOCK_SKEW,
 ) -> Planned:
     """Subjects, sources and fact drafts of a parsed file, with every revision classified.
 
     ``available`` keeps the filings public in that window (to replay a file in the order the
     world learned it); ``concepts`` keeps those predicates (``us-gaap:Revenues``). Revisions are
-    classified on the whole file either way."""
+    classified on the whole file either way. With ``now``, a filing it would write that is
+    public later than ``now`` plus ``clock_skew`` is refused (``ingest.plausible``)."""
     accepted = accepted or {}
     window = available or all_time()
     found = revisions(parsed.rows)
@@ -213,12 +227,17 @@ def plan(
     subject = parsed.filer.subject()
     sources: dict[str, SourceIn] = {}
     facts: list[FactIn] = []
+    late: list[tuple[int, str, str]] = []  # filings public in the future, first row of each
     for row in in_filing_order(parsed.rows):
         if concepts is not None and row.predicate not in concepts:
             continue
         source = sources.get(row.accn) or _source(parsed, row, accepted.get(row.accn))
         if not window.contains(source.available_at):
             continue
+        if row.accn not in sources and now is not None:
+            future = from_the_future(source.available_at, now, clock_skew)
+            if future:
+                late.append((row.number, f"{row.where}.filed", f"{row.accn}: {future}"))
         sources[row.accn] = source
         start = row.start or row.end
         facts.append(FactIn(
@@ -226,6 +245,8 @@ def plan(
             valid_from=day_start(start), valid_to=day_start(row.end) + timedelta(days=1),
             source=row.accn, change=change_of.get((row.key, row.accn)),
         ))
+    if late:
+        raise IngestError(parsed.path, late)
     return Planned(subject, sources, facts, found)
 
 
@@ -247,11 +268,11 @@ def ingest_companyfacts(
     store: Store, scope: Scope, path: Path, *, actor: str, ticker: str | None = None,
     accepted: Mapping[str, datetime] | None = None, recompute: bool = False,
     dry_run: bool = False, progress: Progress | None = None, available: Interval | None = None,
-    concepts: Collection[str] | None = None,
+    concepts: Collection[str] | None = None, clock_skew: timedelta = CLOCK_SKEW,
 ) -> Summary:
     """Validate the whole file, then write it; re-running it changes nothing."""
     planned = plan(read_companyfacts(path, ticker), accepted, available=available,
-                   concepts=concepts)
+                   concepts=concepts, now=store.now(), clock_skew=clock_skew)
     return write_file(store, scope, path.name, subjects=[planned.subject],
                       sources=planned.sources, facts=planned.facts, actor=actor,
                       recompute=recompute, dry_run=dry_run, progress=progress)

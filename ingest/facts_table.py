@@ -4,12 +4,21 @@ For figures that are not in XBRL (payment volume, GMV, other KPIs from earnings 
 for the bundled demo data. One row is one (fact, source) pair:
 
     subject, predicate, value, unit, period_start, period_end, source_id, available_at
-    optional: subject_name, form, url, source_kind (default: filing)
+    optional: subject_name, form, url, source_kind (default: filing), fiscal_year_end
+
+``fiscal_year_end`` (``MM-DD``) declares the subject's fiscal year-end, for a company whose
+figures come as quarters with no year-long span to read its fiscal calendar from. It is stored
+as a fact, ``vintage:FiscalYearEnd`` of the subject (valid from 1970 on, open-ended), from the
+row's source, so it is public from that source's date like any figure: one fact per subject and
+source, and a later file declaring another year-end corrects it. One file declares at most one
+year-end per subject.
 
 Periods follow the SEC convention: ``period_end`` is the last day, inclusive; an empty
 ``period_start`` marks an instant (a balance at the end of ``period_end``). Both become the
 half-open valid interval ``[start, end + 1 day)``. The whole file is validated before anything is
 written: one bad row, and the error names file, row and field, and nothing of the file is stored.
+Implausible rows (``ingest.plausible``) are bad rows: a source public long before the period it
+reports on or after now, and one source giving two values for one assertion.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +41,13 @@ from graph.model import FactIn, Scope, SourceIn, Subject
 from graph.store import Store
 from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
 from ingest.batches import Progress, Summary, write_file
+from ingest.plausible import CLOCK_SKEW, OneValue, from_the_future, too_early
 
 REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", "available_at")
+_YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
+# queries.fiscal reads the declaration under this predicate (ingest may not import queries).
+FISCAL_YEAR_END = "vintage:FiscalYearEnd"
+DECLARED_FROM = day_start(date(1970, 1, 1))
 _UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
 
 
@@ -54,6 +68,9 @@ class TableIngest:
     subjects: dict[str, Subject] = field(default_factory=dict)
     sources: dict[str, SourceIn] = field(default_factory=dict)
     facts: list[FactIn] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)  # each fact's row, as errors name it
+    year_ends: dict[str, str] = field(default_factory=dict)  # subject -> declared MM-DD
+    declared: set[tuple[str, str]] = field(default_factory=set)  # (subject, source) written
 
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -79,12 +96,21 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def parse_table(path: Path) -> TableIngest:
     parsed = TableIngest()
     problems: list[tuple[int, str, str]] = []
+    said = OneValue()
     for number, row in read_rows(path):
         parsed.rows += 1
+        before = len(parsed.facts)
         try:
             _parse_row(row, parsed)
         except _RowError as exc:
             problems.append((number, exc.field, exc.message))
+            continue
+        for f in parsed.facts[before:]:  # the row's fact (and any it declares)
+            parsed.numbers.append(number)
+            clash = said.clash((f.subject, f.predicate, f.unit, f.valid_from, f.valid_to),
+                               str(f.source), number, f.value)
+            if clash:
+                problems.append((number, "value", clash))
     if problems:
         raise IngestError(path, problems)
     if not parsed.facts:
@@ -95,21 +121,40 @@ def parse_table(path: Path) -> TableIngest:
 def ingest_table(
     store: Store, scope: Scope, path: Path, actor: str, *,
     available: Interval | None = None, recompute: bool = False, dry_run: bool = False,
-    progress: Progress | None = None,
+    progress: Progress | None = None, clock_skew: timedelta = CLOCK_SKEW,
 ) -> Summary:
     """Validate the whole file, then write it in batches ordered by availability.
 
     ``available`` keeps only rows whose source was public in that window (to replay a file in
-    the order the world learned it); ``recompute`` recomputes what corrections cascade to."""
+    the order the world learned it); ``recompute`` recomputes what corrections cascade to.
+    A source public after the store's clock plus ``clock_skew`` is refused (ingest.plausible)."""
     parsed = parse_table(path)
     window = available or all_time()
-    facts = sorted(
-        (f for f in parsed.facts if window.contains(parsed.sources[str(f.source)].available_at)),
-        key=lambda f: parsed.sources[str(f.source)].available_at,
-    )
-    return write_file(store, scope, path.name, subjects=list(parsed.subjects.values()),
-                      sources=parsed.sources, facts=facts, actor=actor, recompute=recompute,
-                      dry_run=dry_run, progress=progress)
+    kept = [(n, f) for n, f in zip(parsed.numbers, parsed.facts, strict=True)
+            if window.contains(parsed.sources[str(f.source)].available_at)]
+    _refuse_future(path, parsed, kept, store.now(), clock_skew)
+    facts = sorted((f for _, f in kept),
+                   key=lambda f: parsed.sources[str(f.source)].available_at)
+    summary = write_file(store, scope, path.name, subjects=list(parsed.subjects.values()),
+                         sources=parsed.sources, facts=facts, actor=actor, recompute=recompute,
+                         dry_run=dry_run, progress=progress)
+    # A declared year-end is one more fact of a row, not a row of the file.
+    summary.rows -= sum(f.predicate == FISCAL_YEAR_END for f in facts)
+    return summary
+
+
+def _refuse_future(path: Path, parsed: TableIngest, kept: list[tuple[int, FactIn]],
+                   now: datetime, skew: timedelta) -> None:
+    """Each source public after now (its first row to be written), or nothing."""
+    problems, named = [], set()
+    for number, f in kept:
+        source = parsed.sources[str(f.source)]
+        why = from_the_future(source.available_at, now, skew)
+        if why and source.id not in named:
+            named.add(source.id)
+            problems.append((number, "available_at", why))
+    if problems:
+        raise IngestError(path, problems)
 
 
 class _RowError(Exception):
@@ -164,6 +209,9 @@ def _parse_row(row: dict[str, Any], parsed: TableIngest) -> None:
         available = parse_instant(_text(row, "available_at"), "available_at")
     except TimeError as exc:
         raise _RowError("available_at", str(exc)) from None
+    early = too_early(available, day_start(start))
+    if early:
+        raise _RowError("available_at", early)
     kind_text = _text(row, "source_kind", required=False) or SourceKind.FILING.value
     try:
         kind = SourceKind(kind_text)
@@ -190,3 +238,26 @@ def _parse_row(row: dict[str, Any], parsed: TableIngest) -> None:
     parsed.subjects.setdefault(subject_id, Subject(
         id=subject_id, kind="company", name=_text(row, "subject_name", False) or None))
     parsed.facts.append(fact)
+    year_end = _text(row, "fiscal_year_end", required=False)
+    if year_end:
+        _declare(parsed, subject_id, source_id, year_end)
+
+
+def _declare(parsed: TableIngest, subject: str, source: str, text: str) -> None:
+    m = _YEAR_END.fullmatch(text)
+    try:
+        # A year that is not a leap year: a year-end must be a day of every year.
+        ok = m is not None and date(2001, int(m.group(1)), int(m.group(2))) is not None
+    except ValueError:
+        ok = False
+    if not ok:
+        raise _RowError("fiscal_year_end", f"not MM-DD, a day of every year (such as 12-31 or "
+                                           f"09-30): {text[:20]!r}")
+    known = parsed.year_ends.setdefault(subject, text)
+    if known != text:
+        raise _RowError("fiscal_year_end", f"{text} differs from {known}, declared for "
+                                           f"{subject[:40]!r} on an earlier row")
+    if (subject, source) not in parsed.declared:
+        parsed.declared.add((subject, source))
+        parsed.facts.append(FactIn(subject=subject, predicate=FISCAL_YEAR_END, value=text,
+                                   unit=None, valid_from=DECLARED_FROM, source=source))

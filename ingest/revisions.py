@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from itertools import pairwise
@@ -50,6 +50,10 @@ class Row:
     accn: str
     form: str
     filed: date
+    # Where the row is in its file (for errors): its ordinal and JSON path. Not part of what
+    # the row says, so rows that say the same compare equal.
+    number: int = field(default=0, compare=False)
+    where: str = field(default="", compare=False)
 
     @property
     def predicate(self) -> str:

@@ -51,8 +51,11 @@ class SubjectAnswer(BaseModel):
     derivations: list[str] = []
     periods_used: list[str] = []
     inputs: list[InputFact] = []
-    warnings: list[str] = []
+    warnings: list[str] = []  # what was known at the cutoff about this answer, nothing later
     refused: str | None = None  # why there is no value
+    # What became known after the cutoff (revisions of the inputs): only when asked for
+    # (None: not asked), never in ``warnings`` and never in an agent's context.
+    hindsight: list[str] | None = None
 
 
 class MetricAnswer(BaseModel):

@@ -6,6 +6,11 @@ an injection event naming every memory version handed over and every visible one
 cut, for the thread it is built for (ids only); the audit can then tell an agent's echo of those
 memories from evidence. Candidates and everything outside the scope or the as-of instant are
 never considered: the hard filters run in the store first.
+
+A context never carries hindsight (docs/contract.md, "No look-ahead"): it is built from
+``recall`` with ``hindsight=False``, so each memory's ``known_until`` is open, never the time
+of a correction not yet known; no caller can ask for more, since ``build_context`` takes no
+hindsight argument, and its ``Context`` holds only those views, a count and event ids.
 """
 
 from __future__ import annotations
@@ -30,10 +35,13 @@ class Context:
 
 
 def build_context(store: Store, scope: Scope, subject: str, *, thread: str,
-                  limit: int = DEFAULT_LIMIT, actor: str) -> Context:
+                  limit: int = DEFAULT_LIMIT, actor: str, all_scopes: bool = False) -> Context:
+    """The context for ``thread`` from ``subject``'s memories in ``scope`` (a user, project
+    or thread; every scope of the tenant only with ``all_scopes``, audited)."""
     if limit < 1:
         raise InvalidArgument("a context holds at least one memory")
-    found = recall(store, scope, subject)
+    found = recall(store, scope, subject, hindsight=False,  # an agent never sees hindsight
+                   all_scopes=all_scopes, actor=actor, read="context")
     chosen = tuple(found[:limit])
     event_id = record_injection(store, scope.tenant, thread=thread, subject=subject,
                                 memory_ids=[m.id for m in chosen],

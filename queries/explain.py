@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 from graph.labels import FACT, SUPERSEDES
 from graph.model import Fact, Scope
 from graph.store import Direction, Justification, Store, StoreTx, UnknownReference, Walk
+from queries.asof import as_known
 from queries.views import DerivationView, FactView, SourceView
 
 MAX_DEPTH = 256
@@ -64,7 +65,8 @@ def _explain(tx: StoreTx, fact_id: str, at: datetime) -> Explanation:
     justs: dict[str, list[Justification]] = {}
     for j in tx.justifications(fact_ids, at):
         justs.setdefault(j.output_id, []).append(j)
-    supports = tx.supports_of(fact_ids)
+    # As the engine held it at ``at``: no support edge or knowledge end recorded later.
+    supports = [s for s in tx.supports_of(fact_ids) if s.recorded_at <= at]
     sources = tx.get_sources(sorted({s.source_id for s in supports}))
     cited: dict[str, list[SourceView]] = {}
     for s in supports:
@@ -75,7 +77,7 @@ def _explain(tx: StoreTx, fact_id: str, at: datetime) -> Explanation:
     def build(f: Fact, seen: frozenset[str]) -> Step:
         below = seen | {f.id}
         return Step(
-            fact=FactView.of(f),
+            fact=FactView.of(as_known(f, None, at)),
             derived_by=tuple(
                 Justified(derivation=DerivationView.of(j.derivation), inputs=tuple(
                     Input(role=role, step=build(facts[i], below))

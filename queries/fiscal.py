@@ -21,6 +21,14 @@ A company's fiscal calendar is not configured: it is read off its own year-long 
   after the last complete one is known from its reported quarters: it starts the day after the
   last year ends, and its quarters 1..3 are found as above; its end, and so its Q4, are not.
 
+* **A declared year-end**: a company that reports no year-long span (KPIs from earnings
+  releases come as quarters) may declare its fiscal year-end as a fixed day, ``MM-DD``
+  (:class:`YearEnd`; ``vintage ingest facts`` stores it as a ``vintage:FiscalYearEnd`` fact, so
+  it is public from its source's date like any figure). Its fiscal years then run from the day
+  after one year-end to the next, are named by the rule above, and count as complete once a
+  reported period ends on or after the year-end; the year after the last complete one is the
+  year in progress, as above. Reported year-long spans always win over a declaration.
+
 The period vocabulary (:class:`Span`, :func:`parse_period`) lives in ``queries.periods`` and is
 re-exported here.
 """
@@ -33,6 +41,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import pairwise
 
+from graph.model import Fact
 from queries.periods import (
     DURATIONS,
     ONE_DAY,
@@ -40,18 +49,22 @@ from queries.periods import (
     PeriodSpec,
     Span,
     SpanKind,
+    YearEnd,
     kind_of,
     parse_period,
 )
 
 # The period vocabulary is re-exported: callers think of it as part of the calendar.
 __all__ = [
+    "FISCAL_YEAR_END",
     "FiscalCalendar",
     "FiscalYear",
     "PeriodError",
     "PeriodSpec",
     "Span",
     "SpanKind",
+    "YearEnd",
+    "declared_year_end",
     "fiscal_label",
     "kind_of",
     "parse_period",
@@ -153,16 +166,24 @@ class FiscalCalendar:
         self._in_progress = in_progress
 
     @classmethod
-    def from_spans(cls, spans: Iterable[Span]) -> FiscalCalendar:
-        """The calendar implied by every duration a company reported (duplicates are fine)."""
+    def from_spans(cls, spans: Iterable[Span], year_end: YearEnd | None = None) -> FiscalCalendar:
+        """The calendar implied by every duration a company reported (duplicates are fine);
+        ``year_end``, when declared, gives the years of a company that reported none."""
         distinct = set(spans)
+        chosen = _choose_years(distinct)
+        before: FiscalYear | None = None
+        if not chosen and year_end is not None and distinct:
+            chosen, anchor = year_end.years_over(min(s.start for s in distinct),
+                                                 max(s.end for s in distinct))
+            before = FiscalYear(fiscal_label(anchor.end), anchor)
         years: list[FiscalYear] = []
-        for span in _choose_years(distinct):
+        for span in chosen:
             label = fiscal_label(span.end)
             if years and label <= years[-1].label:
                 label = years[-1].label + 1
             years.append(FiscalYear(label, span, _quarters(span, distinct)))
-        return cls(years, _in_progress(years[-1], distinct) if years else None)
+        last = years[-1] if years else before
+        return cls(years, _in_progress(last, distinct) if last else None)
 
     def years(self) -> list[FiscalYear]:
         """The complete fiscal years, oldest first."""
@@ -224,3 +245,20 @@ def _in_progress(last: FiscalYear, spans: set[Span]) -> FiscalYear | None:
     # Quarters are known as a prefix: Qn needs the end of Qn-1.
     latest = q3 or q2 or q1
     return FiscalYear(last.label + 1, Span(start, latest.end), (q1, q2, q3, None))
+
+
+FISCAL_YEAR_END = "vintage:FiscalYearEnd"  # the predicate of a declared year-end ("09-30")
+
+
+def declared_year_end(facts: Iterable[Fact]) -> YearEnd | None:
+    """The fiscal year-end a company declared, from its ``vintage:FiscalYearEnd`` facts as read
+    (as known at a cutoff); the latest public one wins."""
+    declared = sorted((f for f in facts if f.predicate == FISCAL_YEAR_END),
+                      key=lambda f: (f.available_at, f.revision))
+    if not declared:
+        return None
+    latest = declared[-1]
+    try:
+        return YearEnd.parse(str(latest.value))
+    except PeriodError as exc:
+        raise PeriodError(f"{latest.subject}: {exc}") from None

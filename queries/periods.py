@@ -4,7 +4,8 @@ SEC filings describe durations as ``start..end`` with ``end`` inclusive; Vintage
 half-open UTC intervals ``[start, end + 1 day)``. :class:`Span` is the SEC-style view of one,
 and converts both ways. :func:`parse_period` reads what a user types after ``--period``
 (``FY2024``, ``FY2024Q3``, ``LTM``, ``2024-01-01..2024-03-31``); a company's fiscal calendar
-(``queries.fiscal``) then turns fiscal names into spans.
+(``queries.fiscal``) then turns fiscal names into spans. :class:`YearEnd` is a fiscal year-end
+declared as a day of the year (``09-30``), for companies that report no year-long span.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "PeriodSpec",
     "Span",
     "SpanKind",
+    "YearEnd",
     "kind_of",
     "parse_period",
 ]
@@ -162,3 +164,45 @@ def parse_period(text: str) -> PeriodSpec:
 def _echo(text: str) -> str:
     # User input is echoed, but never more than a short prefix of it.
     return repr(text[:_ECHO] + ("…" if len(text) > _ECHO else ""))
+
+
+
+_YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
+
+
+@dataclass(frozen=True)
+class YearEnd:
+    """A fiscal year-end declared as a fixed day of the year (September 30: ``09-30``)."""
+
+    month: int
+    day: int
+
+    def __post_init__(self) -> None:
+        try:
+            date(2001, self.month, self.day)  # not a leap year: February 29 is not every year's
+        except ValueError:
+            raise PeriodError(f"fiscal year-end {self.month:02}-{self.day:02} is not a day of "
+                              "every year (MM-DD, such as 12-31 or 09-30)") from None
+
+    @classmethod
+    def parse(cls, text: str) -> YearEnd:
+        m = _YEAR_END.fullmatch(text.strip())
+        if m is None:
+            raise PeriodError(f"fiscal year-end {_echo(text)} is not MM-DD (such as 12-31)")
+        return cls(int(m.group(1)), int(m.group(2)))
+
+    def __str__(self) -> str:
+        return f"{self.month:02}-{self.day:02}"
+
+    def year_ending(self, year: int) -> Span:
+        """The fiscal year that ends on this day of calendar year ``year``."""
+        return Span(date(year - 1, self.month, self.day) + ONE_DAY,
+                    date(year, self.month, self.day))
+
+    def years_over(self, first: date, last: date) -> tuple[list[Span], Span]:
+        """The complete years that periods from ``first`` to ``last`` reach (a period ends on
+        or after the year's end), and the year before the first year they touch (an anchor
+        for the year in progress when no year is complete)."""
+        years = [y for y in map(self.year_ending, range(first.year, last.year + 2))
+                 if y.end >= first]
+        return [y for y in years if y.end <= last], self.year_ending(years[0].end.year - 1)

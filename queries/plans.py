@@ -9,7 +9,10 @@ candidate plans come in order of preference:
 - a fiscal year: as reported; else the sum of its four quarters;
 - the twelve months ending with a quarter (LTM): the fiscal year itself when the quarter is a
   Q4; the sum of four quarters; the latest year-to-date + the last fiscal year - the prior
-  year-to-date.
+  year-to-date;
+- any window by dates, with or without a fiscal calendar (``tiled``): as reported, else the sum
+  of the consecutive reported periods that tile it exactly, fewest pieces first
+  (``queries.tiling``).
 
 **One basis.** A filing that restates, reclassifies or split-adjusts values of a concept (or
 corrects one without a classification) starts a new basis for that concept, from the earliest
@@ -29,7 +32,8 @@ from itertools import product
 from graph.kinds import Change
 from graph.model import Fact, Value
 from graph.recipes import Recipe, expression
-from queries.fiscal import FiscalCalendar, Span
+from queries.fiscal import FiscalCalendar, Span, kind_of
+from queries.tiling import tilings
 
 BASIS_CHANGES = frozenset({Change.SPLIT_ADJUSTMENT, Change.RECLASSIFICATION, Change.RESTATEMENT})
 YTD_DIFFERENCE = expression("ytd_difference", "1", "ytd - prior_ytd")
@@ -152,6 +156,25 @@ def _sums(s: Series, cal: FiscalCalendar, quarters: list[tuple[int, int]], span:
                                              enumerate(combo, 1)], span, method))
         if len(found) == _MAX_COMBINATIONS:
             break
+    return found
+
+
+def tiled(s: Series, span: Span) -> list[PlanNode]:
+    """``span`` as reported, else summed from the reported periods that tile it exactly."""
+    found: list[PlanNode] = []
+    for pieces in tilings(span, s, _MAX_COMBINATIONS):
+        if len(pieces) == 1:
+            found.append(Observed(s[pieces[0]]))
+            continue
+        nodes = [Observed(s[p]) for p in pieces]
+        if len(pieces) == 4 and all(kind_of(p) == "quarter" for p in pieces):
+            found.append(_computed(QUARTER_SUM, [(f"q{i}", n) for i, n in enumerate(nodes, 1)],
+                                   span, "sum of four quarters"))
+            continue
+        roles = [f"p{i}" for i in range(1, len(pieces) + 1)]
+        recipe = expression(f"sum_of_{len(pieces)}_periods", "1", " + ".join(roles))
+        found.append(_computed(recipe, list(zip(roles, nodes, strict=True)), span,
+                               f"sum of {len(pieces)} consecutive reported periods"))
     return found
 
 

@@ -9,7 +9,7 @@ the answer. A repeated question finds its derivations and writes nothing new.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -23,36 +23,46 @@ from graph.store import Store, StoreTx
 from graph.temporal import Interval, day_start, from_to
 from queries import plans
 from queries.answers import InputFact, MetricAnswer, SubjectAnswer
-from queries.fiscal import FiscalCalendar, PeriodSpec, Span, kind_of
+from queries.fiscal import (
+    FISCAL_YEAR_END,
+    FiscalCalendar,
+    PeriodSpec,
+    Span,
+    declared_year_end,
+    kind_of,
+)
+from queries.hindsight import revisions, versions_since
 from queries.metrics import Metric
 from queries.plans import Computed, Observed, PlanNode, Series
+from queries.subjects import resolve_subjects
+from queries.windows import Window, windows
 
 _WORKERS = 8
 _MARGIN = timedelta(days=800)  # two years and some, around an explicit span
 _LTM_LOOKBACK = timedelta(days=5 * 366)
-_LTM_WINDOWS = 8  # how many quarter ends back an LTM question looks for a complete window
-
-
-@dataclass(frozen=True)
-class Window:
-    label: str
-    plans: Callable[[Series], list[PlanNode]]
-    prior: Window | None = None  # the same window a year earlier (growth metrics)
 
 
 def ask(
     store: Store, scope: Scope, metric: Metric, subjects: Sequence[str], cutoff: datetime,
-    period: PeriodSpec, *, actor: str = "vintage asof",
+    period: PeriodSpec, *, actor: str = "vintage asof", hindsight: bool = False,
 ) -> MetricAnswer:
+    """``hindsight``: also say, in each answer's own ``hindsight`` field, how its inputs were
+    revised after the cutoff (``queries.hindsight``); without it nothing later is read."""
     if not subjects:
         raise InvalidArgument("name at least one subject")
     if len(set(subjects)) != len(subjects):
         raise InvalidArgument("a subject is named twice")
+    ids = resolve_subjects(store, scope.tenant, subjects)  # by id, CIK or ticker
+    if len(set(ids)) != len(ids):
+        raise InvalidArgument(f"{', '.join(subjects)} name the same subject twice")
     # Companies are independent: on Neo4j their round trips overlap (each call opens its own
     # session); the embedded store serialises them under its lock.
-    with ThreadPoolExecutor(max_workers=min(_WORKERS, len(subjects))) as pool:
-        answers = list(pool.map(
-            lambda s: _subject(store, scope, metric, s, cutoff, period, actor), subjects))
+    with ThreadPoolExecutor(max_workers=min(_WORKERS, len(ids))) as pool:
+        answers = list(pool.map(lambda s: _subject(
+            store, scope, metric, s, cutoff, period, actor, hindsight), ids))
+    if hindsight:  # asked for: a refusal has none to say, not "none asked"
+        answers = [a if a.hindsight is not None else a.model_copy(update={"hindsight": []})
+                   for a in answers]
     return MetricAnswer(metric=metric.name, description=metric.description, cutoff=cutoff,
                         period=str(period), answers=answers)
 
@@ -62,6 +72,7 @@ class _Known:
     facts: list[Fact]
     confirmed: dict[str, datetime]  # fact id -> latest support public by the cutoff
     first_source: dict[str, str]  # fact id -> the earliest source that reported it
+    subject: str = ""  # whose facts: a refusal names the concepts tried for this subject
 
 
 def _known(store: Store, scope: Scope, subject: str, predicates: Sequence[str],
@@ -71,22 +82,34 @@ def _known(store: Store, scope: Scope, subject: str, predicates: Sequence[str],
     facts = [f for f, _ in found]
     seen = {f.id: c for f, c in found if c is not None}
     confirmed = {f.id: seen[f.id].last_at if f.id in seen else f.available_at for f in facts}
-    return _Known(facts, confirmed, {fid: c.first_source for fid, c in seen.items()})
+    return _Known(facts, confirmed, {fid: c.first_source for fid, c in seen.items()}, subject)
 
 
 def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
-             period: PeriodSpec, actor: str) -> SubjectAnswer:
+             period: PeriodSpec, actor: str, hindsight: bool = False,
+             asked: datetime | None = None) -> SubjectAnswer:
+    """``asked``: the question's cutoff, when ``cutoff`` is an earlier one that an answer on
+    an earlier basis reads at (what was revised in between is the question's to know)."""
     predicates = sorted(metric.predicates_for(subject))
-    known = _known(store, scope, subject, predicates, cutoff, _reach(period, cutoff))
+    # A declared fiscal year-end is read with the figures, as known at the same cutoff.
+    known = _known(store, scope, subject, [*predicates, FISCAL_YEAR_END], cutoff,
+                   _reach(period, cutoff))
+    year_end = declared_year_end(known.facts)
+    known.facts = [f for f in known.facts if f.predicate != FISCAL_YEAR_END]
     if not known.facts:
         return SubjectAnswer(subject=subject, refused=(
             f"nothing public by {cutoff.date()} for {', '.join(predicates)}"))
     spans = {Span.from_valid(f.valid_from, f.valid_to) for f in known.facts if f.valid_to}
-    cal = FiscalCalendar.from_spans(s for s in spans if kind_of(s) is not None)
+    cal = FiscalCalendar.from_spans((s for s in spans if kind_of(s) is not None), year_end)
+    if period.kind in ("fy", "quarter") and not cal.quarters():
+        return SubjectAnswer(subject=subject, refused=(
+            f"no {period} in {subject}'s fiscal calendar as known at {cutoff.date()}: it "
+            "reported no year-long period" + ("" if year_end else " and declared no fiscal "
+                                              "year-end (MM-DD)")))
     basis = plans.basis_changes(known.facts)
     roles = _tables(metric, subject, known.facts)
     skipped: list[str] = []
-    for window in windows(cal, period):
+    for window in windows(cal, period, spans):
         try:
             node = _plan(metric, window, roles, known, basis, skipped)
         except RecipeError as exc:
@@ -94,11 +117,11 @@ def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: d
             continue
         if node is not None:
             return _answered(store, scope, metric, subject, cutoff, window, node, known,
-                             skipped, actor)
+                             skipped, actor, hindsight, asked or cutoff)
     mixed = any("mix vintages" in reason for reason in skipped)
     if mixed and period.kind != "ltm":
         return _on_the_earlier_basis(store, scope, metric, subject, cutoff, period, actor,
-                                     basis, skipped)
+                                     basis, skipped, hindsight, asked or cutoff)
     return SubjectAnswer(subject=subject, refused="; ".join(skipped) or (
         f"no {period} window in {subject}'s fiscal calendar as known at {cutoff.date()}"))
 
@@ -106,14 +129,14 @@ def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: d
 def _on_the_earlier_basis(
     store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
     period: PeriodSpec, actor: str, basis: Mapping[str, list[plans.BasisChange]],
-    skipped: list[str],
+    skipped: list[str], hindsight: bool, asked: datetime,
 ) -> SubjectAnswer:
     """A fixed period whose current inputs straddle a restatement: answer it as it was known
     just before the latest restating filing (one consistent, older basis), and say so; refuse
     when that is mixed or missing too."""
     latest = max(c.at for changes in basis.values() for c in changes if c.at <= cutoff)
     earlier = _subject(store, scope, metric, subject, latest - timedelta(microseconds=1),
-                       period, actor)
+                       period, actor, hindsight, asked)
     if earlier.refused is not None:
         return SubjectAnswer(subject=subject, refused="; ".join(
             [*skipped, f"as known before {latest.date()}: {earlier.refused}"]))
@@ -133,46 +156,6 @@ def _reach(spec: PeriodSpec, cutoff: datetime) -> Interval:
         assert spec.span is not None
         return from_to(spec.span.valid_from - _MARGIN, spec.span.valid_to + _MARGIN)
     return from_to(cutoff - _LTM_LOOKBACK, None)
-
-
-def windows(cal: FiscalCalendar, spec: PeriodSpec) -> list[Window]:
-    """The windows a period names for this company, newest (preferred) first."""
-    if spec.kind == "fy":
-        assert spec.year is not None
-        return [_year_window(cal, spec.year)]
-    if spec.kind == "quarter":
-        assert spec.year is not None and spec.quarter is not None
-        return [_quarter_window(cal, spec.year, spec.quarter)]
-    if spec.kind == "span":
-        assert spec.span is not None
-        return [_span_window(cal, spec.span)]
-    return [_ltm_window(cal, label, n) for label, n, _ in reversed(cal.quarters())][:_LTM_WINDOWS]
-
-
-def _year_window(cal: FiscalCalendar, y: int, back: bool = True) -> Window:
-    return Window(f"FY{y}", lambda s: plans.year(s, cal, y),
-                  _year_window(cal, y - 1, False) if back else None)
-
-
-def _quarter_window(cal: FiscalCalendar, y: int, n: int, back: bool = True) -> Window:
-    return Window(f"FY{y}Q{n}", lambda s: plans.quarter(s, cal, y, n),
-                  _quarter_window(cal, y - 1, n, False) if back else None)
-
-
-def _ltm_window(cal: FiscalCalendar, y: int, n: int, back: bool = True) -> Window:
-    return Window(f"LTM to FY{y}Q{n}", lambda s: plans.ltm(s, cal, y, n),
-                  _ltm_window(cal, y - 1, n, False) if back else None)
-
-
-def _span_window(cal: FiscalCalendar, span: Span, back: bool = True) -> Window:
-    named = cal.label_of(span)
-    if named is not None:
-        y, n = named
-        return _year_window(cal, y, back) if n is None else _quarter_window(cal, y, n, back)
-    prior = Span(span.start.replace(year=span.start.year - 1),
-                 span.end.replace(year=span.end.year - 1)) if back else None
-    return Window(str(span), lambda s: [Observed(s[span])] if span in s else [],
-                  _span_window(cal, prior, False) if prior else None)
 
 
 Tables = dict[str, dict[str, Series]]  # metric version -> role -> series
@@ -229,8 +212,10 @@ def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: _K
     for role in sorted(metric.inputs):
         candidates = window.plans(roles[role])
         if not candidates:
-            skipped.append(f"{window.label}: no {role} ({', '.join(metric.inputs[role][:2])}"
-                           f"{', ...' if len(metric.inputs[role]) > 2 else ''}) reported yet")
+            tried = metric.aliases_for(known.subject, role)  # the subject's own mapping
+            skipped.append(f"{window.label}: no {role} ({', '.join(tried[:2])}"
+                           f"{', ...' if len(tried) > 2 else ''}) "
+                           f"{_missing(window, roles[role])}")
             return None
         reasons = [plans.mixing(plans.leaves(c), known.confirmed, basis) for c in candidates]
         usable = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
@@ -253,9 +238,15 @@ def _method(node: PlanNode) -> str:
     return "reported" if isinstance(node, Observed) else node.method
 
 
+def _missing(window: Window, s: Series) -> str:
+    """Why a role has no plan: a window by dates names its gaps and overlaps."""
+    problems = window.why(s) if window.why is not None else []
+    return f"covering it exactly: {', '.join(problems)}" if problems else "reported yet"
+
+
 def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
               window: Window, node: PlanNode, known: _Known, skipped: list[str],
-              actor: str) -> SubjectAnswer:
+              actor: str, hindsight: bool, asked: datetime) -> SubjectAnswer:
     value: Value = node.value
     derivations: list[str] = []
     used = sorted({f.id: f for f in plans.leaves(node)}.values(),
@@ -266,17 +257,19 @@ def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: 
         # One transaction: persist the plan, and read what the answer cites beside it.
         fact = node.fact if isinstance(node, Observed) else _persist(
             tx, store.now(), scope, subject, node, actor, derivations)
-        return fact, tx.versions(sorted({f.key for f in used})), tx.get_sources(cited)
+        since = versions_since(tx, store.now(), scope, used, cutoff, asked, hindsight)
+        return fact, since, tx.get_sources(cited)
 
     run = store.reading if isinstance(node, Observed) else store.write
     fact, versions, sources = run(scope.tenant, work)
+    revised, later = revisions(store, scope.tenant, used, versions, asked, hindsight)
     return SubjectAnswer(
         subject=subject, value=value, unit=fact.unit, period=window.label,
         span=str(node.span), method=_method(node), fact_id=fact.id,
         derivation_id=derivations[-1] if derivations else None, derivations=derivations,
         periods_used=sorted({str(Observed(f).span) for f in used}),
         inputs=[InputFact.of(f, sources.get(known.first_source.get(f.id, ""))) for f in used],
-        warnings=[*skipped, *_later_revisions(used, versions, cutoff)],
+        warnings=[*skipped, *revised], hindsight=later,
     )
 
 
@@ -292,17 +285,3 @@ def _persist(tx: StoreTx, now: datetime, scope: Scope, subject: str, node: PlanN
         actor=actor, check_cycles=False)
     derivations.append(derived.derivation_id)
     return derived.fact
-
-
-def _later_revisions(used: Sequence[Fact], versions: Mapping[str, list[Fact]],
-                     cutoff: datetime) -> list[str]:
-    """Inputs that a filing after the cutoff revised (the answer keeps the value of its day)."""
-    found = []
-    for f in used:
-        current = versions.get(f.key, [f])[-1]
-        if current.id != f.id and current.available_at > cutoff:
-            why = current.change.value if current.change else "revision"
-            found.append(f"a later restatement exists: {f.predicate} {Observed(f).span} was "
-                         f"revised on {current.available_at.date()} ({why}) from {f.value} to "
-                         f"{current.value}")
-    return found

@@ -13,6 +13,7 @@ The set of memories returned never depends on it.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -21,10 +22,11 @@ from graph.asof import AsOf
 from graph.kinds import Status
 from graph.memory.gate import FACT_KIND, MEMORY_KIND
 from graph.memory.ranking import FULL, weights
+from graph.memory.scoping import record_wide_read, require_read_scope
 from graph.model import Event, Scope, Value
 from graph.store import Store
 from graph.temporal import as_of
-from queries.asof import Answer
+from queries.asof import Answer, as_known
 from queries.views import SourceView
 
 
@@ -51,18 +53,29 @@ class MemoryView(BaseModel):
 def recall(
     store: Store, scope: Scope, subject: str, key: str | None = None, *,
     at: datetime | None = None, system_at: datetime | None = None,
-    candidates: bool = False,
+    candidates: bool = False, hindsight: bool = False, all_scopes: bool = False,
+    actor: str | None = None, read: str = "memories",
 ) -> list[MemoryView]:
     """The memories of ``subject`` (under ``key``, if given) as observed by ``at`` and
     holding then (a TTL not yet reached), as the engine holds them at ``system_at`` (default
     now: the contract's default, docs/contract.md, "The as-of predicate"; give ``system_at``
-    to see past an invalidation, retraction or rollback made since)."""
-    t = at or store.now()
+    to see past an invalidation, retraction or rollback made since). Each as known then: a
+    correction observed after ``at`` leaves ``known_until`` open unless ``hindsight``.
+
+    ``scope`` names a user, project or thread (``ScopeRequired`` otherwise); a read of the
+    whole tenant says ``all_scopes=True`` with a tenant-only scope and an ``actor``, and is
+    recorded as an event naming the actor and the ``read`` (``graph.memory.scoping``)."""
+    require_read_scope(scope, "a memory read", all_scopes=all_scopes)
+    if all_scopes:
+        record_wide_read(store, scope.tenant, actor=actor, read=read, subject=subject, key=key)
+    now = store.now()
+    t, held = at or now, system_at or now
     statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if candidates else set())
-    spec = AsOf(scope, known_at=t, system_at=system_at, valid=as_of(t), subjects=(subject,),
+    spec = AsOf(scope, known_at=t, system_at=held, valid=as_of(t), subjects=(subject,),
                 predicates=None if key is None else (key,), statuses=frozenset(statuses),
                 kinds=tuple(FACT_KIND.values()))
-    answers = [Answer(f, cited) for f, cited in store.read_cited(spec)]
+    answers = [Answer(f if hindsight else as_known(f, t, held), cited)
+               for f, cited in store.read_cited(spec)]
     ranked = weights(store, scope.tenant, [a.fact.id for a in answers], t)
     found = [
         MemoryView(
@@ -84,9 +97,19 @@ def audit(
     since: datetime | None = None, until: datetime | None = None,
 ) -> list[Event]:
     """The events of a tenant (who, what, when, why, gate decisions), narrowed to a subject,
-    a key or a time range ``[since, until)``."""
+    a key or a time range ``[since, until)``. An event names its subject (``subject``) or, for
+    an exit reaching several (an erasure, a retraction), lists them (``subjects``, JSON)."""
     def wanted(e: Event) -> bool:
-        return ((subject is None or e.details.get("subject") == subject)
+        return ((subject is None or e.details.get("subject") == subject
+                 or subject in _listed(e.details.get("subjects")))
                 and (key is None or e.details.get("key") == key)
                 and (since is None or since <= e.at) and (until is None or e.at < until))
     return [e for e in store.events(tenant) if wanted(e)]
+
+
+def _listed(subjects: object) -> list[str]:
+    try:
+        found = json.loads(subjects) if isinstance(subjects, str) else []
+    except json.JSONDecodeError:
+        return []
+    return [str(s) for s in found] if isinstance(found, list) else []

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from graph.derivations import Derived, Output, derive
 from graph.memory.gate import MEMORY_EPOCH
+from graph.memory.scoping import require_scope
 from graph.model import Scope, Value
 from graph.recipes import Recipe, function, register
 from graph.store import Store, StoreError
@@ -33,7 +34,10 @@ def summarise(
     recipe: Recipe = RENDER, actor: str,
 ) -> Derived:
     """Summarise the subject's active memories (those under ``keys``, if given) as one derived
-    fact ``summary:memories`` whose inputs are the memories themselves."""
+    fact ``summary:memories`` whose inputs are the memories themselves. It is written in
+    ``scope``, which names a user, project or thread: a tenant-wide summary would carry every
+    user's memories into one fact."""
+    require_scope(scope, "a summary")
     found = [m for m in recall(store, scope, subject) if keys is None or m.key in keys]
     if not found:
         raise StoreError(f"{subject} has no active memories to summarise")

@@ -74,7 +74,7 @@ def test_a_user_metric_over_release_kpis_answers_as_of_each_cutoff(
     assert {i["predicate"] for i in inputs} == {"us-gaap:Revenues", "kpi:TPV"}
     warnings = before_fix["warnings"]
     assert isinstance(warnings, list)
-    assert any("later restatement" in w for w in warnings)
+    assert not any("5200" in w for w in warnings)  # the fix of 2025-03-01 is not known yet
     after_fix = take_rate("2025-03-02")
     assert after_fix["value"] == pytest.approx(100 * 460 / 18_400)
     assert after_fix["derivation_id"] != before_fix["derivation_id"]

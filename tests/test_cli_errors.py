@@ -4,6 +4,7 @@ on the embedded store never loads the Neo4j driver."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +115,38 @@ print({DRIVER_LOADED})
     done = python(script, str(tmp_path / "store"), "ingest", "facts", table, "--json")
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("[]")
+
+
+A_READ = ["facts", "Revenue", "--subject", "X"]
+
+
+def test_an_empty_store_name_is_refused_not_replaced_by_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["--store", "", "--tenant", "t", *A_READ], capsys, monkeypatch)
+    assert code == 2 and "the store URI (--store) is empty" in err
+    assert not (tmp_path / ".vintage").exists()
+
+
+def test_a_file_named_as_the_store_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    not_a_dir = tmp_path / "passwd"
+    not_a_dir.write_text("root:x:0:0\n")
+    code, _, err = run(["--store", str(not_a_dir), "--tenant", "t", *A_READ], capsys, monkeypatch)
+    assert code == 2 and "is a file, not a store directory" in err
+    assert not_a_dir.read_text() == "root:x:0:0\n"
+
+
+def test_a_neo4j_store_that_does_not_answer_is_its_own_exit_code(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, out, err = run(["--store", f"bolt://127.0.0.1:{port}", "--tenant", "t", *A_READ],
+                         capsys, monkeypatch)
+    assert code == 69
+    assert f"the Neo4j store at bolt://127.0.0.1:{port} does not answer" in err
+    assert "Traceback" not in out + err and len(err.strip().splitlines()) <= 2

@@ -74,6 +74,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T), 5),
     "read_confirmed": lambda: reads.read_confirmed_facts(
         AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T)),
+    "subjects": lambda: reads.subjects("acme", ["GOOGL", "cik:0001652044", "ticker:GOOGL"]),
+    "subjects_all": lambda: reads.subjects("acme"),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
     "events": lambda: cypher.events("acme"),
     "events_actions": lambda: cypher.events("acme", ["erase", "rollback"]),
@@ -94,6 +96,9 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "retracted_at": lambda: lineage.retracted_at("acme", "s1"),
     "restore_support": lambda: lineage.restore_support("acme", "s1", T, T),
     "reopen_facts": lambda: lineage.reopen_facts("acme", [{"fact_id": "f", "at": T}]),
+    "set_knowledge_ends": lambda: lineage.set_knowledge_ends("acme", [
+        {"fact_id": "f", "superseded_at": None, "recorded_at": T},
+        {"fact_id": "g", "superseded_at": T, "recorded_at": T}]),
     "purge_tenant_facts": lambda: cypher.purge_tenant("acme")[2],
 }
 

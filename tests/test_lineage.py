@@ -8,7 +8,8 @@ from collections.abc import Mapping
 import pytest
 
 from graph.asof import AsOf
-from graph.corrections import Fate, invalidate, restore_source, retract_source
+from graph.cascade import Fate
+from graph.corrections import invalidate, restore_source, retract_source
 from graph.derivations import CycleError, MixedVintage, Output, derive
 from graph.model import Fact, Scope, Value
 from graph.recipes import RecipeError, expression, function, register

@@ -19,6 +19,7 @@ from graph.memory.forget import forget
 from graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn
 from graph.memory.ranking import demote
 from graph.memory.remember import invalidate_memory, remember
+from graph.memory.trust import trust_source
 from graph.model import Scope
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 from graph.temporal import all_time
@@ -231,6 +232,7 @@ def test_retracting_a_source_takes_its_support_and_the_cascade_follows(
     store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:
     remember(store, memory(scope), actor=ACTOR)
+    trust_source(store, scope.tenant, "doc-1", actor=ACTOR, reason="the account's KB")
     remember(store, memory(scope, source_id="doc-1", source_kind="document"), actor=ACTOR)
     remember(store, memory(scope, key="gift.wrap", value="never"), actor=ACTOR)
     summary = summarise(store, mine(scope), "user:42", actor=ACTOR)

@@ -206,6 +206,8 @@ CASES: dict[str, tuple[Build, set[str]]] = {
                         {KEYS[SOURCE]}),
     "invalidate_facts": (lambda p: lineage.invalidate_facts(p.tenant, p.rows()), {KEYS[FACT]}),
     "reopen_facts": (lambda p: lineage.reopen_facts(p.tenant, p.rows()), {KEYS[FACT]}),
+    "set_knowledge_ends": (lambda p: lineage.set_knowledge_ends(p.tenant, p.rows(
+        superseded_at=None, recorded_at=p.now)), {KEYS[FACT]}),
     "erase_facts": (lambda p: lineage.erase_facts(p.tenant, p.rows()), {KEYS[FACT]}),
     "close_knowledge": (lambda p: cypher.close_knowledge(p.tenant, p.rows(
         superseded_at=p.now, recorded_at=p.now)), {KEYS[FACT]}),
@@ -220,6 +222,9 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     "merge_subjects": (lambda p: cypher.merge_subjects(p.tenant, [{"id": "GOOGL"}]),
                        {KEYS[SUBJECT]}),
     "lock_subjects": (lambda p: cypher.lock_subjects(p.tenant, SUBJECTS), {KEYS[SUBJECT]}),
+    "subjects": (lambda p: reads.subjects(p.tenant, ["GOOGL", "cik:0001045810", "ticker:NVDA"]),
+                 {KEYS[SUBJECT]}),
+    "subjects/all": (lambda p: reads.subjects(p.tenant), {KEYS[SUBJECT]}),
     "create_facts": (lambda p: cypher.create_facts(p.tenant, [{"id": "new", "subject": "NVDA"}]),
                      {KEYS[SUBJECT]}),
     "create_derivation": (lambda p: cypher.create_derivation(

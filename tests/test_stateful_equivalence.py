@@ -4,7 +4,7 @@ embedded store and a real Neo4j at once: every answer and every refusal must be 
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from hypothesis import settings
@@ -37,7 +37,18 @@ days = st.integers(min_value=0, max_value=6)  # few instants: boundaries get hit
 
 def comparable(facts: list[Fact]) -> list[tuple[Any, ...]]:
     return [(f.id, f.value, f.available_at, f.superseded_at, f.superseded_recorded_at,
-             f.recorded_at, f.invalidated_at, f.gaps_from, f.gaps_to) for f in facts]
+             f.recorded_at, f.invalidated_at, f.gaps_from, f.gaps_to, f.past_superseded_at,
+             f.past_superseded_from, f.past_superseded_to) for f in facts]
+
+
+def chained(versions: list[Fact]) -> bool:
+    """Each held version of an observed assertion is current until the next held one begins,
+    and the last one is current: a retracted correction leaves no hole, an undone retraction
+    no overlap (docs/semantics.md, "Reinstatement")."""
+    held = sorted((v for v in versions if v.invalidated_at is None),
+                  key=lambda v: (v.available_at, v.revision))
+    ends: list[datetime | None] = [v.available_at for v in held[1:]]
+    return [v.superseded_at for v in held] == ([*ends, None] if held else [])
 
 
 def outcome(store: Store, scope: Scope, batch: Batch, expected: dict[str, int | None],
@@ -181,6 +192,9 @@ def test_embedded_and_neo4j_give_identical_answers(neo4j_driver_store: Neo4jStor
                         lambda s, k=key: comparable(s.history(self.scope.tenant, k)))
                     # One assertion never has two current versions (open on both axes).
                     assert sum(v[3] is None and v[6] is None for v in versions) <= 1
+                    history = self.stores[0].history(self.scope.tenant, key)
+                    if history and history[0].predicate != "d":
+                        assert chained(history)
 
     Equivalence.TestCase.settings = settings(max_examples=80, stateful_step_count=25,
                                              deadline=None)

@@ -13,6 +13,7 @@ from graph.store import (
     DerivationWrite,
     Erasure,
     Invalidation,
+    KnowledgeEnd,
     Reopening,
     Restoration,
     Retraction,
@@ -30,6 +31,7 @@ _DATACLASSES: dict[str, type[Any]] = {
     "retract": Retraction,
     "reopen": Reopening,
     "restore": Restoration,
+    "knowledge_end": KnowledgeEnd,
 }
 _MODELS: dict[str, type[Any]] = {
     "subject": Subject,
@@ -68,10 +70,16 @@ def decode(item: list[Any]) -> tuple[str, Any]:
         )
     cls = _DATACLASSES[op]
     kwargs = {
-        f.name: _instant(payload[f.name]) if f.type in ("datetime", datetime) else payload[f.name]
+        f.name: _instant(payload[f.name])
+        if f.type in _INSTANTS and payload[f.name] is not None else payload[f.name]
         for f in dataclasses.fields(cls)
     }
     return op, cls(**kwargs)
+
+
+# The annotations these dataclasses give an instant (text under ``from __future__``); an
+# optional one may be null (``KnowledgeEnd``: a knowledge interval open again).
+_INSTANTS = ("datetime", datetime, "datetime | None")
 
 
 def _instant(value: str) -> datetime:

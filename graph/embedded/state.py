@@ -28,7 +28,7 @@ from graph.labels import (
     USED,
 )
 from graph.model import Event, Fact, Scope
-from graph.store import DerivationWrite
+from graph.store import DerivationWrite, KnowledgeEnd
 
 Journal = list[Callable[[], None]]
 Node = tuple[str, str, str]  # (label, tenant, id)
@@ -42,6 +42,7 @@ class State:
         self.by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.by_subject: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.by_lookup: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+        self.subject_ids: dict[str, list[str]] = defaultdict(list)  # per tenant, first seen first
         self.facts: dict[str, dict[str, Fact]] = defaultdict(dict)
         self.events: dict[str, list[Event]] = defaultdict(list)
         self.events_by_action: dict[tuple[str, str], list[Event]] = defaultdict(list)
@@ -87,6 +88,8 @@ class State:
     def apply(self, tenant: str, op: str, rec: Any, journal: Journal | None = None) -> None:
         j: Journal = journal if journal is not None else []
         if op in _NODE_OPS:
+            if op == "subject" and (SUBJECT, tenant, rec.id) not in self.graph:
+                self._append(self.subject_ids[tenant], rec.id, j)
             self._node((_NODE_OPS[op], tenant, rec.id), j, label=_NODE_OPS[op], record=rec)
             if op == "event":
                 self._append(self.events[tenant], rec, j)
@@ -134,6 +137,8 @@ class State:
                 **data, "invalidated_at": None,
                 "gaps_from": (*data.get("gaps_from", ()), data["invalidated_at"]),
                 "gaps_to": (*data.get("gaps_to", ()), rec.at)})
+        elif op == "knowledge_end":
+            self._knowledge_end(self.facts[tenant][rec.fact_id], rec, j)
         elif op == "reopen":
             fact = self.facts[tenant][rec.fact_id]
             assert fact.invalidated_at is not None
@@ -143,6 +148,18 @@ class State:
                 "gaps_to": (*fact.gaps_to, rec.at)}), j)
         else:
             raise ValueError(f"unknown embedded log operation {op!r}")
+
+    def _knowledge_end(self, fact: Fact, rec: KnowledgeEnd, j: Journal) -> None:
+        update: dict[str, Any] = {
+            "superseded_at": rec.superseded_at,
+            "superseded_recorded_at": None if rec.superseded_at is None else rec.recorded_at}
+        if fact.superseded_at is not None:  # the closure it replaces becomes history
+            update |= {
+                "past_superseded_at": (*fact.past_superseded_at, fact.superseded_at),
+                "past_superseded_from": (*fact.past_superseded_from,
+                                         fact.superseded_recorded_at or fact.recorded_at),
+                "past_superseded_to": (*fact.past_superseded_to, rec.recorded_at)}
+        self._fact(fact.model_copy(update=update), j)
 
     def _derivation(self, tenant: str, w: DerivationWrite, j: Journal) -> None:
         node = (DERIVATION, tenant, w.derivation.id)

@@ -25,6 +25,7 @@ from graph.store import (
     Erasure,
     Invalidation,
     Justification,
+    KnowledgeEnd,
     Reopening,
     Restoration,
     Retraction,
@@ -163,6 +164,9 @@ class EmbeddedTx:
                        if key == SUPPORTED_BY and data["invalidated_at"] == retracted)
         self._do("restore", [Restoration(fid, source_id, at) for fid in facts])
         return facts
+
+    def set_knowledge_ends(self, rows: Sequence[KnowledgeEnd]) -> None:
+        self._do("knowledge_end", rows)
 
     def reopen_facts(self, rows: Sequence[Reopening]) -> None:
         facts = self.state.facts[self.tenant]

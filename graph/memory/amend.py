@@ -17,6 +17,7 @@ from typing import Any
 from graph.kinds import SourceKind
 from graph.memory.gate import MEMORY_KIND, MemoryIn, memory_key
 from graph.memory.remember import Remembered, current_version, remember
+from graph.memory.scoping import require_scope
 from graph.model import Fact, Scope, Value
 from graph.store import ConflictError, Store, StoreError, UnknownReference
 
@@ -33,6 +34,7 @@ def stored(store: Store, tenant: str, memory_id: str) -> Fact:
 
 def current(store: Store, scope: Scope, subject: str, key: str) -> Fact:
     """The current version of one memory in exactly ``scope``."""
+    require_scope(scope, "a memory named by subject and key")
     ident = memory_key(scope, subject, key)
     fact, _ = current_version(store, scope.tenant, ident)
     if fact is None:

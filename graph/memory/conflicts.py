@@ -24,6 +24,7 @@ from graph.asof import AsOf
 from graph.kinds import SourceKind, Status
 from graph.memory.gate import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
 from graph.memory.primitives import memory_tx
+from graph.memory.scoping import record_wide_read, require_read_scope, require_scope
 from graph.model import Fact, FactIn, Scope, SourceIn, Subject, Value
 from graph.store import Conflict, Invalidation, Store, StoreTx, UnknownReference
 from graph.writes import Batch, WriteReport, record, record_in
@@ -110,8 +111,13 @@ def retire_rivals(scope: Scope, subject: str, key: str,
     return retire
 
 
-def review(store: Store, scope: Scope) -> list[ConflictSet]:
-    """The open conflict sets in a scope (and the narrower scopes it contains)."""
+def review(store: Store, scope: Scope, *, all_scopes: bool = False,
+           actor: str | None = None) -> list[ConflictSet]:
+    """The open conflict sets in a scope (and the narrower scopes it contains); in every
+    scope of the tenant only with ``all_scopes`` and an ``actor`` (an audited read)."""
+    require_read_scope(scope, "a review", all_scopes=all_scopes)
+    if all_scopes:
+        record_wide_read(store, scope.tenant, actor=actor, read="review", subject="-")
     sides = store.read(AsOf(scope, statuses=frozenset({Status.CONFLICTED}), kinds=_KINDS))
     sets: dict[tuple[str, str, tuple[str, ...]], list[Fact]] = {}
     for fact in sides:
@@ -127,6 +133,7 @@ def resolve(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
     """A person's decision on the conflict set of one memory in exactly ``scope``: ``keep``
     becomes the active value, the other sides are invalidated. ``source_id``/``observed_at``
     name the decision itself."""
+    require_scope(scope, "resolving a conflict")
     found = open_sides(store.read, scope, subject, key, store.now())
     main = next((f for f in found if f.unit is None), None)
     if main is None:

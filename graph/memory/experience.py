@@ -4,7 +4,8 @@ Trigger (when it applies), preconditions (what must hold), steps (what to do, in
 outcome (what doing it achieves). It is stored as one canonical JSON text (sorted keys, no
 spaces), so the same experience written twice is one value, and the built-in summariser renders
 it like any other memory. Its validation evidence is not part of the value: each successful
-outcome on a distinct task is a support of the experience (``graph.memory.remember.outcome``).
+outcome on a distinct task is a support of the experience, and a failure counts against it
+(``graph.memory.promotion``).
 """
 
 from __future__ import annotations

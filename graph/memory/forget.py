@@ -3,15 +3,19 @@
 Erasure removes content (``MemoryTx.erase_facts``): the value and retention reason of every
 version of the memories concerned, and of every fact derived from them (summaries included),
 from the Neo4j store and from the embedded store's log. Content-free shells stay, invisible to
-every read, so that lineage walks and the tombstone ``Event`` (counts only) still have something
-to point at.
+every read, so that lineage walks and the tombstone ``Event`` still have something to point at.
+The tombstone holds counts and the subjects concerned (``subjects``, so that ``audit --subject``
+finds it), never a key or a value.
 
-By source: the facts that rest on that source alone are erased; a fact another source also
-supports stays, and the erased source no longer supports it.
+By memory, the scope names a user, project or thread (it is part of the memory's identity). By
+source: the facts that rest on that source alone are erased, in whatever scope they are (a
+source id is one per tenant); a fact another source also supports stays, and the erased source
+no longer supports it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,6 +23,7 @@ from graph.labels import FACT, GENERATED, USED
 from graph.locking import under_locks
 from graph.memory.gate import FACT_KIND
 from graph.memory.primitives import memory_tx
+from graph.memory.scoping import USER_SUBJECT, require_scope
 from graph.model import Event, Fact, Scope, new_event_id
 from graph.store import Direction, Erasure, Store, StoreError, StoreTx, UnknownReference
 from graph.support import supported_by
@@ -45,6 +50,8 @@ def forget(
     if sum(chosen) != 1:
         raise StoreError("forget one thing: a memory (subject and key), a source, or a user")
     by: By = "memory" if chosen[0] else "source" if chosen[1] else "user"
+    if by == "memory":
+        require_scope(scope, "forgetting a memory")  # the scope is part of its identity
 
     def versions(tx: StoreTx) -> list[Fact]:
         # Every version, whatever its status: an invalidated memory's content is still there.
@@ -83,11 +90,16 @@ def forget(
             down = tx.walk(sorted(targets), Direction.DOWNSTREAM, now, _DEPTH,
                            (USED, GENERATED))
             derived = down.ids(FACT) - targets
+        # Whom it concerned, read before the content goes: subjects only, never a key or value.
+        about = {f.subject for f in found} | {
+            f.subject for f in tx.get_facts(sorted(derived)).values()} | (
+            {USER_SUBJECT + user} if user is not None else set())
         memory_tx(tx).erase_facts([Erasure(i, now) for i in sorted(targets | derived)])
         event = Event(id=new_event_id(), tenant=scope.tenant, at=now, actor=actor,
                       action="erase", reason=reason,
                       details={"by": by, "facts": len(targets), "derived": len(derived),
-                               "scope": ",".join(scope.terms()) or "-"})
+                               "scope": ",".join(scope.terms()) or "-",
+                               "subjects": json.dumps(sorted(about))})
         tx.append_event(event)
         return Forgotten(event.id, by, len(targets), len(derived))
 

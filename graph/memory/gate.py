@@ -23,7 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from graph.kinds import Authority, FactKind, SourceKind, Status, capped_authority
 from graph.memory import experience
-from graph.memory.sensitive import sensitive_categories
+from graph.memory.injection import scan_write
+from graph.memory.scoping import subject_refusal
+from graph.memory.sensitive import sensitive_write
 from graph.model import Fact, Name, Scope, UtcInstant, Value, assertion_key, check_value
 
 MEMORY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -153,23 +155,32 @@ def same_value(a: Value, b: Value) -> bool:
 
 
 def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
-         rivals: Sequence[Fact] = ()) -> Verdict:
+         rivals: Sequence[Fact] = (), *, hold: str | None = None) -> Verdict:
     """The decision for ``m`` given the memory's current version (None: none yet), the
-    sources that support it and, when it is conflicted, the other sides of its open set."""
+    sources that support it and, when it is conflicted, the other sides of its open set.
+    ``hold`` is a reason found outside the draft to hold it as a candidate (an unregistered
+    document source, ``graph.memory.trust``)."""
     missing = m.missing()
     if missing is not None:
         return refused(f"missing field {missing!r}: every memory carries its source, observed "
                        "time, owner and retention reason")
-    if isinstance(m.value, str) and not m.consent:
-        found = sensitive_categories(m.value)
+    misplaced = subject_refusal(m.subject, m.user, m.project, m.thread)
+    if misplaced is not None:
+        return refused(misplaced)
+    if not m.consent:  # every free-text field, the key included
+        found = sensitive_write(dict(m))
         if found:
-            return refused(f"sensitive content ({', '.join(found)}): not stored without "
-                           "explicit consent")
+            return refused(f"sensitive content ({found}): not stored without explicit consent")
     wanted = _by_kind(m)
     if isinstance(wanted, Verdict):
         return wanted
+    # Held for review: a candidate at most, and never a change to a memory that answers.
+    held = hold or scan_write(key=m.key, value=m.value, subject=m.subject, owner=m.owner,
+                              retention_reason=m.retention_reason,
+                              source_version=m.source_version)
+    wanted = Status.CANDIDATE if held else wanted
     if current is None:
-        return Verdict(Decision(wanted.value), f"new {m.kind.value}", wanted)
+        return _noted(Verdict(Decision(wanted.value), f"new {m.kind.value}", wanted), held)
     assert m.observed_at is not None
     repeat = same_value(current.value, m.value) and (
         m.source_id in current_sources or m.source_kind in NOT_EVIDENCE)
@@ -177,9 +188,18 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
         return refused(f"observed at {m.observed_at.isoformat()}, before the current version "
                        f"(known from {current.available_at.isoformat()}): an out-of-order "
                        "write changes nothing; correct the current version instead")
+    if held and current.status is not Status.CANDIDATE and not repeat:
+        return refused(f"held back: {held}; it cannot change a memory that answers")
     if current.status is Status.CONFLICTED:
         return _in_conflict(m, wanted, current, current_sources, rivals)
-    return _against(m, wanted, current, current_sources)
+    return _noted(_against(m, wanted, current, current_sources), held)
+
+
+def _noted(verdict: Verdict, held: str | None) -> Verdict:
+    if held is None or verdict.status is not Status.CANDIDATE:
+        return verdict
+    return Verdict(verdict.decision, f"{verdict.reason}; held as a candidate: {held}",
+                   verdict.status)
 
 
 def _by_kind(m: MemoryIn) -> Status | Verdict:
@@ -218,10 +238,14 @@ def _against(m: MemoryIn, wanted: Status, current: Fact,
             why = ("agent output repeating a memory is not evidence: no support added" if echo
                    else "the same write again (same source): one memory")
             return Verdict(Decision.DUPLICATE, why)
-        if current.status is Status.CANDIDATE and m.kind not in (
+        if current.status is Status.CANDIDATE and wanted is Status.ACTIVE and m.kind not in (
                 MemoryKind.EXPERIENCE, MemoryKind.TASK_STATE):
-            return Verdict(Decision.ACTIVE, "promoted: a second, independent observation",
-                           Status.ACTIVE)
+            return Verdict(Decision.ACTIVE, "promoted: confirmed by a source that makes it "
+                                            "active on its own", Status.ACTIVE)
+        if current.status is Status.CANDIDATE:  # authority does not add up
+            return Verdict(Decision.DUPLICATE, "the same value from another source: support "
+                           "added; still a candidate (agreeing sources that could not make it "
+                           "active alone never promote it)", current.status)
         return Verdict(Decision.DUPLICATE, "the same value from another source: support added",
                        current.status)
     if echo:

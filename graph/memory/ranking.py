@@ -20,6 +20,7 @@ from datetime import datetime
 
 from graph.errors import InvalidArgument
 from graph.memory.gate import memory_key
+from graph.memory.scoping import require_scope
 from graph.model import Event, Scope, new_event_id
 from graph.store import Store, UnknownReference
 
@@ -43,6 +44,7 @@ def demote(store: Store, scope: Scope, subject: str, key: str, *, weight: float,
         raise InvalidArgument(f"a weight lies between 0 and 1, not {weight}")
     if not reason.strip():
         raise InvalidArgument("a demotion needs a reason (it is logged)")
+    require_scope(scope, "a demotion")
     ident = memory_key(scope, subject, key)
     live = [f for f in store.history(scope.tenant, ident)
             if f.superseded_at is None and f.invalidated_at is None and f.erased_at is None]

@@ -1,5 +1,6 @@
-"""``remember``: one memory write through the gate (``graph.memory.gate``), and the operations that
-move a memory along its life: outcomes that validate an experience, promotion.
+"""``remember``: one memory write through the gate (``graph.memory.gate``), after the checks that
+come before it: an observed time in range (``graph.memory.observed``) and one source saying one
+thing (``graph.memory.said``). Outcomes and promotion live in ``graph.memory.promotion``.
 
 Every decision is an ``Event``: a write's own event carries the decision and why; a refusal,
 duplicate or conflict writes a decision event alone. Events carry the subject and key, never the
@@ -15,12 +16,12 @@ has no lock to take yet; two writers may then collide on its first version) runs
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 from graph.corrections import ExitReport, invalidate
-from graph.kinds import SourceKind, Status
+from graph.kinds import Status
 from graph.memory.conflicts import open_conflict, open_sides, retire_rivals
 from graph.memory.gate import (
     FACT_KIND,
@@ -28,13 +29,17 @@ from graph.memory.gate import (
     NOT_EVIDENCE,
     Decision,
     MemoryIn,
-    MemoryKind,
     Verdict,
     gate,
     memory_key,
     refused,
 )
+from graph.memory.observed import check_observed
 from graph.memory.ranking import last_injection
+from graph.memory.said import said_before
+from graph.memory.scoping import require_scope
+from graph.memory.sensitive import withheld
+from graph.memory.trust import untrusted
 from graph.model import (
     DerivationIn,
     Event,
@@ -53,7 +58,7 @@ from graph.writes import Batch, WriteReport, record_in
 _ATTEMPTS = 64
 Step = Callable[[StoreTx, WriteReport], None]
 _UNSET = object()
-DEFAULT_VALIDATIONS = 2
+Note = Mapping[str, str]  # more for a decision's event (an outcome's task and reporter)
 
 
 @dataclass(frozen=True)
@@ -76,21 +81,29 @@ def current_version(store: Store, tenant: str, key: str) -> tuple[Fact | None, s
     return fact, {s.source_id for s in store.supports(tenant, [fact.id])}
 
 
-def _current_in(tx: StoreTx, key: str) -> tuple[Fact | None, set[str]]:
-    live = [f for f in tx.versions([key]).get(key, []) if f.superseded_at is None]
+def _current_in(tx: StoreTx, key: str) -> tuple[Fact | None, set[str], datetime | None]:
+    """The current version, its sources and, when none is current but versions are held (the
+    one that corrected the last was invalidated or retracted), where the last one ended."""
+    held = tx.versions([key]).get(key, [])
+    live = [f for f in held if f.superseded_at is None]
     if not live:
-        return None, set()
-    return live[-1], {s.source_id for s in tx.supports_of([live[-1].id])}
+        return None, set(), held[-1].superseded_at if held else None
+    return live[-1], {s.source_id for s in tx.supports_of([live[-1].id])}, None
 
 
 def remember(store: Store, m: MemoryIn, *, actor: str,
-             expected: int | object | None = _UNSET) -> Remembered:
-    """Gate and write one memory; return the decision and why (an ``Event`` either way)."""
+             expected: int | object | None = _UNSET, clock_skew: timedelta | None = None,
+             note: Note | None = None) -> Remembered:
+    """Gate and write one memory; return the decision and why (an ``Event`` either way).
+    An observed time beyond ``clock_skew`` (default: ``graph.memory.observed``) into the
+    future, or before 1900, is refused before anything is read or written."""
+    check_observed(m.observed_at, store.now(), skew=clock_skew)
     key = m.assertion_key()
+    hold = untrusted(store, m.tenant, m.source_kind, m.source_id)  # read before the lock
     for _ in range(_ATTEMPTS):
         try:
             return store.write(m.tenant, lambda tx: _remember_in(tx, store, m, key, actor,
-                                                                 expected))
+                                                                 expected, hold, note))
         except ConflictError:
             if expected is not _UNSET:
                 raise
@@ -98,16 +111,21 @@ def remember(store: Store, m: MemoryIn, *, actor: str,
 
 
 def _remember_in(tx: StoreTx, store: Store, m: MemoryIn, key: str, actor: str,
-                 expected: object) -> Remembered:
+                 expected: object, hold: str | None = None,
+                 note: Note | None = None) -> Remembered:
     """The gate and the write in one transaction, after the subject's lock: the decision
     rests on exactly the state it changes."""
     tx.lock_subjects([m.subject])
     now = store.now()
-    current, sources = _current_in(tx, key)
+    current, sources, ended = _current_in(tx, key)
     others = ([f for f in open_sides(tx.read, m.scope(), m.subject, m.key, now)
                if f.unit is not None]
               if current is not None and current.status is Status.CONFLICTED else [])
-    verdict = gate(m, current, sources, others)
+    said = said_before(tx, m, key, others)
+    if said is not None:  # a retry, or the same source contradicting itself
+        done = _decided(tx, now, m, key, said[0], current, actor, note)
+        return replace(done, reason=said[1])
+    verdict = _after(m, ended, gate(m, current, sources, others, hold=hold))
     if verdict.decision is Decision.DUPLICATE and m.source_kind in NOT_EVIDENCE \
             and current is not None:
         verdict = _traced(store, m.tenant, current.id, verdict)
@@ -117,16 +135,28 @@ def _remember_in(tx: StoreTx, store: Store, m: MemoryIn, key: str, actor: str,
                                      details=_details(m, verdict))
         if report.event_id is not None:
             return Remembered(verdict.decision, verdict.reason, key, held, 1, report.event_id)
-        return _decided(tx, now, m, key, verdict, current, actor)  # a side's source again
+        return _decided(tx, now, m, key, verdict, current, actor, note)  # a side's source
     if not verdict.writes:
-        return _decided(tx, now, m, key, verdict, current, actor)
+        return _decided(tx, now, m, key, verdict, current, actor, note)
     revision = current.revision if current else None
-    return _write(tx, now, m, key, verdict, actor, current,
-                  revision if expected is _UNSET else expected)
+    return write_verdict(tx, now, m, key, verdict, actor, current,
+                         revision if expected is _UNSET else expected, note)
 
 
-def _write(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict, actor: str,
-           current: Fact | None, expected: object) -> Remembered:
+def _after(m: MemoryIn, ended: datetime | None, verdict: Verdict) -> Verdict:
+    """No version is current but the last one held ended at ``ended`` (its correction was
+    invalidated or retracted): a write observed before that end would rewrite what was known
+    then, and is refused like any out-of-order write."""
+    if ended is None or not verdict.writes or m.observed_at is None or m.observed_at >= ended:
+        return verdict
+    return refused(f"observed at {m.observed_at.isoformat()}, before the last version held "
+                   f"ended (known until {ended.isoformat()}): an out-of-order write changes "
+                   "nothing")
+
+
+def write_verdict(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict,
+                  actor: str, current: Fact | None, expected: object,
+                  note: Note | None = None) -> Remembered:
     """Write the gated draft, compare-and-set on ``expected``; ``current`` is the version the
     gate saw."""
     assert verdict.status is not None and m.source_kind is not None
@@ -146,7 +176,7 @@ def _write(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict, 
         Batch(subjects=[_subject(m.subject)], sources=[source], facts=[draft]),
         actor=actor, reason=f"remember: {verdict.decision.value}: {verdict.reason}",
         expected={key: expected},  # type: ignore[dict-item]
-        details=_details(m, verdict), then=_each(steps),
+        details=_details(m, verdict, note), then=_each(steps),
     )
     memory_id: str | None = current.id if current else None  # a repeat: support added
     revision: int | None = current.revision if current else None
@@ -199,94 +229,42 @@ def _evidence(m: MemoryIn, now: datetime) -> Step:
 
 
 def _decided(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict,
-             current: Fact | None, actor: str) -> Remembered:
+             current: Fact | None, actor: str, note: Note | None = None,
+             action: str = "remember") -> Remembered:
     event = Event(id=new_event_id(), tenant=m.tenant, at=now, actor=actor,
-                  action="remember", reason=f"{verdict.decision.value}: {verdict.reason}",
-                  details=_details(m, verdict))
+                  action=action, reason=f"{verdict.decision.value}: {verdict.reason}",
+                  details=_details(m, verdict, note))
     tx.append_event(event)
     return Remembered(verdict.decision, verdict.reason, key, current.id if current else None,
                       current.revision if current else None, event.id)
 
 
-def _decide(store: Store, m: MemoryIn, key: str, verdict: Verdict, current: Fact | None,
-            actor: str) -> Remembered:
+def decide(store: Store, m: MemoryIn, key: str, verdict: Verdict, current: Fact | None,
+           actor: str, note: Note | None = None, action: str = "remember") -> Remembered:
     """A decision that writes nothing but its event, in a transaction of its own."""
     return store.write(m.tenant, lambda tx: _decided(tx, store.now(), m, key, verdict,
-                                                     current, actor))
+                                                     current, actor, note, action))
 
 
-def _details(m: MemoryIn, verdict: Verdict) -> dict[str, str | int | float | bool]:
+def _details(m: MemoryIn, verdict: Verdict,
+             note: Note | None = None) -> dict[str, str | int | float | bool]:
     # Who and what, never the value: erasure must not leave a copy in the audit trail.
-    return {"decision": verdict.decision.value, "kind": m.kind.value, "subject": m.subject,
-            "key": m.key, "scope": ",".join(m.scope().terms()) or "-",
-            "source_kind": m.source_kind.value if m.source_kind else "-"}
+    # A subject or key that is itself sensitive (``ssn.123-45-6789``) is withheld too.
+    return {"decision": verdict.decision.value, "kind": m.kind.value,
+            "subject": withheld(m.subject), "key": withheld(m.key),
+            "scope": ",".join(m.scope().terms()) or "-",
+            "source_kind": m.source_kind.value if m.source_kind else "-", **(note or {})}
 
 
 def _subject(subject: str) -> Subject:
     return Subject(id=subject, kind=subject.split(":", 1)[0] if ":" in subject else "entity")
 
 
-def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: datetime,
-            actor: str) -> Remembered:
-    """A task outcome for an experience: a success on a distinct task supports it (as a
-    ``tool_result`` source ``outcome:<task>``); a failure is recorded as a decision event."""
-    if m.kind is not MemoryKind.EXPERIENCE:
-        return _decide(store, m, m.assertion_key(), refused("only experiences take outcomes"),
-                        None, actor)
-    if not succeeded:
-        return _decide(store, m, m.assertion_key(), Verdict(Decision.CANDIDATE,
-                        f"failed on task {task}: not validation"), None, actor)
-    evidence = m.model_copy(update={"source_kind": SourceKind.TOOL_RESULT,
-                                    "source_id": f"outcome:{task}", "source_version": None,
-                                    "observed_at": at, "authority": None})
-    return remember(store, evidence, actor=actor)
-
-
-def validations(store: Store, tenant: str, key: str) -> int:
-    """Distinct tasks an experience succeeded on (its ``outcome:<task>`` supports)."""
-    fact, _ = current_version(store, tenant, key)
-    if fact is None:
-        return 0
-    return len({s.source_id for s in store.supports(tenant, [fact.id])
-                if s.source_id.startswith("outcome:")})
-
-
-def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
-            needed: int = DEFAULT_VALIDATIONS) -> Remembered:
-    """Candidate to active: an experience validated on ``needed`` distinct tasks, or any
-    candidate on an explicit user action (``m`` then names the user's message as its source).
-    Task state is never promoted."""
-    key = m.assertion_key()
-    current, _ = current_version(store, m.tenant, key)
-    if current is None or current.status is not Status.CANDIDATE:
-        return _decide(store, m, key, refused("nothing candidate to promote"), current, actor)
-    if m.kind is MemoryKind.TASK_STATE:
-        return _decide(store, m, key, refused("task state is never promoted"), current, actor)
-    if not by_user:
-        seen = validations(store, m.tenant, key)
-        if m.kind is not MemoryKind.EXPERIENCE or seen < needed:
-            return _decide(store, m, key, refused(
-                f"promotion needs {needed} validated tasks (has {seen}) or a user action"),
-                current, actor)
-    verdict = Verdict(Decision.ACTIVE, "promoted by the user" if by_user else
-                      f"promoted: validated on {needed} distinct tasks", Status.ACTIVE)
-    update: dict[str, object] = {"value": current.value}
-    if not by_user:  # the validation itself is the source, public now
-        update.update(source_kind=SourceKind.TOOL_RESULT, source_id=f"validated:{current.id}",
-                      source_version="outcomes", observed_at=store.now(), authority=None)
-    draft = m.model_copy(update=update)
-
-    def work(tx: StoreTx) -> Remembered:
-        tx.lock_subjects([m.subject])  # the compare-and-set on the revision seen decides
-        return _write(tx, store.now(), draft, key, verdict, actor, current, current.revision)
-
-    return store.write(m.tenant, work)
-
-
 def invalidate_memory(store: Store, scope: Scope, subject: str, key: str, *, actor: str,
                       reason: str) -> ExitReport:
     """Stop holding a memory from now on: invisible to reads for now, unchanged for as-of
     reads before; history kept; anything derived from it is closed in system time."""
+    require_scope(scope, "invalidating a memory")
     ident = memory_key(scope, subject, key)
     current, _ = current_version(store, scope.tenant, ident)
     if current is None:

@@ -14,14 +14,16 @@ from graph.kinds import SourceKind
 from graph.memory.amend import correct, current, draft_of
 from graph.memory.conflicts import resolve
 from graph.memory.gate import MemoryIn
-from graph.memory.remember import (
+from graph.memory.observed import check_observed
+from graph.memory.promotion import (
+    DEFAULT_SUCCESS_RATE,
     DEFAULT_VALIDATIONS,
-    Remembered,
+    Tally,
     outcome,
     promote,
-    remember,
-    validations,
+    tally,
 )
+from graph.memory.remember import Remembered, remember
 from graph.model import Scope, Value
 from graph.store import Store
 from graph.writes import WriteReport
@@ -45,31 +47,36 @@ def correct_by_id(store: Store, tenant: str, memory_id: str, value: Value, *, so
 
 
 def record_outcome(store: Store, scope: Scope, subject: str, key: str, *, task: str,
-                   succeeded: bool, at: datetime | None, actor: str) -> tuple[Remembered, int]:
-    """An experience's outcome on ``task`` (now unless ``at``), and the distinct tasks it has
-    been validated on since."""
+                   succeeded: bool, at: datetime | None, actor: str,
+                   reporter: str | None = None) -> tuple[Remembered, Tally]:
+    """An experience's outcome on ``task`` (now unless ``at``) as ``reporter`` (default: the
+    actor) reports it, and the distinct tasks it has succeeded and failed on since."""
     m = draft_of(current(store, scope, subject, key), scope.tenant)
-    done = outcome(store, m, task=task, succeeded=succeeded, at=at or store.now(), actor=actor)
-    return done, validations(store, scope.tenant, m.assertion_key())
+    done = outcome(store, m, task=task, succeeded=succeeded, at=at or store.now(), actor=actor,
+                   reporter=reporter)
+    return done, tally(store, scope.tenant, m.assertion_key())
 
 
 def promote_named(store: Store, scope: Scope, subject: str, key: str, *, actor: str,
                   by_user: bool = False, source_id: str | None = None,
-                  needed: int = DEFAULT_VALIDATIONS) -> Remembered:
+                  needed: int = DEFAULT_VALIDATIONS,
+                  min_success_rate: float = DEFAULT_SUCCESS_RATE) -> Remembered:
     """Promote the current version of one memory; on the user's action (``by_user``) the
     user's message ``source_id``, observed now, is the source of the promotion."""
     fact = current(store, scope, subject, key)
     m = (draft_of(fact, scope.tenant, observed_at=store.now(),
                   source_kind=SourceKind.USER_MESSAGE, source_id=source_id) if by_user
          else draft_of(fact, scope.tenant))
-    return promote(store, m, actor=actor, by_user=by_user, needed=needed)
+    return promote(store, m, actor=actor, by_user=by_user, needed=needed,
+                   min_success_rate=min_success_rate)
 
 
 def resolve_named(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
                   source_id: str, observed_at: datetime | None, owner: str,
-                  reason: str) -> WriteReport:
+                  reason: str, actor: str | None = None) -> WriteReport:
     """A person's decision on a conflict set (``conflicts.resolve``), decided now unless
-    ``observed_at`` says when; the person is the actor."""
+    ``observed_at`` says when; the actor is who runs it (default: the person deciding)."""
+    check_observed(observed_at, store.now())
     return resolve(store, scope, subject, key, keep, source_id=source_id,
-                   observed_at=observed_at or store.now(), owner=owner, actor=owner,
+                   observed_at=observed_at or store.now(), owner=owner, actor=actor or owner,
                    reason=reason)

@@ -17,6 +17,7 @@ from graph.asof import AsOf
 from graph.kinds import Authority, SourceKind, Status
 from graph.locking import under_locks
 from graph.memory.gate import FACT_KIND
+from graph.memory.scoping import require_scope
 from graph.model import Event, Fact, FactIn, Scope, SourceIn, digest, new_event_id
 from graph.store import Invalidation, Reopening, Store, StoreError, StoreTx
 from graph.temporal import all_time
@@ -55,6 +56,7 @@ def _subjects(states: tuple[datetime, Snapshot, Snapshot]) -> set[str]:
 
 def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
              reason: str) -> RolledBack:
+    require_scope(scope, "a rollback")  # never a whole tenant's memories by omission
     if to >= store.now():
         raise StoreError("roll back to an instant in the past")
 

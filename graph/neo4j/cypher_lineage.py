@@ -1,4 +1,5 @@
-"""Cypher builders for lineage: walks, justifications, exits (invalidate, retract, restore).
+"""Cypher builders for lineage: walks, justifications, exits (invalidate, retract, restore) and
+the knowledge ends they move.
 
 Same rules as ``graph.neo4j.cypher``: pure functions to (query, params), values only as ``$params``,
 relationship types only from ``graph.labels`` constants; each has a golden file.
@@ -156,6 +157,25 @@ WHERE f.invalidated_at IS NOT NULL
 SET f.gaps_from = coalesce(f.gaps_from, []) + [f.invalidated_at],
     f.gaps_to = coalesce(f.gaps_to, []) + [row.at],
     f.invalidated_at = null""", {"tenant": tenant, "rows": rows})
+
+
+def set_knowledge_ends(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    # The closure a row replaces is appended to the past closures, with the system-time
+    # stretch it held; a null superseded_at removes the closure (the interval is open again).
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+WITH f, row, f.superseded_at AS old,
+     coalesce(f.superseded_recorded_at, f.recorded_at) AS since
+SET f.past_superseded_at = CASE WHEN old IS NULL THEN f.past_superseded_at
+      ELSE coalesce(f.past_superseded_at, []) + [old] END,
+    f.past_superseded_from = CASE WHEN old IS NULL THEN f.past_superseded_from
+      ELSE coalesce(f.past_superseded_from, []) + [since] END,
+    f.past_superseded_to = CASE WHEN old IS NULL THEN f.past_superseded_to
+      ELSE coalesce(f.past_superseded_to, []) + [row.recorded_at] END,
+    f.superseded_at = row.superseded_at,
+    f.superseded_recorded_at = CASE WHEN row.superseded_at IS NULL THEN null
+      ELSE row.recorded_at END""", {"tenant": tenant, "rows": rows})
 
 
 def start_elements(tenant: str, ids: Sequence[str]) -> Query:

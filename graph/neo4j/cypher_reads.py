@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.asof import AsOf, holds_at, to_cypher
-from graph.labels import FACT, SOURCE, SUPPORTED_BY
+from graph.labels import FACT, SOURCE, SUBJECT, SUPPORTED_BY
 from graph.neo4j.cypher import FACT_ORDER, Query, fact_map, source_map
 
 _SEP = "\n    AND "  # holds_at's clauses, one a line
@@ -106,3 +106,21 @@ ORDER BY at, source_id
 WITH fact_id, collect(source_id)[0] AS first_source, min(at) AS first_at, max(at) AS last_at
 RETURN fact_id, first_source, toString(first_at) AS first_at, toString(last_at) AS last_at""",
                  params)
+
+
+def subjects(tenant: str, names: Sequence[str] | None = None) -> Query:
+    """The tenant's subjects whose id or one of whose identifiers is among ``names`` (None:
+    all of them), by id. Identifiers are a list, which no index holds, so the query seeks the
+    tenant's subjects by the (tenant, id) constraint's prefix and matches them there: it never
+    reads another tenant's, and a tenant holds far fewer subjects than facts."""
+    params: dict[str, Any] = {"tenant": tenant}
+    narrow = ""
+    if names is not None:
+        narrow = "\n  AND (s.id IN $names OR any(i IN s.identifiers WHERE i IN $names))"
+        params["names"] = list(names)
+    return Query(f"""
+MATCH (s:{SUBJECT})
+USING INDEX s:{SUBJECT}(tenant, id)
+WHERE s.tenant = $tenant AND s.id IS NOT NULL{narrow}
+RETURN s.id AS id, s.kind AS kind, s.name AS name, coalesce(s.identifiers, []) AS identifiers
+ORDER BY id""", params)

@@ -11,7 +11,8 @@ from typing import Final
 from graph.labels import EVENT, FACT, LABELS
 
 # (tenant, id) per label: the writes' MERGE and MATCH by id, nodes_by_id, existing, supports,
-# justifications, generated_by, the support exits and the start of every walk seek these.
+# justifications, generated_by, the support exits and the start of every walk seek these;
+# subjects (a question's names) seeks a tenant's subjects by the tenant prefix of its own.
 _CONSTRAINTS: Final = tuple(
     f"CREATE CONSTRAINT vintage_{label.lower()}_key IF NOT EXISTS "
     f"FOR (n:{label}) REQUIRE (n.tenant, n.id) IS UNIQUE"

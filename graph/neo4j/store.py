@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j.exceptions import ConstraintError, ResultFailedError
+from neo4j.exceptions import (
+    ConstraintError,
+    ResultFailedError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from graph.asof import AsOf
 from graph.labels import LINEAGE_TYPES, SOURCE
-from graph.model import Event, Fact, Source
+from graph.model import Event, Fact, Source, Subject
 from graph.neo4j import cypher
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.schema import SCHEMA_STATEMENTS
@@ -29,6 +35,7 @@ from graph.store import (
     Confirmation,
     ConflictError,
     Direction,
+    StoreUnreachable,
     Support,
     Walk,
 )
@@ -48,9 +55,22 @@ def _constraint_error(exc: BaseException | None) -> ConstraintError | None:
     return None
 
 
+@contextlib.contextmanager
+def _answering(uri: str) -> Iterator[None]:
+    """A server that does not answer is a ``StoreUnreachable``, not the driver's exception."""
+    try:
+        yield
+    except (ServiceUnavailable, SessionExpired) as exc:
+        raise StoreUnreachable(
+            f"the Neo4j store at {uri} does not answer ({type(exc).__name__}); is the server "
+            "running? (`vintage neo4j start` starts the local one)") from exc
+
+
 class Neo4jStore:
-    def __init__(self, driver: neo4j.Driver, clock: Clock, database: str | None = None) -> None:
+    def __init__(self, driver: neo4j.Driver, clock: Clock, database: str | None = None,
+                 uri: str = "the configured address") -> None:
         self.driver = driver
+        self.uri = uri
         self.database = database
         self._clock = clock
 
@@ -66,8 +86,13 @@ class Neo4jStore:
             notifications_disabled_classifications=[
                 neo4j.NotificationDisabledClassification.UNRECOGNIZED],
         )
-        driver.verify_connectivity()
-        return cls(driver, clock, database)
+        try:
+            with _answering(uri):
+                driver.verify_connectivity()
+        except BaseException:
+            driver.close()
+            raise
+        return cls(driver, clock, database, uri)
 
     def now(self) -> datetime:
         return self._clock()
@@ -75,8 +100,10 @@ class Neo4jStore:
     def close(self) -> None:
         self.driver.close()
 
-    def _session(self) -> neo4j.Session:
-        return self.driver.session(database=self.database)
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[neo4j.Session]:
+        with _answering(self.uri), self.driver.session(database=self.database) as session:
+            yield session
 
     def ensure_schema(self) -> None:
         with self._session() as session:
@@ -150,6 +177,11 @@ class Neo4jStore:
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         rows = self.run(cypher.nodes_by_id(tenant, SOURCE, ids))
         return [source_from(r["n"]) for r in rows]
+
+    def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
+        rows = self.run(reads.subjects(tenant, names))
+        return [Subject(id=r["id"], kind=r["kind"], name=r["name"],
+                        identifiers=tuple(r["identifiers"])) for r in rows]
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
         return [_event(r["e"]) for r in self.run(cypher.events(tenant, actions))]

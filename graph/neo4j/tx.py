@@ -31,6 +31,7 @@ from graph.store import (
     Erasure,
     Invalidation,
     Justification,
+    KnowledgeEnd,
     Reached,
     Reopening,
     Supersession,
@@ -40,6 +41,8 @@ from graph.store import (
 )
 
 _FACT_FIELDS = tuple(Fact.model_fields)
+_FACT_LISTS = ("scope", "gaps_from", "gaps_to", "past_superseded_at", "past_superseded_from",
+               "past_superseded_to")
 
 
 def native(value: Any) -> Any:
@@ -72,9 +75,8 @@ def support_from(row: dict[str, Any]) -> Support:
 def fact_from(props: dict[str, Any]) -> Fact:
     values = native_props(props)
     values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
-    values["scope"] = tuple(values["scope"] or ())
-    values["gaps_from"] = tuple(values["gaps_from"] or ())
-    values["gaps_to"] = tuple(values["gaps_to"] or ())
+    for name in _FACT_LISTS:
+        values[name] = tuple(values[name] or ())
     return Fact.model_validate(values)
 
 
@@ -83,7 +85,8 @@ def fact_row(fact: Fact) -> dict[str, Any]:
     row["scope"] = list(fact.scope)
     row["kind"] = fact.kind.value
     row["status"] = fact.status.value
-    row["gaps_from"], row["gaps_to"] = list(fact.gaps_from), list(fact.gaps_to)
+    for name in _FACT_LISTS:
+        row[name] = list(getattr(fact, name))
     return {k: v for k, v in row.items() if v is not None and v != []}
 
 
@@ -240,6 +243,9 @@ class Neo4jTx:
 
     def reopen_facts(self, rows: Sequence[Reopening]) -> None:
         self._records(lineage.reopen_facts, rows)
+
+    def set_knowledge_ends(self, rows: Sequence[KnowledgeEnd]) -> None:
+        self._records(lineage.set_knowledge_ends, rows)
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._run(lineage.generated_by(self.tenant, derivation_ids))

@@ -1,0 +1,74 @@
+"""Memory scope: every memory read, context and write names its scope (a user, a project or a
+thread); a tenant-wide read is an explicit choice that the audit records.
+
+The as-of predicate reads a scope as "the fact carries every key the read names"
+(docs/contract.md, "The as-of predicate"), so a read naming no key would see every user's
+memories in the tenant. Memory therefore fails closed: a read or context without a scope key
+raises ``ScopeRequired`` unless the caller passes ``all_scopes`` (``--all-scopes``), and then an
+``Event`` (``action = "read"``) names the actor and what was read (subject and key, never a
+value).
+
+A memory about ``user:N`` lies in user N's scope: a write whose subject is ``user:N`` without
+``user=N`` (none, or another user) is refused by the gate, so that forgetting user N
+(``forget --user N --everything``) reaches every memory about them. The subject is data; the
+scope is an access decision, and the engine does not take one from the other silently.
+"""
+
+from __future__ import annotations
+
+from graph.errors import InvalidArgument, UserError
+from graph.model import Event, Scope, new_event_id
+from graph.store import Store
+
+USER_SUBJECT = "user:"
+READ = "read"
+ALL_SCOPES = "all_scopes"
+
+
+class ScopeRequired(UserError, ValueError):
+    """A memory read, context or write that names no user, project or thread."""
+
+
+def require_scope(scope: Scope, what: str) -> None:
+    """Refuse ``what`` (a memory write or exit) unless it names a scope key."""
+    if not scope.keys:
+        raise ScopeRequired(f"{what} names its scope: give --user, --project or --thread")
+
+
+def require_read_scope(scope: Scope, what: str, *, all_scopes: bool = False) -> None:
+    """Refuse the read ``what`` unless it names a scope key or says ``all_scopes``, never
+    both: a tenant-wide read is one choice, not a widening of a scoped one."""
+    if all_scopes:
+        if scope.keys:
+            raise InvalidArgument("--all-scopes reads the whole tenant: give it without "
+                                  "--user, --project or --thread")
+        return
+    if not scope.keys:
+        raise ScopeRequired(f"{what} names its scope: give --user, --project or --thread "
+                            "(a tenant-wide read is an explicit --all-scopes, and is audited)")
+
+
+def subject_refusal(subject: str, user: str | None, project: str | None,
+                    thread: str | None) -> str | None:
+    """Why a memory write's scope does not fit it (None: it does)."""
+    if subject.startswith(USER_SUBJECT):
+        owner = subject[len(USER_SUBJECT):]
+        if user != owner:
+            where = f", not user {user}'s" if user else f": give user {owner} (--user {owner})"
+            return f"a memory about {subject} lies in user {owner}'s scope{where}"
+    if not (user or project or thread):
+        return "a memory names its scope: give a user, project or thread"
+    return None
+
+
+def record_wide_read(store: Store, tenant: str, *, actor: str | None, read: str,
+                     subject: str, key: str | None = None) -> str:
+    """Audit a tenant-wide read: who read what (the subject and key, never a value)."""
+    if not actor or not actor.strip():
+        raise InvalidArgument("a tenant-wide read (all scopes) names its actor")
+    event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=READ,
+                  reason=f"{read} across all scopes of the tenant",
+                  details={"decision": ALL_SCOPES, "read": read, "subject": subject,
+                           "key": key or "-", "scope": "-"})
+    store.write(tenant, lambda tx: tx.append_event(event))
+    return event.id

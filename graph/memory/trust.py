@@ -1,0 +1,82 @@
+"""Trusted document sources, registered per tenant.
+
+A ``document`` source has the authority of an authoritative document only when the tenant has
+registered it (``trust_source``; ``vintage sources trust ID --kind document``): a write from an
+unregistered document is held as a candidate, whatever version it names, so that a pasted
+"document" cannot make a business fact active or override a memory that answers. Registration
+and its withdrawal (``distrust_source``) are ``Event``s (``action = "trust"``); a source is
+trusted while its latest such event says so, read at the time of the write.
+
+Binding a source kind to an authenticated principal (so that a caller cannot claim to be a
+user or a registered document) comes with principals and API keys, not here
+(docs/contract.md, "Scope and permission").
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from graph.errors import InvalidArgument
+from graph.kinds import SourceKind
+from graph.model import Event, new_event_id
+from graph.store import Store
+
+TRUST = "trust"
+REGISTERED_KINDS = frozenset({SourceKind.DOCUMENT})
+
+
+def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, trusted: bool,
+                actor: str, reason: str) -> str:
+    if kind not in REGISTERED_KINDS:
+        raise InvalidArgument(f"only {', '.join(sorted(k.value for k in REGISTERED_KINDS))} "
+                              f"sources are registered as trusted, not {kind.value}")
+    if not source_id.strip():
+        raise InvalidArgument("name the source to trust")
+    if not reason.strip():
+        raise InvalidArgument("a trust decision needs a reason (it is logged)")
+    event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=TRUST,
+                  reason=reason,
+                  details={"decision": "trusted" if trusted else "distrusted",
+                           "source": source_id, "source_kind": kind.value})
+    store.write(tenant, lambda tx: tx.append_event(event))
+    return event.id
+
+
+def trust_source(store: Store, tenant: str, source_id: str, *,
+                 kind: SourceKind = SourceKind.DOCUMENT, actor: str, reason: str) -> str:
+    """Register ``source_id`` as a trusted source of its kind in ``tenant``; the event's id."""
+    return _registered(store, tenant, source_id, kind, trusted=True, actor=actor,
+                       reason=reason)
+
+
+def distrust_source(store: Store, tenant: str, source_id: str, *,
+                    kind: SourceKind = SourceKind.DOCUMENT, actor: str, reason: str) -> str:
+    """Withdraw the registration: later writes from the source are held as candidates again
+    (what it already made active stays, as any memory does, until corrected or retracted)."""
+    return _registered(store, tenant, source_id, kind, trusted=False, actor=actor,
+                       reason=reason)
+
+
+def trusted_sources(store: Store, tenant: str, kind: SourceKind = SourceKind.DOCUMENT,
+                    at: datetime | None = None) -> set[str]:
+    """The sources of ``kind`` registered as trusted at ``at`` (default now)."""
+    when = at or store.now()
+    state: dict[str, bool] = {}
+    for e in store.events(tenant, actions=[TRUST]):
+        if e.at > when:
+            break  # events come in (at, id) order
+        if e.details.get("source_kind") == kind.value:
+            state[str(e.details.get("source"))] = e.details.get("decision") == "trusted"
+    return {source for source, yes in state.items() if yes}
+
+
+def untrusted(store: Store, tenant: str, kind: SourceKind | None, source_id: str | None) -> \
+        str | None:
+    """Why a write from this source is held as a candidate (None: nothing to hold)."""
+    if kind not in REGISTERED_KINDS or source_id is None:
+        return None
+    assert kind is not None
+    if source_id in trusted_sources(store, tenant, kind):
+        return None
+    return (f"{kind.value} source {source_id} is not registered as trusted in this tenant "
+            f"(vintage sources trust {source_id} --kind {kind.value})")
