@@ -104,8 +104,17 @@ def read_from(log: Path, offset: int, first_line: int) -> Chunk:
 def set_aside(log: Path, end: int, tail: bytes) -> Path:
     """Move a torn tail out of the log into ``<log>.torn-<time>`` (kept, never deleted), then
     cut the log back to its last complete record. The caller holds the writer lock."""
-    aside = log.with_name(f"{log.name}.torn-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
-    with aside.open("wb") as out:
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    for n in range(1000):  # never over an earlier one: each torn tail is kept
+        aside = log.with_name(f"{log.name}.torn-{stamp}-{os.getpid()}-{n}")
+        try:
+            out = aside.open("xb")
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise StoreError(f"{log}: could not find a free name to set a torn tail aside")
+    with out:
         out.write(tail)
         out.flush()
         os.fsync(out.fileno())
