@@ -5,9 +5,14 @@ by the plans (``tests/test_neo4j_plans.py``)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import yaml
 
 from graph.neo4j.schema import RETIRED_INDEXES, SCHEMA_STATEMENTS
 from graph.neo4j.store import Neo4jStore
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def declared_names() -> set[str]:
@@ -44,3 +49,17 @@ def test_a_retired_index_is_dropped_from_an_existing_store(
     assert "vintage_fact_event" in server_names(neo4j_driver_store)[0]
     neo4j_driver_store.ensure_schema()
     assert not set(RETIRED_INDEXES) & server_names(neo4j_driver_store)[0]
+
+
+def test_the_local_server_reports_nothing_home(neo4j_driver_store: Neo4jStore) -> None:
+    with neo4j_driver_store.driver.session() as session:
+        (row,) = session.run(
+            "CALL dbms.listConfig('dbms.usage_report.enabled') YIELD name, value "
+            "RETURN value").data()
+    assert row["value"] == "false"
+
+
+def test_the_compose_file_turns_usage_reporting_off() -> None:
+    compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text(encoding="utf-8"))
+    assert compose["services"]["neo4j"]["environment"]["NEO4J_dbms_usage__report_enabled"] == (
+        "false")

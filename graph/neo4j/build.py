@@ -137,6 +137,10 @@ def build(force: bool = False) -> BuildResult:
             )
         except subprocess.TimeoutExpired as exc:
             raise LauncherError(f"build timed out: {' '.join(command)}") from exc
+        if done.returncode == 0 and _classpath_file().exists():
+            # The dependency plugin leaves an unchanged classpath file untouched, which would
+            # read as stale forever after a source-only change.
+            _classpath_file().touch()
         if done.returncode != 0 or _is_stale():
             raise LauncherError(
                 f"build failed (exit {done.returncode}): {' '.join(command)}\n"

@@ -77,6 +77,8 @@ public final class Launcher {
                 .setConfig(GraphDatabaseSettings.logical_log_rotation_threshold,
                         SettingValueParsers.BYTES.parse("16m"))
                 .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
+                // Nothing is reported home: Neo4j's usage reporting stays off.
+                .setConfig(GraphDatabaseSettings.udc_enabled, false)
                 .build();
 
         // Registered right after build() so a SIGTERM during the password/readiness phase still
