@@ -22,7 +22,6 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 
 from api import cli_memory, cli_memory_control, render
 from api.cli_ingest import ingest_app
@@ -30,6 +29,7 @@ from api.cli_neo4j import neo4j_app
 from api.cli_sources import sources_app
 from api.demo import DEMO_TENANT, run_demo
 from api.options import AsJson, Options, default_actor
+from api.terminal import console, print_json, safe, visible
 from graph.backends import resolve_uri
 from graph.errors import UserError
 from graph.store import StoreUnreachable
@@ -53,8 +53,8 @@ cli_memory.register(app)
 cli_memory_control.register(app)
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(sources_app, name="sources")
-out = Console()
-err = Console(stderr=True)
+out = console()
+err = console(stderr=True)
 
 USER_ERROR_EXIT = 2
 UNREACHABLE_EXIT = 69  # EX_UNAVAILABLE (sysexits.h): the store's server did not answer
@@ -89,7 +89,7 @@ def demo(ctx: typer.Context) -> None:
     with options.opened() as store:
         result = run_demo(store, tenant=options.tenant or DEMO_TENANT)
     render.demo(out, result)
-    out.print(f"[dim]store: {resolve_uri(options.store)}[/dim]")
+    out.print(f"[dim]store: {safe(resolve_uri(options.store))}[/dim]")
 
 
 Hindsight = Annotated[bool, typer.Option(
@@ -121,7 +121,7 @@ def asof(
         answer = ask(store, scope, chosen, subject, parse_instant(cutoff, "cutoff"),
                      parse_period(period), hindsight=hindsight)
     if as_json:
-        out.print_json(answer.model_dump_json())
+        print_json(out, answer.model_dump_json())
     else:
         render.metric_answer(out, answer)
 
@@ -194,11 +194,12 @@ def explain_cmd(
         result = explain(store, options.scope(), fact_id,
                          parse_instant(system_at, "system_at") if system_at else None)
     if prov:
-        out.print_json(json.dumps(prov_json(result)))
+        print_json(out, json.dumps(prov_json(result)))
     elif as_graphml:
-        sys.stdout.write(graphml(result) + "\n")
+        # XML 1.0 cannot hold control characters anyway: shown, never sent to the terminal.
+        sys.stdout.write(visible(graphml(result), lines=True) + "\n")
     elif as_json:
-        out.print_json(result.model_dump_json())
+        print_json(out, result.model_dump_json())
     else:
         render.explanation(out, result)
 
@@ -216,7 +217,7 @@ def impact_cmd(
     with options.opened() as store:
         result = impact(store, options.scope(), source_id=source, fact_id=fact)
     if as_json:
-        out.print_json(result.model_dump_json())
+        print_json(out, result.model_dump_json())
     else:
         render.impact(out, result)
 
@@ -239,7 +240,7 @@ def retract_cmd(
 
 def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:
     if as_json:
-        out.print_json(json.dumps([render.answer_json(a) for a in answers]))
+        print_json(out, json.dumps([render.answer_json(a) for a in answers]))
     else:
         out.print(render.answers_table(title, answers))
 
@@ -250,10 +251,10 @@ def main() -> None:
     try:
         app()
     except StoreUnreachable as exc:
-        err.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {safe(exc)}", highlight=False)
         sys.exit(UNREACHABLE_EXIT)
     except (UserError, ValidationError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {safe(refusal(exc))}", highlight=False)
         sys.exit(USER_ERROR_EXIT)
     except Exception as exc:
         if os.environ.get(DEBUG_ENV) == "1":
@@ -262,8 +263,19 @@ def main() -> None:
         sys.exit(INTERNAL_ERROR_EXIT)
 
 
+def refusal(exc: Exception) -> str:
+    """A refusal's message on one line: pydantic's several lines become each field and what
+    is wrong with it (never the input value, which may be content)."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or exc.title}: {e['msg'].removeprefix('Value error, ')}"
+        for e in exc.errors())
+
+
 def internal_error(exc: BaseException) -> str:
-    """The one line an engine fault is reported with (its message folded onto that line)."""
-    message = " ".join(str(exc).split())
+    """The one line an engine fault is reported with (its message folded onto that line, its
+    control characters shown, not obeyed)."""
+    message = visible(" ".join(str(exc).split()))
     return (f"internal error: {type(exc).__name__}: {message} "
             f"(set {DEBUG_ENV}=1 for the traceback)")

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from api import render
 from api.options import AsJson, Options
+from api.terminal import console, print_json, safe
 from graph.model import Scope
 from graph.store import Store
 from ingest.batches import Summary
@@ -21,8 +21,8 @@ from ingest.companyfacts import ingest_companyfacts, read_acceptance_times
 from ingest.facts_table import ingest_table
 
 ingest_app = typer.Typer(name="ingest", no_args_is_help=True, help="Load sources into facts.")
-_out = Console()
-_err = Console(stderr=True)
+_out = console()
+_err = console(stderr=True)
 
 Recompute = Annotated[bool, typer.Option(
     "--recompute", help="Recompute derived facts that corrections cascade to.")]
@@ -77,14 +77,14 @@ def _ingest(options: Options, files: list[Path], as_json: bool, load: Ingest) ->
         console=_err, transient=True, disable=as_json,
     ) as bar:
         for path in files:
-            task = bar.add_task(path.name, total=None)
+            task = bar.add_task(safe(path.name), total=None)
 
             def advance(done: int, total: int, task: TaskID = task) -> None:
                 bar.update(task, completed=done, total=total)
 
             summaries.append(load(store, scope, path, advance))
     if as_json:
-        _out.print_json(json.dumps([s.as_data() for s in summaries], default=str))
+        print_json(_out, json.dumps([s.as_data() for s in summaries], default=str))
     else:
         for summary in summaries:
             render.ingest_summary(_out, summary)

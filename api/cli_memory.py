@@ -13,10 +13,10 @@ import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from api import render_memory
 from api.options import AllScopes, AsJson, Options, typed_value
+from api.terminal import console, print_json, safe
 from graph.kinds import SourceKind
 from graph.memory.conflicts import review
 from graph.memory.forget import forget
@@ -29,7 +29,7 @@ from graph.temporal import parse_instant
 from queries.recall import audit, recall
 from queries.summaries import summarise
 
-_out = Console()
+_out = console()
 User = Annotated[str | None, typer.Option(help="Scope: the user the memory belongs to.")]
 Project = Annotated[str | None, typer.Option(help="Scope: a project.")]
 Thread = Annotated[str | None, typer.Option(help="Scope: a conversation thread.")]
@@ -78,7 +78,8 @@ def remember_cmd(
     reason: Annotated[str | None, typer.Option(help="Why it is kept (retention reason).")]
         = None,
     user: User = None, project: Project = None, thread: Thread = None,
-    ttl: Annotated[int | None, typer.Option(help="Seconds until it expires.")] = None,
+    ttl: Annotated[int | None, typer.Option(
+        help="Seconds until it expires: 1 to 3155760000 (100 years).")] = None,
     evidence: Annotated[list[str] | None, typer.Option(help="Memory ids (inferences).")] = None,
     consent: Annotated[bool, typer.Option(help="Explicit consent for sensitive content.")]
         = False,
@@ -172,10 +173,10 @@ def forget_cmd(
     data = {"by": gone.by, "facts": gone.facts, "derived": gone.derived,
             "event": gone.event_id}
     if as_json:
-        _out.print_json(json.dumps(data))
+        print_json(_out, json.dumps(data))
     else:
         _out.print(f"erased {gone.facts} facts and {gone.derived} derived from them "
-                   f"(by {gone.by}); tombstone {gone.event_id}")
+                   f"(by {gone.by}); tombstone {safe(gone.event_id)}")
 
 
 def summarise_cmd(
@@ -192,10 +193,10 @@ def summarise_cmd(
         done = summarise(store, scope_of(options, user, project, thread), subject, keys=key,
                          actor=options.actor)
     if as_json:
-        _out.print_json(json.dumps({"fact": done.fact.id, "derivation": done.derivation_id,
-                                    "value": done.fact.value}))
+        print_json(_out, json.dumps({"fact": done.fact.id, "derivation": done.derivation_id,
+                                     "value": done.fact.value}))
     else:
-        _out.print(f"{done.fact.id}\n{done.fact.value}")
+        _out.print(f"{safe(done.fact.id)}\n{safe(done.fact.value, lines=True)}")
 
 
 def review_cmd(
@@ -231,7 +232,7 @@ def resolve_cmd(
         resolve_named(store, scope_of(options, user, project, thread), subject, key, keep,
                       source_id=source_id, observed_at=when, owner=owner, reason=reason,
                       actor=options.actor)
-    _out.print(f"resolved {subject} {key}: kept {keep!r}")
+    _out.print(f"resolved {safe(subject)} {safe(key)}: kept {safe(repr(keep))}")
 
 
 def rollback_cmd(
@@ -249,9 +250,10 @@ def rollback_cmd(
                         parse_instant(to, "to"), actor=options.actor, reason=reason)
     data = {"event": done.event_id, "restored": done.restored, "retired": done.retired}
     if as_json:
-        _out.print_json(json.dumps(data))
+        print_json(_out, json.dumps(data))
     else:
-        _out.print(f"restored {done.restored}, retired {done.retired} (event {done.event_id})")
+        _out.print(f"restored {done.restored}, retired {done.retired} "
+                   f"(event {safe(done.event_id)})")
 
 
 def invalidate_cmd(
@@ -266,4 +268,5 @@ def invalidate_cmd(
     with options.opened() as store:
         report = invalidate_memory(store, scope_of(options, user, project, thread), subject, key,
                                    actor=options.actor, reason=reason)
-    _out.print(f"invalidated {subject} {key}; {len(report.cascade)} derived facts closed")
+    _out.print(f"invalidated {safe(subject)} {safe(key)}; {len(report.cascade)} derived facts "
+               "closed")

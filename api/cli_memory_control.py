@@ -11,18 +11,18 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from api import render_memory
 from api.cli_memory import Project, Thread, User, decided, scope_of
 from api.options import AllScopes, AsJson, Options, typed_value
+from api.terminal import console, safe
 from graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
 from graph.memory.ranking import demote
 from graph.memory.requests import correct_by_id, promote_named, record_outcome
 from graph.temporal import parse_instant
 from queries.context import DEFAULT_LIMIT, build_context
 
-_out = Console()
+_out = console()
 
 
 def register(app: typer.Typer) -> None:
@@ -126,8 +126,8 @@ def demote_cmd(
     with options.opened() as store:
         done = demote(store, scope_of(options, user, project, thread), subject, key,
                       weight=weight, actor=options.actor, reason=reason)
-    _out.print(f"{subject} {key} ({done.memory_id}): weight {done.previous:g} -> "
-               f"{done.weight:g} (event {done.event_id})")
+    _out.print(f"{safe(subject)} {safe(key)} ({safe(done.memory_id)}): weight "
+               f"{done.previous:g} -> {done.weight:g} (event {safe(done.event_id)})")
 
 
 def context_cmd(

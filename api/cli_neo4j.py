@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
+
+from api.terminal import console, safe
 
 if TYPE_CHECKING:
     from graph.neo4j.launcher import ServerInfo
@@ -20,12 +21,12 @@ neo4j_app = typer.Typer(
     no_args_is_help=True,
 )
 
-_out = Console()
-_err = Console(stderr=True)
+_out = console()
+_err = console(stderr=True)
 
 
 def _describe(info: ServerInfo) -> str:
-    return f"[bold]{info.uri}[/bold] (pid {info.pid}, home {info.home})"
+    return f"[bold]{safe(info.uri)}[/bold] (pid {info.pid}, home {safe(info.home)})"
 
 
 @neo4j_app.command()
@@ -39,13 +40,13 @@ def start(
         with _err.status("Starting Neo4j (the first run compiles the launcher)..."):
             info = neo4j_launcher.start(port=port)
     except neo4j_launcher.LauncherError as exc:
-        _err.print(f"[red]Neo4j failed to start:[/red] {exc}", markup=True, highlight=False)
+        _err.print(f"[red]Neo4j failed to start:[/red] {safe(exc, lines=True)}", highlight=False)
         raise typer.Exit(1) from exc
     if port is not None and info.port != port:
         # start() is idempotent: an already running server wins over the requested port.
         _err.print(f"[yellow]already running on port {info.port}, not {port}[/yellow]")
     if info.note:
-        _err.print(f"[yellow]{info.note}[/yellow]", highlight=False)
+        _err.print(f"[yellow]{safe(info.note)}[/yellow]", highlight=False)
     _out.print(f"Neo4j running at {_describe(info)}")
 
 
@@ -57,7 +58,7 @@ def stop() -> None:
     try:
         stopped = neo4j_launcher.stop()
     except neo4j_launcher.LauncherError as exc:
-        _err.print(f"[red]Neo4j failed to stop:[/red] {exc}", highlight=False)
+        _err.print(f"[red]Neo4j failed to stop:[/red] {safe(exc, lines=True)}", highlight=False)
         raise typer.Exit(1) from exc
     _out.print("Neo4j stopped" if stopped else "Neo4j was not running")
 

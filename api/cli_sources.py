@@ -11,15 +11,15 @@ import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from api.options import AsJson, Options
+from api.terminal import console, print_json, safe
 from graph.kinds import SourceKind
 from graph.memory.trust import distrust_source, trust_source, trusted_sources
 
 sources_app = typer.Typer(no_args_is_help=True,
                           help="Register the document sources this tenant trusts.")
-_out = Console()
+_out = console()
 Kind = Annotated[SourceKind, typer.Option("--kind", help="The source's kind (document).")]
 
 
@@ -37,7 +37,7 @@ def trust_cmd(
     with options.opened() as store:
         event = trust_source(store, options.scope().tenant, source, kind=kind,
                              actor=options.actor, reason=reason)
-    _out.print(f"trusted {kind.value} source {source} (event {event})")
+    _out.print(f"trusted {kind.value} source {safe(source)} (event {safe(event)})")
 
 
 @sources_app.command("distrust")
@@ -53,7 +53,7 @@ def distrust_cmd(
     with options.opened() as store:
         event = distrust_source(store, options.scope().tenant, source, kind=kind,
                                 actor=options.actor, reason=reason)
-    _out.print(f"no longer trusted: {kind.value} source {source} (event {event})")
+    _out.print(f"no longer trusted: {kind.value} source {safe(source)} (event {safe(event)})")
 
 
 @sources_app.command("trusted")
@@ -64,6 +64,6 @@ def trusted_cmd(ctx: typer.Context, kind: Kind = SourceKind.DOCUMENT,
     with options.opened() as store:
         found = sorted(trusted_sources(store, options.scope().tenant, kind))
     if as_json:
-        _out.print_json(json.dumps(found))
+        print_json(_out, json.dumps(found))
     else:
-        _out.print("\n".join(found) if found else f"no trusted {kind.value} sources")
+        _out.print("\n".join(map(safe, found)) if found else f"no trusted {kind.value} sources")

@@ -1,4 +1,7 @@
-"""Rich and JSON renderings of query results. Formatting only: no store access, no logic."""
+"""Rich and JSON renderings of query results. Formatting only: no store access, no logic.
+
+Every value is data: it reaches rich through ``api.terminal.safe`` (markup escaped, control
+characters shown), and tables come from ``api.terminal.table`` (columns fold, never cut)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from api.demo import DemoResult
+from api.terminal import print_json, safe, table
 from graph.corrections import ExitReport
 from ingest.batches import Summary
 from queries.answers import MetricAnswer
@@ -28,11 +32,14 @@ def when(t: datetime | None) -> str:
 
 
 def number(value: object, unit: str | None) -> str:
+    """A value and its unit for a table or a line, markup-safe (both are data)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000_000:
-        return f"{value / 1_000_000:,.0f}M {unit or ''}".strip()
-    if isinstance(value, float):
-        return f"{value:,.2f} {unit or ''}".strip()  # display only; --json keeps every digit
-    return f"{value} {unit or ''}".strip()
+        shown = f"{value / 1_000_000:,.0f}M {unit or ''}"
+    elif isinstance(value, float):
+        shown = f"{value:,.2f} {unit or ''}"  # display only; --json keeps every digit
+    else:
+        shown = f"{value} {unit or ''}"
+    return safe(shown.strip(), lines=True)
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
@@ -51,17 +58,16 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 
 def answers_table(title: str, answers: Sequence[Answer]) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in ("subject", "predicate", "valid", "value", "known", "until", "sources"):
-        table.add_column(column)
+    grid = table(safe(title), "subject", "predicate", "valid", "value", "known", "until",
+                 "sources")
     for a in answers:
         f = a.fact
-        table.add_row(
-            f.subject, f.predicate, f"{when(f.valid_from)} .. {when(f.valid_to)}",
+        grid.add_row(
+            safe(f.subject), safe(f.predicate), f"{when(f.valid_from)} .. {when(f.valid_to)}",
             number(f.value, f.unit), when(f.available_at), when(f.superseded_at),
-            ", ".join(f"{s.form or s.kind.value} {s.id}" for s in a.sources),
+            safe(", ".join(f"{s.form or s.kind.value} {s.id}" for s in a.sources)),
         )
-    return table
+    return grid
 
 
 def demo(console: Console, result: DemoResult) -> None:
@@ -76,13 +82,13 @@ def demo(console: Console, result: DemoResult) -> None:
             (s,) = metric.answers
             public = ", ".join(sorted({when(i.available_at) for i in s.inputs}))
             lines.add_row(f"as of {cutoff}", f"[bold]{number(s.value, s.unit)}[/bold]",
-                          f"{s.method}; inputs public {public}")
+                          f"{safe(s.method)}; inputs public {public}")
         console.print(Panel(lines, title=f"Alphabet {name.replace('_', ' ')}, FY2018Q1 "
                             "(vintage asof)", title_align="left"))
     cascade = [o for s in result.loaded for o in s.cascade]
     for o in cascade:
         new = o.replacement.value if o.replacement is not None else None
-        console.print(f"the recast reached {o.fact.predicate}: {o.fate.value}, "
+        console.print(f"the recast reached {safe(o.fact.predicate)}: {o.fate.value}, "
                       f"{number(o.fact.value, o.fact.unit)} -> {number(new, o.fact.unit)}")
     for asked in result.asked:
         q = asked.question
@@ -94,15 +100,16 @@ def demo(console: Console, result: DemoResult) -> None:
             f = answer.fact
             first = answer.sources[0] if answer.sources else None
             lines.add_row(f"as of {cutoff}", f"[bold]{number(f.value, f.unit)}[/bold]",
-                          f"from {first.form} {first.id}, public {when(f.available_at)}"
+                          f"from {safe(first.form)} {safe(first.id)}, public "
+                          f"{when(f.available_at)}"
                           if first else "")
         versions = Table("rev", "value", "known from", "until", "reported by",
                          box=None, pad_edge=False)
         for v in asked.history:
             versions.add_row(str(v.fact.revision), number(v.fact.value, v.fact.unit),
                              when(v.fact.available_at), when(v.fact.superseded_at),
-                             ", ".join(s.id for s in v.sources))
-        console.print(Panel(Group(lines, "", versions), title=q.title, title_align="left"))
+                             safe(", ".join(s.id for s in v.sources)))
+        console.print(Panel(Group(lines, "", versions), title=safe(q.title), title_align="left"))
     console.print("\n[bold]Why is the operating margin what it is?[/bold] (vintage explain)")
     explanation(console, result.explained)
     console.print("\n[bold]What did the 2019 filing reach?[/bold] (vintage impact --source)")
@@ -115,96 +122,92 @@ def explanation(console: Console, exp: Explanation) -> None:
 
 def explanation_tree(step: Step, tree: Tree | None = None, role: str | None = None) -> Tree:
     f = step.fact
-    label = (f"[bold]{number(f.value, f.unit)}[/bold]  {f.subject} {f.predicate}  "
+    label = (f"[bold]{number(f.value, f.unit)}[/bold]  {safe(f.subject)} {safe(f.predicate)}  "
              f"valid {when(f.valid[0])}..{when(f.valid[1])}  "
              f"known {when(f.knowledge[0])}..{when(f.knowledge[1])}  "
-             f"[dim]recorded {when(f.system[0])}..{when(f.system[1])}  {f.id}[/dim]")
+             f"[dim]recorded {when(f.system[0])}..{when(f.system[1])}  {safe(f.id)}[/dim]")
     if role:
-        label = f"[cyan]{role}[/cyan] = {label}"
+        label = f"[cyan]{safe(role)}[/cyan] = {label}"
     node = Tree(label) if tree is None else tree.add(label)
     for older in step.supersedes:
-        node.add(f"[yellow]corrects[/yellow] {older}")
+        node.add(f"[yellow]corrects[/yellow] {safe(older)}")
     for newer in step.superseded_by:
-        node.add(f"[yellow]corrected by[/yellow] {newer}")
+        node.add(f"[yellow]corrected by[/yellow] {safe(newer)}")
     for s in step.sources:
-        node.add(f"[green]source[/green] {s.kind} {s.form or ''} {s.id}, public "
-                 f"{when(s.available_at)}" + (f"  {s.uri}" if s.uri else ""))
+        node.add(f"[green]source[/green] {safe(s.kind)} {safe(s.form or '')} {safe(s.id)}, "
+                 f"public {when(s.available_at)}" + (f"  {safe(s.uri)}" if s.uri else ""))
     for j in step.derived_by:
         d = j.derivation
-        branch = node.add(f"[magenta]derived by[/magenta] {d.recipe} v{d.version}: "
-                          f"{d.formula or '(python)'}  [dim]{d.id}[/dim]")
+        branch = node.add(f"[magenta]derived by[/magenta] {safe(d.recipe)} v{safe(d.version)}: "
+                          f"{safe(d.formula or '(python)')}  [dim]{safe(d.id)}[/dim]")
         for i in j.inputs:
             explanation_tree(i.step, branch, i.role)
     return node
 
 
 def impact_table(result: Impact) -> Table:
-    table = Table(title=f"impact of {result.start} {result.start_id}: "
-                        f"{len(result.changed)} changed, {len(result.also_supported)} kept by "
-                        f"other sources, {len(result.affected)} downstream "
-                        f"(by depth {result.by_depth}, by kind {result.by_kind})",
-                  title_justify="left")
-    for column in ("depth", "fact", "value", "known", "survives", "path"):
-        table.add_column(column)
+    grid = table(safe(f"impact of {result.start} {result.start_id}: "
+                      f"{len(result.changed)} changed, {len(result.also_supported)} kept by "
+                      f"other sources, {len(result.affected)} downstream "
+                      f"(by depth {result.by_depth}, by kind {result.by_kind})"),
+                 "depth", "fact", "value", "known", "survives", "path")
     for r in result.affected:
         f = r.fact
-        table.add_row(str(r.depth), f"{f.subject} {f.predicate}", number(f.value, f.unit),
-                      f"{when(f.knowledge[0])}..{when(f.knowledge[1])}",
-                      "yes" if r.survives else "no", " -> ".join(r.path))
-    return table
+        grid.add_row(str(r.depth), safe(f"{f.subject} {f.predicate}"), number(f.value, f.unit),
+                     f"{when(f.knowledge[0])}..{when(f.knowledge[1])}",
+                     "yes" if r.survives else "no", safe(" -> ".join(r.path)))
+    return grid
 
 
 def ingest_summary(console: Console, s: Summary) -> None:
     verb = "would change (dry run, nothing written)" if s.dry_run else "ingested"
     classes = ", ".join(f"{n} {c}" for c, n in sorted(s.revisions.items())) or "none"
     console.print(
-        f"[bold]{s.file}[/bold] {verb}: subject {', '.join(s.subjects)}; {s.sources} sources; "
-        f"{s.rows} rows -> {s.created} new fact versions, {s.repeated} repeats as support, "
-        f"{len(s.superseded)} superseded (revisions: {classes})")
+        f"[bold]{safe(s.file)}[/bold] {verb}: subject {safe(', '.join(s.subjects))}; "
+        f"{s.sources} sources; {s.rows} rows -> {s.created} new fact versions, {s.repeated} "
+        f"repeats as support, {len(s.superseded)} superseded (revisions: {safe(classes)})")
     if s.cascade:
-        table = Table(title="derived facts reached", title_justify="left")
-        for column in ("predicate", "subject", "fate", "old value", "new value"):
-            table.add_column(column)
+        grid = table("derived facts reached", "predicate", "subject", "fate", "old value",
+                     "new value")
         for o in s.cascade:
             new = o.replacement.value if o.replacement is not None else None
-            table.add_row(o.fact.predicate, o.fact.subject, o.fate.value,
-                          number(o.fact.value, o.fact.unit),
-                          "" if new is None else number(new, o.fact.unit))
-        console.print(table)
+            grid.add_row(safe(o.fact.predicate), safe(o.fact.subject), o.fate.value,
+                         number(o.fact.value, o.fact.unit),
+                         "" if new is None else number(new, o.fact.unit))
+        console.print(grid)
 
 
 def metric_answer(console: Console, a: MetricAnswer) -> None:
-    table = Table(title=f"{a.metric} as of {when(a.cutoff)} ({a.period})", title_justify="left")
-    for column in ("subject", "value", "period", "days", "method", "inputs", "derivation"):
-        table.add_column(column)
+    grid = table(safe(f"{a.metric} as of {when(a.cutoff)} ({a.period})"), "subject", "value",
+                 "period", "days", "method", "inputs", "derivation")
     for s in a.answers:
         if s.refused is not None:
-            table.add_row(s.subject, "[red]refused[/red]", "", "", s.refused, "", "")
+            grid.add_row(safe(s.subject), "[red]refused[/red]", "", "", safe(s.refused), "", "")
             continue
-        table.add_row(s.subject, number(s.value, s.unit), s.period or "", s.span or "",
-                      s.method or "", str(len(s.inputs)), s.derivation_id or "(as filed)")
-    console.print(table)
+        grid.add_row(safe(s.subject), number(s.value, s.unit), safe(s.period or ""),
+                     safe(s.span or ""), safe(s.method or ""), str(len(s.inputs)),
+                     safe(s.derivation_id or "(as filed)"))
+    console.print(grid)
     for s in a.answers:
         for warning in s.warnings:
-            console.print(f"[yellow]{s.subject}:[/yellow] {warning}")
+            console.print(f"[yellow]{safe(s.subject)}:[/yellow] {safe(warning)}")
         for later in s.hindsight or []:  # asked for with --hindsight: after the cutoff
-            console.print(f"[magenta]{s.subject} (hindsight):[/magenta] {later}")
+            console.print(f"[magenta]{safe(s.subject)} (hindsight):[/magenta] {safe(later)}")
 
 
 def impact(console: Console, result: Impact) -> None:
     console.print(impact_table(result))
     if not result.revised:
         return
-    table = Table(title=f"already revised by {result.start_id}", title_justify="left")
-    for column in ("fact", "valid", "old value", "new value", "change"):
-        table.add_column(column)
+    grid = table(safe(f"already revised by {result.start_id}"), "fact", "valid", "old value",
+                 "new value", "change")
     for r in result.revised:
         f = r.old
-        table.add_row(f"{f.subject} {f.predicate}", f"{when(f.valid[0])}..{when(f.valid[1])}",
-                      number(f.value, f.unit),
-                      number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
-                      r.change or ("recomputed" if r.new else ""))
-    console.print(table)
+        grid.add_row(safe(f"{f.subject} {f.predicate}"),
+                     f"{when(f.valid[0])}..{when(f.valid[1])}", number(f.value, f.unit),
+                     number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
+                     safe(r.change or ("recomputed" if r.new else "")))
+    console.print(grid)
 
 
 def retraction(console: Console, report: ExitReport, undo: bool, as_json: bool) -> None:
@@ -217,14 +220,14 @@ def retraction(console: Console, report: ExitReport, undo: bool, as_json: bool) 
                   "known_until": o.ends_at.isoformat() if o.ends_at else None}
                  for o in report.knowledge]
     if as_json:
-        console.print_json(json.dumps({"event": report.event_id, "facts": report.invalidated,
-                                       "cascade": cascade, "knowledge": knowledge}))
+        print_json(console, json.dumps({"event": report.event_id, "facts": report.invalidated,
+                                        "cascade": cascade, "knowledge": knowledge}))
         return
     verb = "held again" if undo else "left without support"
     console.print(f"{len(report.invalidated)} facts {verb}; cascade: "
-                  + (", ".join(f"{c['predicate']} {c['fate']}" for c in cascade)
-                     or "nothing downstream"))
+                  + safe(", ".join(f"{c['predicate']} {c['fate']}" for c in cascade)
+                         or "nothing downstream"))
     if knowledge:
-        console.print("knowledge: " + ", ".join(
+        console.print("knowledge: " + safe(", ".join(
             f"{k['predicate']} {'current again' if k['known_until'] is None else 'closed at '}"
-            f"{k['known_until'] or ''}" for k in knowledge))
+            f"{k['known_until'] or ''}" for k in knowledge)))

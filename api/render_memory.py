@@ -1,4 +1,8 @@
-"""Rich and JSON renderings of agent-memory results. Formatting only: no store access, no logic."""
+"""Rich and JSON renderings of agent-memory results. Formatting only: no store access, no logic.
+
+Memory values, keys, subjects and ids are data: each reaches rich through ``api.terminal.safe``
+(a value ``[/]`` or ``[red]x[/red]`` prints as written; control characters are shown, not
+obeyed), and ``--json`` through ``api.terminal.print_json``."""
 
 from __future__ import annotations
 
@@ -6,8 +10,8 @@ import json
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.table import Table
 
+from api.terminal import print_json, safe, table
 from graph.memory.conflicts import ConflictSet
 from graph.memory.remember import Remembered
 from graph.model import Event
@@ -20,64 +24,63 @@ def decision(console: Console, done: Remembered, as_json: bool, **extra: int) ->
     data = {"decision": done.decision.value, "reason": done.reason, "memory": done.memory_id,
             "revision": done.revision, "event": done.event_id, **extra}
     if as_json:
-        console.print_json(json.dumps(data))
+        print_json(console, json.dumps(data))
     else:
-        console.print(f"[bold]{done.decision.value}[/bold]: {done.reason}"
-                      + (f" ({done.memory_id}, revision {done.revision})" if done.memory_id
-                         else "")
+        console.print(f"[bold]{done.decision.value}[/bold]: {safe(done.reason)}"
+                      + (f" ({safe(done.memory_id)}, revision {done.revision})"
+                         if done.memory_id else "")
                       + "".join(f"; {k} {v}" for k, v in extra.items()))
 
 
 def memories(console: Console, subject: str, found: Sequence[MemoryView], as_json: bool) -> None:
     if as_json:
-        console.print_json(json.dumps([m.model_dump(mode="json") for m in found]))
+        print_json(console, json.dumps([m.model_dump(mode="json") for m in found]))
         return
-    table = Table(title=f"memories of {subject}", title_justify="left")
-    for column in ("id", "key", "value", "kind", "status", "rev", "source", "known from",
-                   "expires", "owner", "why kept"):
-        table.add_column(column)
+    grid = table(f"memories of {safe(subject)}", "id", "key", "value", "kind", "status", "rev",
+                 "source", "known from", "expires", "owner", "why kept")
     for m in found:
-        table.add_row(m.id, m.key, str(m.value), m.kind, m.status, str(m.revision),
-                      ", ".join(f"{s.kind} {s.id}" for s in m.sources),
-                      m.known_from.isoformat(), m.expires_at.isoformat() if m.expires_at else "",
-                      m.owner or "", m.retention_reason or "")
-    console.print(table)
+        grid.add_row(safe(m.id), safe(m.key), safe(m.value, lines=True), safe(m.kind),
+                     safe(m.status), str(m.revision),
+                     safe(", ".join(f"{s.kind} {s.id}" for s in m.sources)),
+                     m.known_from.isoformat(), m.expires_at.isoformat() if m.expires_at else "",
+                     safe(m.owner or ""), safe(m.retention_reason or "", lines=True))
+    console.print(grid)
 
 
 def audit(console: Console, events: Sequence[Event], as_json: bool) -> None:
     if as_json:
-        console.print_json(json.dumps([e.model_dump(mode="json") for e in events]))
+        print_json(console, json.dumps([e.model_dump(mode="json") for e in events]))
         return
-    table = Table(title="audit", title_justify="left")
-    for column in ("at", "actor", "action", "why", "details"):
-        table.add_column(column)
+    grid = table("audit", "at", "actor", "action", "why", "details")
     for e in events:
-        table.add_row(e.at.isoformat(), e.actor, e.action, e.reason or "",
-                      ", ".join(f"{k}={v}" for k, v in e.details.items()))
-    console.print(table)
+        grid.add_row(e.at.isoformat(), safe(e.actor), safe(e.action), safe(e.reason or ""),
+                     safe(", ".join(f"{k}={v}" for k, v in e.details.items())))
+    console.print(grid)
 
 
 def conflicts(console: Console, sets: Sequence[ConflictSet], as_json: bool) -> None:
     if as_json:
-        console.print_json(json.dumps([
+        print_json(console, json.dumps([
             {"subject": c.subject, "key": c.key, "scope": list(c.scope),
              "sides": [{"id": f.id, "value": f.value, "known_from": f.available_at.isoformat()}
                        for f in c.sides]} for c in sets]))
         return
     for c in sets:
-        console.print(f"[bold]{c.subject} {c.key}[/bold]: "
-                      + " | ".join(f"{f.value} ({f.id})" for f in c.sides))
+        console.print(f"[bold]{safe(c.subject)} {safe(c.key)}[/bold]: "
+                      + " | ".join(f"{safe(f.value)} ({safe(f.id)})" for f in c.sides))
     if not sets:
         console.print("no open conflicts")
 
 
 def context(console: Console, built: Context, as_json: bool) -> None:
     if as_json:
-        console.print_json(json.dumps({
+        print_json(console, json.dumps({
             "injection": built.injection_id, "thread": built.thread, "left_out": built.left_out,
             "memories": [m.model_dump(mode="json") for m in built.memories]}))
         return
     for m in built.memories:
+        # One line per memory: a value's newlines are shown as \n, so it cannot fake a line.
         flag = "" if m.status == "active" else f" [{m.status}]"
-        console.print(f"- {m.key}: {m.value}{flag} ({m.id}, weight {m.weight:g})")
-    console.print(f"[dim]injection {built.injection_id}; {built.left_out} left out[/dim]")
+        console.print(f"- {safe(m.key)}: {safe(m.value)}{safe(flag)} ({safe(m.id)}, "
+                      f"weight {m.weight:g})")
+    console.print(f"[dim]injection {safe(built.injection_id)}; {built.left_out} left out[/dim]")

@@ -3,7 +3,13 @@ embedded vs Neo4j, against a raw Neo4j ``MERGE`` per write and in-process dicts 
 same run.
 
     python -m bench.memory [--users 200] [--keys 10] [--reads 500] [--backends embedded,neo4j]
-                           [--neo4j-uri URI] [--out bench/results/memory.json]
+                           [--sealing both|sealed] [--neo4j-uri URI]
+                           [--out bench/results/memory.json]
+
+Memory is sealed at rest (``graph.sealing``), as every store ``open_store`` opens. With
+``--sealing both`` (the default) each backend also runs the same workload unsealed (a store
+given no key store, which only a benchmark does), so the cost of sealing is measured in the
+same run: ``<backend>_plain`` in the JSON and the "Sealing" table.
 
 Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j.launcher`` in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-memory``, away from the test suite's
@@ -27,7 +33,7 @@ from typing import Any
 import neo4j
 
 from bench import memory_raw, memory_trace, report
-from bench.memory_report import ratios, tables
+from bench.memory_report import ratios, sealing, tables
 from bench.memory_work import (
     Workload,
     clock,
@@ -39,8 +45,8 @@ from bench.memory_work import (
     write_round,
     writes_summary,
 )
-from graph.backends import open_store
-from graph.embedded.store import LOG_NAME
+from graph.embedded.store import LOG_NAME, EmbeddedStore
+from graph.keyfile import FileKeyStore
 from graph.neo4j.store import Neo4jStore
 from graph.store import Store
 
@@ -90,10 +96,13 @@ def bench_vintage(store: Store, tenant: str, work: Workload, label: str) -> tupl
                  "left_after_erase": left}
 
 
-def bench_embedded(work: Workload) -> tuple[Result, Result]:
-    with tempfile.TemporaryDirectory(prefix="vintage-bench-memory-") as tmp:
-        store = open_store(tmp, clock)
-        out, checks = bench_vintage(store, "bench-memory", work, "embedded")
+def bench_embedded(work: Workload, sealed: bool = True) -> tuple[Result, Result]:
+    label = "embedded" if sealed else "embedded, plain"
+    with (tempfile.TemporaryDirectory(prefix="vintage-bench-memory-") as tmp,
+          tempfile.TemporaryDirectory(prefix="vintage-bench-keys-") as keys):
+        store = EmbeddedStore.open(Path(tmp), clock,
+                                   FileKeyStore(Path(keys) / "keys") if sealed else None)
+        out, checks = bench_vintage(store, "bench-memory", work, label)
         out.update(log_mib=(Path(tmp) / LOG_NAME).stat().st_size / 1024**2,
                    rss_after_mib=report.current_rss_mib(), peak_rss_mib=report.peak_rss_mib())
         store.close()
@@ -102,15 +111,22 @@ def bench_embedded(work: Workload) -> tuple[Result, Result]:
     return out, checks
 
 
-def bench_neo4j(uri: str, auth: Auth, work: Workload) -> tuple[Result, Result]:
+def bench_neo4j(
+    uri: str, auth: Auth, work: Workload, sealed: bool = True,
+) -> tuple[Result, Result]:
     tenant = f"bench-memory-{uuid.uuid4().hex[:8]}"
-    store = Neo4jStore.connect(uri, clock, auth=auth)
+    keys = tempfile.TemporaryDirectory(prefix="vintage-bench-keys-")
+    store = Neo4jStore.connect(uri, clock, auth=auth,
+                               keys=FileKeyStore(Path(keys.name) / "keys") if sealed else None)
     try:
         store.ensure_schema()
-        out, checks = bench_vintage(store, tenant, work, f"neo4j ({tenant})")
-        out["plans"] = memory_trace.plans(store, tenant, work)
-        out["trace"] = memory_trace.trace(store, tenant, work)
+        label = f"neo4j ({tenant})" if sealed else f"neo4j, plain ({tenant})"
+        out, checks = bench_vintage(store, tenant, work, label)
+        if sealed:
+            out["plans"] = memory_trace.plans(store, tenant, work)
+            out["trace"] = memory_trace.trace(store, tenant, work)
     finally:
+        keys.cleanup()
         store.purge_tenant(f"{tenant}-warmup")
         began = time.perf_counter()
         store.purge_tenant(tenant)
@@ -164,6 +180,10 @@ def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
     }
 
 
+def _name(backend: str, sealed: bool) -> str:
+    return backend if sealed else f"{backend}_plain"
+
+
 def run(args: argparse.Namespace, backends: list[str]) -> Result:
     work = make_workload(args.users, args.keys, args.reads, args.correct_share, args.erase,
                          args.seed)
@@ -184,16 +204,19 @@ def run(args: argparse.Namespace, backends: list[str]) -> Result:
             for name, n in found.items():
                 checks[name] += n
 
+    runs = (True, False) if args.sealing == "both" else (True,)
     if "embedded" in backends:
-        result["embedded"], found = bench_embedded(work)
-        tally(found)
+        for sealed in runs:
+            result[_name("embedded", sealed)], found = bench_embedded(work, sealed)
+            tally(found)
     refs, wrong = bench_in_process(work)
     tally(wrong)
     if "neo4j" in backends:
         uri, auth, result["server"] = _start_server(args)
         try:
-            result["neo4j"], found = bench_neo4j(uri, auth, work)
-            tally(found)
+            for sealed in runs:
+                result[_name("neo4j", sealed)], found = bench_neo4j(uri, auth, work, sealed)
+                tally(found)
             refs["raw_neo4j"], wrong = bench_raw(uri, auth, work)
             tally(wrong)
         finally:
@@ -204,6 +227,7 @@ def run(args: argparse.Namespace, backends: list[str]) -> Result:
     result["references"] = refs
     result["checks"] = checks
     result["ratios"] = ratios(result)
+    result["sealing"] = sealing(result)
     result["peak_rss_mib"] = report.peak_rss_mib()
     return result
 
@@ -221,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--backends", default="embedded,neo4j",
                         help="comma-separated: embedded, neo4j (default: both)")
+    parser.add_argument("--sealing", choices=("both", "sealed"), default="both",
+                        help="both: each backend sealed (the product), then plain (no key "
+                             "store: the bench only), for sealing's cost (default); sealed: "
+                             "the sealed run alone")
     parser.add_argument("--neo4j-uri", default=None,
                         help="use this server instead of starting a private one")
     parser.add_argument("--keep-server", action="store_true",

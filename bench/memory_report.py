@@ -61,6 +61,48 @@ def ratios(r: Result) -> Result:
     return out
 
 
+SEALED_OPS = (("writes", "remember"), ("recall_key", "recall one key"),
+              ("recall_user", "recall all keys of a user"), ("context", "build_context"),
+              ("erase", "forget a user"))
+
+
+def _op(run: Result, op: str) -> Result:
+    found: Result = run["writes"]["all"] if op == "writes" else run[op]
+    return found
+
+
+def sealing(r: Result) -> Result:
+    """Sealed against plain, per backend and operation, in the same run: p50 and p95 latency
+    as sealed / plain (above 1: sealing costs that much more)."""
+    out: Result = {}
+    for name, _ in VINTAGE:
+        sealed, plain = r.get(name), r.get(f"{name}_plain")
+        if sealed is None or plain is None:
+            continue
+        out[name] = {op: {p: _op(sealed, op)[f"{p}_ms"] / _op(plain, op)[f"{p}_ms"]
+                          for p in ("p50", "p95")} for op, _ in SEALED_OPS}
+    return out
+
+
+def sealing_table(r: Result) -> list[str]:
+    if not r.get("sealing"):
+        return []
+    lines = ["Sealing: the same workload sealed (AES-GCM, a key per version) and plain (no key "
+             "store), in this run", "",
+             "| backend | operation | sealed p50 / p95 ms | plain p50 / p95 ms "
+             "| p50 sealed / plain | p95 sealed / plain |", "|---|---|---:|---:|---:|---:|"]
+    for name, label in VINTAGE:
+        if name not in r["sealing"]:
+            continue
+        for op, what in SEALED_OPS:
+            s, p = _op(r[name], op), _op(r[f"{name}_plain"], op)
+            x = r["sealing"][name][op]
+            lines.append(f"| {label} | {what} | {_ms(s['p50_ms'])} / {_ms(s['p95_ms'])} "
+                         f"| {_ms(p['p50_ms'])} / {_ms(p['p95_ms'])} | {_x(x['p50'])} "
+                         f"| {_x(x['p95'])} |")
+    return [*lines, ""]
+
+
 def write_tables(r: Result) -> list[str]:
     raw = r.get("references", {}).get("raw_neo4j")
     base = r.get("references", {}).get("dict")
@@ -179,6 +221,7 @@ def tables(r: Result) -> str:
     return "\n".join([
         *write_tables(r), "", "Recall (warm; answers checked against the dict)", "",
         *read_table(r), "", "Erase one user (`forget(user=...)`)", "", *erase_table(r), "",
+        *sealing_table(r),
         "Steps of a write and a one-key recall, timed one by one (diagnostic)", "",
         *phase_table(r), "", *trace_table(r), "Footprint and checks", "", *footprint(r), "",
         *plan_lines(r),

@@ -5,6 +5,12 @@
 * anything else is a directory holding an embedded store (created when missing).
 
 When no URI is given: ``$VINTAGE_STORE`` if set, else the embedded store in ``./.vintage/store``.
+
+Every store opened here seals agent memory at rest (``graph.sealing``) with the data keys of a
+key file outside it: ``$VINTAGE_KEYS`` if set, else ``<store directory>.keys`` beside an embedded
+store (``./.vintage/store.keys``), or ``./.vintage/keys/neo4j-<host>-<port>.keys`` for a Neo4j
+server (set ``VINTAGE_KEYS`` to one path that every client of the server shares). A key file
+inside the embedded store's directory is refused: a copy of the store would carry its keys.
 """
 
 from __future__ import annotations
@@ -12,12 +18,17 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from graph.embedded.store import EmbeddedStore
 from graph.errors import InvalidArgument
+from graph.keyfile import FileKeyStore
+from graph.sealing import KeyStore
 from graph.store import Clock, Store
 
 DEFAULT_EMBEDDED_DIR = Path(".vintage") / "store"
+DEFAULT_KEYS_DIR = Path(".vintage") / "keys"
+KEYS_ENV = "VINTAGE_KEYS"
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 
 
@@ -46,16 +57,38 @@ def neo4j_auth() -> tuple[str, str] | None:
     return None if password is None else (os.environ.get("NEO4J_USER", "neo4j"), password)
 
 
-def open_store(uri: str | None = None, clock: Clock = system_clock) -> Store:
-    """Open the store named by ``uri`` and make sure its schema exists (idempotent)."""
+def key_path(target: str) -> Path:
+    """The key file of the store ``target``: ``$VINTAGE_KEYS``, else the default (above)."""
+    given = os.environ.get(KEYS_ENV)
+    if given is not None:
+        if not given.strip():
+            raise InvalidArgument(f"{KEYS_ENV} is empty: name the store's key file")
+        path = Path(given)
+    elif is_neo4j(target):
+        address = urlsplit(target).netloc.rpartition("@")[2] or "default"
+        path = DEFAULT_KEYS_DIR / f"neo4j-{address.replace(':', '-')}.keys"
+    else:
+        store = Path(target).resolve()
+        path = store.with_name(store.name + ".keys")
+    if not is_neo4j(target) and path.resolve().is_relative_to(Path(target).resolve()):
+        raise InvalidArgument(f"the key file {path} lies inside the store {target}: keep it "
+                              "outside, or a copy of the store carries the keys to its content")
+    return path
+
+
+def open_store(uri: str | None = None, clock: Clock = system_clock,
+               keys: KeyStore | None = None) -> Store:
+    """Open the store named by ``uri`` and make sure its schema exists (idempotent). Memory is
+    sealed with ``keys``, by default the key file of ``key_path``."""
     target = resolve_uri(uri)
+    keys = keys if keys is not None else FileKeyStore(key_path(target))
     store: Store
     if is_neo4j(target):
         # Imported here: the driver loads only for a Neo4j store, never for an embedded one.
         from graph.neo4j.store import Neo4jStore
 
-        store = Neo4jStore.connect(target, clock, auth=neo4j_auth())
+        store = Neo4jStore.connect(target, clock, auth=neo4j_auth(), keys=keys)
     else:
-        store = EmbeddedStore.open(Path(target), clock)
+        store = EmbeddedStore.open(Path(target), clock, keys)
     store.ensure_schema()
     return store

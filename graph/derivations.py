@@ -8,7 +8,9 @@ interval is ``[max(inputs.available_at), min(inputs.superseded_at))``.
 Identity. The derivation id hashes the recipe and the exact inputs, so the same computation twice
 is one derivation. The derived fact's id hashes its assertion key, value and ``available_at``,
 so a second derivation that reaches the same value from inputs known at the same time adds a
-second justification to the same fact instead of a duplicate.
+second justification to the same fact instead of a duplicate. A sealed fact's id hashes the
+derivation instead of the value (``graph.sealing``); a second derivation reaching the value
+current since earlier still finds it among the versions, by the hash held in memory.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from graph.kinds import FactKind, Status
 from graph.labels import FACT, SUBJECT
 from graph.model import Event, Fact, Scope, assertion_key, digest, new_event_id
 from graph.recipes import Recipe
+from graph.sealing import sealed_in
 from graph.store import (
     Closure,
     DerivationWrite,
@@ -124,7 +127,11 @@ def derive_in(
     end = _end_among(versions, key, available, end, now)
     event_id = new_event_id()
     content = digest(type(value).__name__, value, output.unit)
-    fact_id = f"{key}.d{digest(content, available.isoformat())[:12]}"
+    sealed = sealed_in(scope) or any(f.sealed for f in facts.values())
+    # An id is stored in clear everywhere: a sealed fact's hashes its derivation, not its value
+    # (a summary "gift.wrap: yes" would reverse by dictionary); an equal value is found below.
+    ident = derivation.id if sealed else content
+    fact_id = f"{key}.d{digest(ident, available.isoformat())[:12]}"
     existing = tx.get_facts([fact_id]).get(fact_id) or next(
         # The same value already current since earlier: another justification of that fact,
         # not a second current version of one assertion.
@@ -141,7 +148,7 @@ def derive_in(
         superseded_recorded_at=end[1] if end else None,
         recorded_at=now, invalidated_at=None,
         authority=min(f.authority for f in facts.values()), owner=None,
-        retention_reason=None, content_hash=content, event_id=event_id,
+        retention_reason=None, content_hash=content, event_id=event_id, sealed=sealed,
     )
     if existing is None:
         tx.create_facts([fact])

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from graph.kinds import Authority, Change, FactKind, SourceKind, Status, capped_authority
-from graph.limits import INT64_MAX, INT64_MIN, MAX_NAME_CHARS, MAX_TEXT_BYTES
+from graph.limits import INT64_MAX, INT64_MIN, MAX_NAME_CHARS, MAX_TEXT_BYTES, MAX_URI_CHARS
 from graph.temporal import require_utc
 
 _SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
@@ -33,6 +33,18 @@ def _name(value: str) -> str:
 
 
 Name = Annotated[str, AfterValidator(_name)]
+
+
+def _at_most(chars: int) -> AfterValidator:
+    def bounded(value: str) -> str:
+        if len(value) > chars:
+            raise ValueError(f"longer than {chars} characters")
+        return value
+    return AfterValidator(bounded)
+
+
+Label = Annotated[str, _at_most(MAX_NAME_CHARS)]  # a short text: a name, a form, a title
+Uri = Annotated[str, _at_most(MAX_URI_CHARS)]
 UtcInstant = Annotated[datetime, AfterValidator(require_utc)]
 Value = bool | int | float | str
 
@@ -51,6 +63,9 @@ def check_value(value: Value) -> Value:
     if len(value.encode()) > MAX_TEXT_BYTES:
         raise ValueError(f"text value larger than {MAX_TEXT_BYTES} bytes")
     return value
+
+
+Text = Annotated[str, AfterValidator(check_value)]  # free text: a reason, a formula
 
 
 class Scope(BaseModel):
@@ -97,8 +112,8 @@ class Subject(BaseModel):
 
     id: Name
     kind: Name = "entity"
-    name: str | None = None
-    identifiers: tuple[str, ...] = ()
+    name: Label | None = None
+    identifiers: tuple[Label, ...] = ()
 
 
 class SourceIn(BaseModel):
@@ -108,11 +123,11 @@ class SourceIn(BaseModel):
     kind: SourceKind
     available_at: UtcInstant
     authority: Authority | None = None
-    uri: str | None = None
-    accession: str | None = None
-    form: str | None = None
-    title: str | None = None
-    version: str | None = None
+    uri: Uri | None = None
+    accession: Label | None = None
+    form: Label | None = None
+    title: Label | None = None
+    version: Label | None = None
 
     @property
     def effective_authority(self) -> Authority:
@@ -132,14 +147,14 @@ class FactIn(BaseModel):
     subject: Name
     predicate: Name
     value: Value
-    unit: str | None = None
+    unit: Label | None = None
     valid_from: UtcInstant
     valid_to: UtcInstant | None = None
     kind: FactKind = FactKind.OBSERVATION
     status: Status = Status.ACTIVE
     source: Name | None = None
-    owner: str | None = None
-    retention_reason: str | None = None
+    owner: Label | None = None
+    retention_reason: Text | None = None
     # The caller's classification of how this value differs from the one it replaces; kept on
     # the new version only when the write is in fact a correction.
     change: Change | None = None
@@ -264,6 +279,8 @@ class Fact(BaseModel):
     # Erased: the content (value, retention reason) is gone from the store, and the fact is
     # invisible to every read, as-of reads before the erasure included.
     erased_at: UtcInstant | None = None
+    # Sealed: its content reaches the disk only as ciphertext (``graph.sealing``).
+    sealed: bool = False
 
 
 class DerivationIn(BaseModel):
@@ -272,7 +289,7 @@ class DerivationIn(BaseModel):
     id: Name
     recipe: Name
     version: Name
-    formula: str | None = None
+    formula: Text | None = None
     parameters: dict[str, Value] = Field(default_factory=dict)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from graph.asof import AsOf
 from graph.errors import UserError
 from graph.labels import LINEAGE_TYPES
-from graph.model import DerivationIn, Event, Fact, Scope, Source, Subject
+from graph.model import DerivationIn, Event, Fact, FactIn, Scope, Source, Subject
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
@@ -47,6 +47,15 @@ def check_tenant(tx_tenant: str, scope: Scope) -> None:
 
 class UnknownReference(StoreError):
     """A write names a subject, source or fact that does not exist in its tenant."""
+
+
+class Refused(StoreError):
+    """A write refused for one ``draft`` of its batch (an out-of-order correction) or one
+    ``source`` id (recorded before with other attributes): a file ingest names its row."""
+
+    def __init__(self, message: str, draft: FactIn | None = None, source: str | None = None):
+        super().__init__(message)
+        self.draft, self.source = draft, source
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +252,10 @@ class StoreTx(Protocol):
         ...
     def retracted_at(self, source_id: str) -> datetime | None:
         """When the source's support was last retracted (None: it never was)."""
+        ...
+    def ever_supported_by(self, source_id: str) -> list[str]:
+        """Every fact with a support edge to the source, live or not (a retracted edge still
+        records that the source said it), sorted: what erasure by source has to reach."""
         ...
     def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
         """Reopen the support edges that retraction closed; return their facts."""

@@ -28,11 +28,12 @@ from graph.model import (
     new_event_id,
     version_id,
 )
+from graph.sealing import sealed_in
 from graph.store import (
     Closure,
     ConflictError,
+    Refused,
     Store,
-    StoreError,
     StoreTx,
     Supersession,
     Support,
@@ -177,7 +178,8 @@ def _resolve_sources(
     for sid, draft in given.items():
         if sid in stored:
             if stored[sid].model_dump(exclude={"recorded_at"}) != draft.model_dump():
-                raise StoreError(f"source {sid!r} is already recorded with other attributes")
+                raise Refused(f"source {sid!r} is already recorded with other attributes",
+                              source=sid)
         else:
             resolved[sid] = Source(**draft.model_dump(), recorded_at=now)
             new.append(resolved[sid])
@@ -226,12 +228,12 @@ def _plan_draft(plan: _Plan, key: str, draft: FactIn, event_id: str) -> None:
         if then:
             _support(plan, then[0], source)
             return
-        raise StoreError(
+        raise Refused(
             f"{draft.subject} {draft.predicate}: source {source.id!r} (available "
             f"{source.available_at.isoformat()}) is older than the "
             f"{'current version (available' if cur else 'last version held (known until'} "
             f"{known.isoformat()}) and disagrees with what was known then; "
-            "out-of-order corrections are refused"
+            "out-of-order corrections are refused", draft=draft,
         )
     if cur is not None and cur.content_hash == draft.content_hash():
         _support(plan, cur, source)
@@ -282,7 +284,7 @@ def _new_fact(
         authority=int(source.effective_authority), owner=draft.owner,
         retention_reason=draft.retention_reason, content_hash=draft.content_hash(),
         event_id=event_id, change=draft.change if revision > 1 else None,
-        expires_at=draft.expires_at,
+        expires_at=draft.expires_at, sealed=sealed_in(plan.scope),
     )
 
 

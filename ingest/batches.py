@@ -1,24 +1,48 @@
-"""Writing a validated file: batches in the order the world learned the values, one summary.
+"""Writing a validated file: all of it or nothing, in the order the world learned the values.
 
-Shared by the table and companyfacts ingests. A batch is one transaction; a file larger than a
-batch is therefore not one transaction, but every batch is idempotent, so a run that stops
-half-way is completed by running it again. A dry run writes the whole file as one transaction and
-rolls it back, so that later rows see the earlier ones exactly as a real run would.
+Shared by the table and companyfacts ingests (docs/semantics.md, "A file is written whole or not
+at all"). Before the first write, the whole file is planned against the store in one read
+transaction, exactly as the writes will plan it: a row the store would refuse (an out-of-order
+correction, a source id recorded before with other attributes) is refused then, naming its
+row, and nothing is written. Then the file is written in batches of ``BATCH_SIZE`` rows, one
+transaction each: one transaction for a whole large file would hold it all in the Neo4j
+server's memory (a third of the default heap's transaction pool for the largest bundled file).
+A batch is idempotent, so a run stopped half-way (a crash, the server gone) is completed by
+running it again.
+
+With ``recompute``, a correction recomputes the derived facts it reaches, and a formula that
+cannot be computed on the corrected input refuses the write; only writing can tell, so such a
+file is written as one transaction. A dry run is one transaction too, rolled back, so that
+later rows see the earlier ones exactly as a real run would.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
 
 from graph.cascade import Fate, Outcome
 from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.store import Store
-from graph.writes import Batch, WriteReport, record
+from graph.store import Refused, Store, StoreTx
+from graph.writes import Batch, WriteReport, record, record_in
+from ingest.reading import IngestError
 
 BATCH_SIZE = 10_000
 Progress = Callable[[int, int], None]  # (facts written so far, facts in the file)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a fact came from, as a refusal names it: its row, the field that dates its
+    source (``available_at``) and the field that names it (``source_id``)."""
+
+    row: int
+    when: str
+    source: str
 
 
 @dataclass
@@ -60,28 +84,84 @@ def cascaded(o: Outcome) -> dict[str, object]:
 
 
 def write_file(
-    store: Store, scope: Scope, name: str, *, subjects: Sequence[Subject],
-    sources: Mapping[str, SourceIn], facts: Sequence[FactIn], actor: str,
-    recompute: bool = False, dry_run: bool = False, progress: Progress | None = None,
+    store: Store, scope: Scope, path: Path, *, subjects: Sequence[Subject],
+    sources: Mapping[str, SourceIn], facts: Sequence[FactIn], origins: Sequence[Origin],
+    actor: str, recompute: bool = False, dry_run: bool = False,
+    progress: Progress | None = None,
 ) -> Summary:
-    """Write ``facts`` (already ordered by availability) in batches; return the summary."""
-    summary = Summary(file=name, dry_run=dry_run, rows=len(facts))
-    size = len(facts) if dry_run else BATCH_SIZE
+    """Write ``facts`` (already ordered by availability; ``origins[i]`` is where ``facts[i]``
+    came from) whole or not at all; return the summary."""
+    summary = Summary(file=path.name, dry_run=dry_run, rows=len(facts))
+    whole = dry_run or recompute
+    if not whole:
+        used = sorted({str(f.source) for f in facts})  # as the batches will name them
+        _check(store, scope, path, Batch(list(subjects), [sources[s] for s in used], facts),
+               origins, actor)
+    size = len(facts) if whole else BATCH_SIZE
     for start in range(0, len(facts), max(size, 1)):
         chunk = facts[start:start + size]
         used = sorted({str(f.source) for f in chunk})
-        report = record(
-            store, scope,
-            Batch(subjects=list(subjects) if start == 0 else [],
-                  sources=[sources[s] for s in used], facts=chunk),
-            actor=actor, reason=f"ingest {name}", recompute=recompute, dry_run=dry_run,
-        )
+        try:
+            report = record(
+                store, scope,
+                Batch(subjects=list(subjects) if start == 0 else [],
+                      sources=[sources[s] for s in used], facts=chunk),
+                actor=actor, reason=f"ingest {path.name}", recompute=recompute,
+                dry_run=dry_run,
+            )
+        except Refused as exc:  # the one transaction, or a commit by another since the check
+            raise _refusal(path, exc, facts, origins, written=start) from None
         _add(summary, report)
         if progress is not None:
             progress(start + len(chunk), len(facts))
     summary.subjects = [s.id for s in subjects]
     summary.sources = len(sources)
     return summary
+
+
+class _Checked(Exception):
+    """The plan reached its first write: nothing in the file is refused."""
+
+
+class _PlanOnly:
+    """A transaction that reads, and ends at the first write. :func:`record_in` decides every
+    row, and refuses, before it writes (graph.writes), so running it on this transaction plans
+    the whole file against the store and writes nothing."""
+
+    _READS = frozenset({"tenant", "versions", "top_revisions", "existing", "get_sources",
+                        "get_facts", "supports_of", "read"})
+
+    def __init__(self, tx: StoreTx) -> None:
+        self._tx = tx
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._READS:
+            return getattr(self._tx, name)
+        raise _Checked
+
+
+def _check(store: Store, scope: Scope, path: Path, batch: Batch, origins: Sequence[Origin],
+           actor: str) -> None:
+    def plan(tx: StoreTx) -> None:
+        with contextlib.suppress(_Checked):
+            record_in(cast(StoreTx, _PlanOnly(tx)), store.now(), scope, batch, actor=actor)
+
+    try:
+        store.reading(scope.tenant, plan)
+    except Refused as exc:
+        raise _refusal(path, exc, batch.facts, origins, written=0) from None
+
+
+def _refusal(path: Path, exc: Refused, facts: Sequence[FactIn], origins: Sequence[Origin],
+             written: int) -> IngestError:
+    """The store's refusal, at the row it refused (the first row of a refused source)."""
+    named = [i for i, f in enumerate(facts)
+             if f is exc.draft or (exc.draft is None and f.source == exc.source)]
+    at = min(named, key=lambda i: origins[i].row, default=None)
+    if at is None:
+        return IngestError(path, [(0, "-", str(exc))], written=written)
+    field_name = origins[at].when if exc.draft is not None else origins[at].source
+    return IngestError(path, [(origins[at].row, field_name, str(exc))], written=written)
 
 
 def _add(summary: Summary, report: WriteReport) -> None:

@@ -6,42 +6,43 @@ unit, period) and value. Every filing repeats the prior periods it shows as comp
 same value again adds ``SUPPORTED_BY``; another value supersedes the earlier one from that
 filing's date, classified (``ingest.revisions``) and recorded on the new version.
 
-The file is parsed as a stream (``ijson``) into compact rows and validated whole before the first
-write: one bad row and the error names the file, the row and the field, and nothing of the file
-is stored. Implausible rows are bad rows (``ingest.plausible``): a filing public long before the
-period it reports on, or after now, and one filing giving two values for one fact. Writes then
-go in batches, in the order the world learned the values. ``fy``, ``fp`` and ``frame`` describe
-the filing, not the period, and are ignored; periods key on start/end.
+The file is parsed as a stream (``ingest.companyfacts_stream``) into compact rows and validated
+whole before the first write: one bad row and the error names the file, the row and the field,
+and nothing of the file is stored. Implausible rows are bad rows (``ingest.plausible``): a filing
+public long before the period it reports on, or after now, and one filing giving two values for
+one fact. The file is then written whole or not at all, in the order the world learned the
+values (``ingest.batches``). ``fy``, ``fp`` and ``frame`` describe the filing, not the period,
+and are ignored; periods key on start/end.
 """
 
 from __future__ import annotations
 
-import csv
-import gzip
 import re
-import zlib
-from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import ijson  # type: ignore[import-untyped]
+from pydantic import ValidationError
 
 from graph.kinds import SourceKind
+from graph.limits import MAX_NAME_CHARS
 from graph.model import FactIn, Scope, SourceIn, Subject
 from graph.store import Store
-from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
-from ingest.batches import Progress, Summary, write_file
-from ingest.facts_table import IngestError
+from graph.temporal import Interval, all_time, day_start
+from ingest.batches import Origin, Progress, Summary, write_file
+from ingest.companyfacts_stream import StreamError, items, opened
 from ingest.plausible import CLOCK_SKEW, OneValue, from_the_future, too_early
+from ingest.reading import ACCESSION, IngestError, read_acceptance_times
 from ingest.revisions import Row, ValueChange, classify, in_filing_order, revisions
 
-_ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")
 _UNIT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:/[A-Za-z][A-Za-z0-9_]*)?$")
+__all__ = ["ParsedFile", "Planned", "ingest_companyfacts", "plan", "read_acceptance_times",
+           "read_companyfacts"]
 _FILE_TICKER = re.compile(r"^CIK\d{10}_([A-Z][A-Z0-9.\-]{0,9})\.json(?:\.gz)?$")
 _ROW_FIELDS = ("end", "val", "accn", "form", "filed")
+_LONGEST_FORM = 32  # SEC forms: 10-K, 10-Q/A, DEF 14A, ...
 
 
 @dataclass(frozen=True)
@@ -67,16 +68,6 @@ class ParsedFile:
     rows: list[Row]
 
 
-@contextmanager
-def _opened(path: Path) -> Iterator[IO[bytes]]:
-    if path.suffix == ".gz":
-        with gzip.open(path, "rb") as unzipped:
-            yield unzipped  # type: ignore[misc]  # GzipFile is a binary IO
-    else:
-        with path.open("rb") as plain:
-            yield plain
-
-
 def read_companyfacts(path: Path, ticker: str | None = None) -> ParsedFile:
     """Stream-parse and validate a whole companyfacts file (``.json`` or ``.json.gz``).
 
@@ -87,9 +78,10 @@ def read_companyfacts(path: Path, ticker: str | None = None) -> ParsedFile:
     rows: list[Row] = []
     problems: list[tuple[int, str, str]] = []
     said = OneValue()
+    number = 0
     try:
-        with _opened(path) as handle:
-            for number, (where, item) in enumerate(_items(handle, header), start=1):
+        with opened(path) as handle:
+            for number, (where, item) in enumerate(items(handle, header), start=1):
                 try:
                     row = _row(where, item, number)
                 except _FieldError as exc:
@@ -99,10 +91,8 @@ def read_companyfacts(path: Path, ticker: str | None = None) -> ParsedFile:
                 clash = said.clash(row.key, row.accn, number, row.value)
                 if clash:
                     problems.append((number, f"{where}.val", clash))
-    except (ijson.JSONError, OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
-        # A truncated gzip raises EOFError, damaged compressed data zlib.error.
-        message = " ".join(str(exc).split())[:80]
-        raise IngestError(path, [(len(rows) + 1, "-", f"bad JSON: {message}")]) from exc
+    except StreamError as exc:  # at the row after the last one read
+        raise IngestError(path, [(number + 1, "-", str(exc))]) from None
     filer = _filer(path, header, ticker, problems)
     if problems:
         raise IngestError(path, problems)
@@ -110,25 +100,6 @@ def read_companyfacts(path: Path, ticker: str | None = None) -> ParsedFile:
         raise IngestError(path, [(0, "facts", "no fact rows")])
     _check_accessions(path, rows)
     return ParsedFile(path, filer, rows)
-
-
-def _items(handle: IO[bytes], header: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(``facts.us-gaap.Revenues.units.USD[i]``, row) pairs, as the parser reaches them."""
-    row: dict[str, Any] | None = None
-    counts: dict[str, int] = {}
-    for prefix, event, value in ijson.parse(handle, use_float=True):
-        if row is not None:
-            if prefix.endswith(".item"):
-                if event == "end_map":
-                    n = counts[prefix] = counts.get(prefix, -1) + 1
-                    yield f"{prefix[:-5].replace('.units.', '.units[', 1)}][{n}]", row
-                    row = None
-            elif event not in ("start_map", "start_array", "end_map", "end_array", "map_key"):
-                row[prefix.rsplit(".", 1)[1]] = value
-        elif event == "start_map" and prefix.startswith("facts.") and prefix.endswith(".item"):
-            row = {"_path": prefix.split(".")}
-        elif prefix in ("cik", "entityName") and event in ("string", "number"):
-            header[prefix] = value
 
 
 class _FieldError(Exception):
@@ -164,15 +135,20 @@ def _row(where: str, item: dict[str, Any], number: int) -> Row:
     start = _day(item, "start") if "start" in item else None
     if start is not None and end < start:
         raise _FieldError("end", f"period ends ({end}) before it starts ({start})")
+    if end == date.max:  # its valid interval would end on the day after: year 10000
+        raise _FieldError("end", f"{end} is the calendar's last day: a period ends before")
     accn = str(item["accn"])
-    if not _ACCESSION.match(accn):
+    if not ACCESSION.match(accn):
         raise _FieldError("accn", f"not an accession number (##########-##-######): "
                                   f"{accn[:40]!r}")
     filed = _day(item, "filed")
     early = too_early(day_start(filed), day_start(start or end))
     if early:
         raise _FieldError("filed", early)
-    return Row(taxonomy, concept, unit, start, end, value, accn, str(item["form"])[:32],
+    form = str(item["form"])
+    if len(form) > _LONGEST_FORM:  # refused, not cut: a cut form is one no filing has
+        raise _FieldError("form", f"longer than {_LONGEST_FORM} characters: not an SEC form")
+    return Row(taxonomy, concept, unit, start, end, value, accn, form,
                filed, number, where)
 
 
@@ -185,6 +161,9 @@ def _filer(
         problems.insert(0, (0, "cik", "missing or not a CIK number"))
     if not isinstance(name, str) or not name.strip():
         problems.insert(0, (0, "entityName", "missing"))
+    elif len(name.strip()) > MAX_NAME_CHARS:
+        problems.insert(0, (0, "entityName", f"longer than {MAX_NAME_CHARS} characters "
+                                             f"({len(name.strip()):,}): not a company's name"))
     named = _FILE_TICKER.match(path.name)
     return Filer(digits.zfill(10), str(name or "").strip(),
                  ticker or (named.group(1) if named else None))
@@ -206,6 +185,7 @@ class Planned:
     sources: dict[str, SourceIn]
     facts: list[FactIn]  # in the order the world learned them
     revisions: list[ValueChange]
+    origins: list[Origin]  # where each fact came from, for an error to name
 
 
 def plan(
@@ -224,10 +204,11 @@ def plan(
     found = revisions(parsed.rows)
     classes = classify(found)
     change_of = {(rev.row.key, rev.row.accn): change for rev, change in classes.items()}
-    subject = parsed.filer.subject()
+    subject = _subject(parsed)
     sources: dict[str, SourceIn] = {}
     facts: list[FactIn] = []
-    late: list[tuple[int, str, str]] = []  # filings public in the future, first row of each
+    origins: list[Origin] = []
+    late: list[tuple[int, str, str]] = []  # refused: filings public in the future, bad drafts
     for row in in_filing_order(parsed.rows):
         if concepts is not None and row.predicate not in concepts:
             continue
@@ -240,19 +221,39 @@ def plan(
                 late.append((row.number, f"{row.where}.filed", f"{row.accn}: {future}"))
         sources[row.accn] = source
         start = row.start or row.end
-        facts.append(FactIn(
-            subject=subject.id, predicate=row.predicate, value=row.value, unit=row.unit,
-            valid_from=day_start(start), valid_to=day_start(row.end) + timedelta(days=1),
-            source=row.accn, change=change_of.get((row.key, row.accn)),
-        ))
+        try:
+            facts.append(FactIn(
+                subject=subject.id, predicate=row.predicate, value=row.value, unit=row.unit,
+                valid_from=day_start(start), valid_to=day_start(row.end) + timedelta(days=1),
+                source=row.accn, change=change_of.get((row.key, row.accn)),
+            ))
+        except ValidationError as exc:  # a concept over 512 characters, a value out of range
+            first = exc.errors()[0]
+            field_name = _FACT_FIELDS.get(str(first["loc"][0]), "val")
+            late.append((row.number, f"{row.where}.{field_name}", first["msg"]))
+            continue
+        origins.append(Origin(row.number, f"{row.where}.filed", f"{row.where}.accn"))
     if late:
         raise IngestError(parsed.path, late)
-    return Planned(subject, sources, facts, found)
+    return Planned(subject, sources, facts, found, origins)
+
+
+# A fact draft's field -> where a companyfacts row holds it (the concept: in the path).
+_FACT_FIELDS = {"predicate": "concept", "unit": "unit", "valid_from": "start",
+                "valid_to": "end", "value": "val"}
+
+
+def _subject(parsed: ParsedFile) -> Subject:
+    try:
+        return parsed.filer.subject()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "entityName" if first["loc"] and first["loc"][0] == "name" else "ticker"
+        raise IngestError(parsed.path, [(0, name, first["msg"])]) from None
 
 
 def _source(parsed: ParsedFile, row: Row, accepted: datetime | None) -> SourceIn:
-    if accepted is not None and not (
-            row.filed - timedelta(days=1) <= accepted.date() <= row.filed):
+    if accepted is not None and (row.filed - accepted.date()).days not in (0, 1):
         raise IngestError(parsed.path, [(0, "accepted", (
             f"{row.accn}: acceptance {accepted.isoformat()} is not on or the day before its "
             f"filed date {row.filed}"))])
@@ -273,21 +274,6 @@ def ingest_companyfacts(
     """Validate the whole file, then write it; re-running it changes nothing."""
     planned = plan(read_companyfacts(path, ticker), accepted, available=available,
                    concepts=concepts, now=store.now(), clock_skew=clock_skew)
-    return write_file(store, scope, path.name, subjects=[planned.subject],
-                      sources=planned.sources, facts=planned.facts, actor=actor,
-                      recompute=recompute, dry_run=dry_run, progress=progress)
-
-
-def read_acceptance_times(path: Path) -> dict[str, datetime]:
-    """A CSV of ``accession,accepted_at``: finer availability than the filed dates."""
-    with path.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    if not rows or not {"accession", "accepted_at"} <= set(rows[0]):
-        raise IngestError(path, [(1, "-", "expected a CSV with columns accession,accepted_at")])
-    times = {}
-    for number, row in enumerate(rows, start=2):
-        try:
-            times[row["accession"]] = parse_instant(row["accepted_at"], "accepted_at")
-        except TimeError as exc:
-            raise IngestError(path, [(number, "accepted_at", str(exc))]) from None
-    return times
+    return write_file(store, scope, path, subjects=[planned.subject],
+                      sources=planned.sources, facts=planned.facts, origins=planned.origins,
+                      actor=actor, recompute=recompute, dry_run=dry_run, progress=progress)

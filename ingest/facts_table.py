@@ -18,30 +18,33 @@ Periods follow the SEC convention: ``period_end`` is the last day, inclusive; an
 half-open valid interval ``[start, end + 1 day)``. The whole file is validated before anything is
 written: one bad row, and the error names file, row and field, and nothing of the file is stored.
 Implausible rows (``ingest.plausible``) are bad rows: a source public long before the period it
-reports on or after now, and one source giving two values for one assertion.
+reports on or after now, and one source giving two values for one assertion. Whatever the bytes
+hold, reading ends in rows or in one error naming the row (``ingest.reading``); then the file is
+written whole or not at all (``ingest.batches``).
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from graph.errors import UserError
 from graph.kinds import SourceKind
+from graph.limits import MAX_NAME_CHARS, MAX_URI_CHARS
 from graph.model import FactIn, Scope, SourceIn, Subject
 from graph.store import Store
 from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
-from ingest.batches import Progress, Summary, write_file
+from ingest.batches import Origin, Progress, Summary, write_file
 from ingest.plausible import CLOCK_SKEW, OneValue, from_the_future, too_early
+from ingest.reading import IngestError, csv_rows, jsonl_rows, parse_number
+
+__all__ = ["IngestError", "TableIngest", "ingest_table", "parse_table", "read_rows"]
 
 REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", "available_at")
 _YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
@@ -49,17 +52,7 @@ _YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
 FISCAL_YEAR_END = "vintage:FiscalYearEnd"
 DECLARED_FROM = day_start(date(1970, 1, 1))
 _UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
-
-
-class IngestError(UserError, ValueError):
-    """Malformed input; ``problems`` lists every (row, field, message) found, first ones first."""
-
-    def __init__(self, path: Path, problems: list[tuple[int, str, str]]) -> None:
-        self.path = path
-        self.problems = problems
-        shown = "; ".join(f"row {r}, field {f!r}: {m}" for r, f, m in problems[:5])
-        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        super().__init__(f"{path}: {shown}{more}; nothing from this file was written")
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass
@@ -76,19 +69,9 @@ class TableIngest:
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows numbered as a person counts them: CSV data rows from 2 (after the header)."""
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        with path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                if line.strip():
-                    try:
-                        item = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise IngestError(path, [(number, "-", f"bad JSON: {exc.msg}")]) from exc
-                    if not isinstance(item, dict):
-                        raise IngestError(path, [(number, "-", "expected a JSON object")])
-                    yield number, item
+        yield from jsonl_rows(path)
     elif path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as handle:
-            yield from enumerate(csv.DictReader(handle), start=2)
+        yield from csv_rows(path)
     else:
         raise IngestError(path, [(0, "-", "expected a .csv or .jsonl file")])
 
@@ -135,9 +118,11 @@ def ingest_table(
     _refuse_future(path, parsed, kept, store.now(), clock_skew)
     facts = sorted((f for _, f in kept),
                    key=lambda f: parsed.sources[str(f.source)].available_at)
-    summary = write_file(store, scope, path.name, subjects=list(parsed.subjects.values()),
-                         sources=parsed.sources, facts=facts, actor=actor, recompute=recompute,
-                         dry_run=dry_run, progress=progress)
+    origin = {id(f): Origin(n, "available_at", "source_id") for n, f in kept}
+    summary = write_file(store, scope, path, subjects=list(parsed.subjects.values()),
+                         sources=parsed.sources, facts=facts,
+                         origins=[origin[id(f)] for f in facts], actor=actor,
+                         recompute=recompute, dry_run=dry_run, progress=progress)
     # A declared year-end is one more fact of a row, not a row of the file.
     summary.rows -= sum(f.predicate == FISCAL_YEAR_END for f in facts)
     return summary
@@ -165,20 +150,21 @@ class _RowError(Exception):
 
 def _text(row: dict[str, Any], name: str, required: bool = True) -> str:
     value = row.get(name)
+    if isinstance(value, dict | list):  # JSON lines: a field holds text or a number
+        raise _RowError(name, "expected text or a number, not a JSON object or array")
     text = "" if value is None else str(value).strip()
     if required and not text:
         raise _RowError(name, "missing")
+    bound = MAX_URI_CHARS if name == "url" else MAX_NAME_CHARS
+    if len(text) > bound:
+        raise _RowError(name, f"longer than {bound} characters ({len(text):,}): shorten it")
     return text
 
 
 def _number(text: str) -> int | float:
-    try:
-        value: int | float = int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            raise _RowError("value", f"not a number: {text[:40]!r}") from None
+    value = parse_number(text)
+    if value is None:
+        raise _RowError("value", f"not a number (digits, a point, an exponent): {text[:40]!r}")
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         raise _RowError("value", "NaN and infinity are not values")
     return value
@@ -205,6 +191,8 @@ def _parse_row(row: dict[str, Any], parsed: TableIngest) -> None:
     assert start is not None and end is not None
     if end < start:
         raise _RowError("period_end", f"period ends ({end}) before it starts ({start})")
+    if end == date.max:  # its valid interval would end on the day after: year 10000
+        raise _RowError("period_end", f"{end} is the calendar's last day: a period ends before")
     try:
         available = parse_instant(_text(row, "available_at"), "available_at")
     except TimeError as exc:
@@ -219,28 +207,39 @@ def _parse_row(row: dict[str, Any], parsed: TableIngest) -> None:
         raise _RowError("source_kind", f"unknown source kind {kind_text[:30]!r}") from None
     subject_id = _text(row, "subject")
     source_id = _text(row, "source_id")
-    try:
-        source = SourceIn(id=source_id, kind=kind, available_at=available,
-                          form=_text(row, "form", False) or None,
-                          accession=source_id if kind is SourceKind.FILING else None,
-                          uri=_text(row, "url", False) or None)
-        fact = FactIn(subject=subject_id, predicate=_text(row, "predicate"),
-                      value=_number(_text(row, "value")), unit=unit,
-                      valid_from=day_start(start), valid_to=day_start(end) + timedelta(days=1),
-                      source=source_id)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise _RowError(".".join(map(str, first["loc"])) or "-", first["msg"]) from None
+    source = _built(SourceIn, _SOURCE_COLUMNS, id=source_id, kind=kind, available_at=available,
+                    form=_text(row, "form", False) or None,
+                    accession=source_id if kind is SourceKind.FILING else None,
+                    uri=_text(row, "url", False) or None)
+    fact = _built(FactIn, _FACT_COLUMNS, subject=subject_id, predicate=_text(row, "predicate"),
+                  value=_number(_text(row, "value")), unit=unit, valid_from=day_start(start),
+                  valid_to=day_start(end) + timedelta(days=1), source=source_id)
     known = parsed.sources.get(source_id)
     if known is not None and known != source:
         raise _RowError("source_id", f"source {source_id!r} appears with other attributes")
+    subject = _built(Subject, {"id": "subject", "name": "subject_name"}, id=subject_id,
+                     kind="company", name=_text(row, "subject_name", False) or None)
     parsed.sources[source_id] = source
-    parsed.subjects.setdefault(subject_id, Subject(
-        id=subject_id, kind="company", name=_text(row, "subject_name", False) or None))
+    parsed.subjects.setdefault(subject_id, subject)
     parsed.facts.append(fact)
     year_end = _text(row, "fiscal_year_end", required=False)
     if year_end:
         _declare(parsed, subject_id, source_id, year_end)
+
+
+# A model's field -> the column it came from, so that its error names the column.
+_SOURCE_COLUMNS = {"id": "source_id", "accession": "source_id", "uri": "url",
+                   "kind": "source_kind"}
+_FACT_COLUMNS = {"valid_from": "period_start", "valid_to": "period_end", "source": "source_id"}
+
+
+def _built(model: type[M], columns: dict[str, str], **values: Any) -> M:
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else "-"
+        raise _RowError(columns.get(name, name), first["msg"]) from None
 
 
 def _declare(parsed: TableIngest, subject: str, source: str, text: str) -> None:

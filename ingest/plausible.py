@@ -35,7 +35,7 @@ CLOCK_SKEW = timedelta(minutes=5)
 def too_early(available_at: datetime, valid_from: datetime) -> str | None:
     """Why a source public at ``available_at`` cannot report on a period starting at
     ``valid_from`` (None: it can)."""
-    if available_at >= valid_from - LEAD:
+    if available_at - valid_from >= -LEAD:  # (not valid_from - LEAD: year 1 has no day before)
         return None
     return (f"public on {available_at.date()}, more than {LEAD.days} days before the period "
             f"it reports on starts ({valid_from.date()}): implausible")

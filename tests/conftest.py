@@ -84,5 +84,9 @@ def store_args(request: pytest.FixtureRequest, tmp_path: Path, tenant: str) -> I
         return
     target: Neo4jTarget = request.getfixturevalue("neo4j_target")
     shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
+    # The test's own key file, not the default one in ./.vintage/keys that the server's every
+    # client would share.
+    monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setenv("VINTAGE_KEYS", str(tmp_path / "neo4j.keys"))
     yield ["--store", target.uri, "--tenant", tenant]
     shared.purge_tenant(tenant)

@@ -13,6 +13,7 @@ import pytest
 
 from api.cli import main
 from graph.embedded.store import EmbeddedStore
+from graph.keyfile import FileKeyStore
 from graph.memory.gate import MemoryIn
 from graph.memory.remember import remember
 from graph.model import FactIn, Scope, SourceIn, Subject, Value
@@ -53,9 +54,10 @@ def batch(
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+        monkeypatch: pytest.MonkeyPatch, columns: int = 200) -> tuple[int, str, str]:
+    """``vintage ARGS`` in process: exit code, stdout, stderr, at a terminal ``columns`` wide."""
     monkeypatch.setattr(sys, "argv", ["vintage", *args])
-    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("COLUMNS", str(columns))
     code = 0
     try:
         main()
@@ -90,10 +92,11 @@ class PinnedClock:
 def make_store(
     backend: str, clock: PinnedClock, tmp_path: Path, request: pytest.FixtureRequest,
 ) -> Store:
+    # Sealed, as every store that open_store opens: memory reaches the disk as ciphertext.
     if backend == "embedded":
-        return EmbeddedStore.open(tmp_path / "store", clock)
+        return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
-    return Neo4jStore(shared.driver, clock, shared.database)
+    return Neo4jStore(shared.driver, clock, shared.database, keys=FileKeyStore(tmp_path / "keys"))
 
 
 # -- memories -----------------------------------------------------------------------------------

@@ -92,8 +92,10 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "generated_by": lambda: lineage.generated_by("acme", ["d1"]),
     "invalidate_facts": lambda: lineage.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
     "erase_facts": lambda: lineage.erase_facts("acme", [{"fact_id": "f", "at": T}]),
+    "erased_among": lambda: lineage.erased_among("acme", ["f", "g"]),
     "retract_support": lambda: lineage.retract_support("acme", "s1", T),
     "retracted_at": lambda: lineage.retracted_at("acme", "s1"),
+    "ever_supported_by": lambda: lineage.ever_supported_by("acme", "s1"),
     "restore_support": lambda: lineage.restore_support("acme", "s1", T, T),
     "reopen_facts": lambda: lineage.reopen_facts("acme", [{"fact_id": "f", "at": T}]),
     "set_knowledge_ends": lambda: lineage.set_knowledge_ends("acme", [

@@ -85,6 +85,8 @@ def _subjects(store: EmbeddedStore) -> Counter[str]:
 
 def _fact_ops(directory: Path) -> Counter[str]:
     ops: Counter[str] = Counter()
+    if not (directory / LOG_NAME).exists():  # killed before its first commit
+        return ops
     chunk = log.read_from(directory / LOG_NAME, 0, 1)
     for entry in chunk.entries:
         ops.update(payload["id"] for op, payload in entry["ops"] if op == "fact")

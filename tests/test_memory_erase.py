@@ -6,15 +6,18 @@ Neo4j's properties, recall), so that it fails when erasure does nothing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from graph.embedded.log import unframe
 from graph.embedded.store import LOG_NAME, EmbeddedStore
 from graph.memory.forget import forget
 from graph.memory.remember import invalidate_memory, remember
 from graph.model import Scope, Value
 from graph.neo4j.store import Neo4jStore
+from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import Store, UnknownReference
 from queries.asof import facts_as_of
 from queries.recall import audit, recall
@@ -28,7 +31,9 @@ _CONTAINS = ("any(e IN CASE WHEN valueType(v) STARTS WITH 'LIST' THEN v ELSE [v]
 
 
 def occurrences(store: Store, tenant: str, text: str) -> int:
-    """Every place ``text`` is stored: Neo4j nodes and relationships, or the embedded log."""
+    """Every place ``text`` is stored, as someone holding the store and its key file reads it:
+    in clear, or sealed under a key that still exists (Neo4j nodes and relationships, or the
+    embedded log)."""
     if isinstance(store, Neo4jStore):
         with store.driver.session() as session:
             nodes = session.run(
@@ -38,9 +43,23 @@ def occurrences(store: Store, tenant: str, text: str) -> int:
                 "MATCH (n)-[r]->() WHERE n.tenant = $t UNWIND keys(r) AS k WITH r[k] AS v "
                 f"WHERE {_CONTAINS} RETURN count(*) AS c", t=tenant, x=text).single()
             assert nodes is not None and rels is not None
-            return int(nodes["c"]) + int(rels["c"])
+            sealed = [dict(r["f"]) for r in session.run(
+                "MATCH (f:Fact {tenant: $t}) WHERE f.ciphertext IS NOT NULL RETURN f", t=tenant)]
+        return int(nodes["c"]) + int(rels["c"]) + _unsealed(store.sealer, tenant, sealed, text)
     assert isinstance(store, EmbeddedStore) and store.path is not None
-    return (store.path / LOG_NAME).read_text(encoding="utf-8").count(text)
+    raw = (store.path / LOG_NAME).read_bytes()
+    rows = [payload for n, line in enumerate(raw.splitlines())
+            for op, payload in unframe(line, f"line {n}")["ops"] if op == "fact"]
+    return raw.decode("utf-8").count(text) + _unsealed(store.sealer, tenant, rows, text)
+
+
+def _unsealed(sealer: Sealer | None, tenant: str, rows: list[dict[str, Any]], text: str) -> int:
+    """How often ``text`` is in the sealed content of ``rows`` that can still be unsealed."""
+    rows = [r for r in rows if CIPHERTEXT in r]
+    if sealer is None:
+        assert not rows, "sealed facts in a store opened without keys"
+        return 0
+    return sum(json.dumps(sealer.unseal(tenant, r), default=str).count(text) for r in rows)
 
 
 def summaries(store: Store, scope: Scope) -> list[Value]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from hypothesis import settings
@@ -15,6 +16,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from graph.asof import AsOf
 from graph.embedded.store import EmbeddedStore
+from graph.keyfile import FileKeyStore
 from graph.kinds import FactKind
 from graph.memory.amend import correct
 from graph.memory.conflicts import resolve
@@ -51,7 +53,7 @@ def decided(r: Remembered) -> tuple[str, str, str, str | None, int | None]:
 
 
 def test_embedded_and_neo4j_decide_and_recall_memories_identically(
-    neo4j_driver_store: Neo4jStore,
+    neo4j_driver_store: Neo4jStore, tmp_path: Path,
 ) -> None:
     compared: list[bool] = []
     decisions: set[str] = set()
@@ -61,8 +63,12 @@ def test_embedded_and_neo4j_decide_and_recall_memories_identically(
         def open_stores(self) -> None:
             self.clock = PinnedClock(parse_instant("2026-02-01"))
             self.tenant = "mem-" + uuid.uuid4().hex[:10]
-            self.stores: list[Store] = [EmbeddedStore.open(None, self.clock),
-                                        Neo4jStore(neo4j_driver_store.driver, self.clock)]
+            # Neo4j seals (memory is written as ciphertext and read back through the keys),
+            # so every answer compared also checks that sealing round-trips exactly.
+            self.stores: list[Store] = [
+                EmbeddedStore.open(None, self.clock),
+                Neo4jStore(neo4j_driver_store.driver, self.clock,
+                           keys=FileKeyStore(tmp_path / "keys"))]
             self.instants = [self.clock.now]
             self.said = 0
 

@@ -202,6 +202,8 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     "retract_support": (lambda p: lineage.retract_support(p.tenant, "10-Q", p.now),
                         {KEYS[SOURCE]}),
     "retracted_at": (lambda p: lineage.retracted_at(p.tenant, "10-K"), {KEYS[SOURCE]}),
+    "ever_supported_by": (lambda p: lineage.ever_supported_by(p.tenant, "10-K"),
+                          {KEYS[SOURCE]}),
     "restore_support": (lambda p: lineage.restore_support(p.tenant, "10-K", p.now, p.now),
                         {KEYS[SOURCE]}),
     "invalidate_facts": (lambda p: lineage.invalidate_facts(p.tenant, p.rows()), {KEYS[FACT]}),

@@ -1,4 +1,8 @@
-"""JSON encoding of the records that cross the storage boundary (the embedded log's lines)."""
+"""JSON encoding of the records that cross the storage boundary (the embedded log's lines).
+
+A sealed fact is sealed here, on its way to the disk, and unsealed on its way back
+(``graph.sealing``): the in-memory state stays plain, only the log holds ciphertext. Plain facts
+are written as before, without a ``sealed`` field."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.model import DerivationIn, Event, Fact, Source, Subject
+from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import (
     Closure,
     Conflict,
@@ -17,6 +22,7 @@ from graph.store import (
     Reopening,
     Restoration,
     Retraction,
+    StoreError,
     Supersession,
     Support,
 )
@@ -41,7 +47,14 @@ _MODELS: dict[str, type[Any]] = {
 }
 
 
-def encode(op: str, record: Any) -> list[Any]:
+def encode(op: str, record: Any, tenant: str, sealer: Sealer | None = None) -> list[Any]:
+    """One operation as a log item; ``sealer`` seals a sealed fact (its keys already created:
+    ``Sealer.prepare``). Without one, a fact is written plain."""
+    if op == "fact":
+        row = record.model_dump(mode="json")
+        if not record.sealed:
+            del row["sealed"]
+        return [op, row if sealer is None else sealer.seal(tenant, row)]
     if op in _MODELS:
         return [op, record.model_dump(mode="json")]
     if op == "derivation":
@@ -57,8 +70,13 @@ def encode(op: str, record: Any) -> list[Any]:
     return [op, {k: v.isoformat() if isinstance(v, datetime) else v for k, v in fields.items()}]
 
 
-def decode(item: list[Any]) -> tuple[str, Any]:
+def decode(item: list[Any], tenant: str, sealer: Sealer | None = None) -> tuple[str, Any]:
     op, payload = item
+    if op == "fact" and CIPHERTEXT in payload:
+        if sealer is None:
+            raise StoreError(f"fact {payload['id']} was written sealed: open the store with its "
+                             "key store (graph.backends.open_store finds the key file)")
+        return op, Fact.model_validate(sealer.unseal(tenant, payload))
     if op in _MODELS:
         return op, _MODELS[op].model_validate(payload)
     if op == "derivation":

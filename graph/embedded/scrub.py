@@ -17,6 +17,7 @@ from pathlib import Path
 
 from graph.embedded.log import SCRUB_JOURNAL, frame, fsync_dir, reframe, unframe
 from graph.embedded.state import ERASED
+from graph.sealing import CIPHERTEXT
 
 
 def scrub(directory: Path, log: Path, tenant: str, fact_ids: set[str]) -> None:
@@ -63,7 +64,11 @@ def _rewrite(log: Path, tenant: str, fact_ids: set[str]) -> None:
             if entry["tenant"] == tenant:
                 for op, payload in entry["ops"]:
                     if op == "fact" and payload["id"] in fact_ids:
-                        payload.update(value="", content_hash=ERASED, retention_reason=None)
+                        # A sealed fact's ciphertext goes too: the second line of defence,
+                        # should its key outlive the erasure.
+                        payload.pop(CIPHERTEXT, None)
+                        payload.update(value="", content_hash=ERASED, retention_reason=None,
+                                       owner=None)
             out.write(frame(entry))
         out.flush()
         os.fsync(out.fileno())

@@ -121,7 +121,7 @@ class State:
         elif op == "erase":
             fact = self.facts[tenant][rec.fact_id]
             self._fact(fact.model_copy(update={
-                "value": "", "content_hash": ERASED, "retention_reason": None,
+                "value": "", "content_hash": ERASED, "retention_reason": None, "owner": None,
                 "erased_at": rec.at, "invalidated_at": fact.invalidated_at or rec.at}), j)
         elif op == "invalidate":
             fact = self.facts[tenant][rec.fact_id]

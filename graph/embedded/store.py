@@ -13,8 +13,11 @@ Opening replays the log. A torn last line (a crash during the append) is the tra
 never committed: it is moved aside to ``vintage.log.jsonl.torn-<time>`` with a warning, and the
 store opens. A damaged complete line fails the open, naming file, line and byte offset. After
 its line is fsynced, an erasure rewrites the log under a journal (``graph.embedded.scrub``): the
-one exception to append-only. This backend is also the reference model the Neo4j backend is
-checked against, so it favours plainness over speed.
+one exception to append-only. With a key store, sealed facts reach the log as ciphertext (the
+codec), and an erasure destroys their keys once the log is rewritten, so every copy of the old
+log becomes unreadable; the keys are marked first, and an open finishes a destruction that a
+crash interrupted. This backend is also the reference model the Neo4j backend is checked
+against, so it favours plainness over speed.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from graph.labels import (
     SUBJECT,
 )
 from graph.model import Event, Fact, Source, Subject
+from graph.sealing import KeyStore, Sealer
 from graph.store import (
     Clock,
     Confirmation,
@@ -53,9 +57,11 @@ _log = logging.getLogger("vintage.embedded")
 
 
 class EmbeddedStore:
-    def __init__(self, path: Path | None, clock: Clock) -> None:
+    def __init__(self, path: Path | None, clock: Clock, keys: KeyStore | None = None) -> None:
         self.path = path
         self._clock = clock
+        # Sealing concerns the disk: a store in memory only has nothing to seal.
+        self.sealer = Sealer(keys) if keys is not None and path is not None else None
         self._lock = threading.RLock()
         self._writing = 0  # nesting depth of writes in this process (the file lock is taken once)
         self.state = State()
@@ -68,9 +74,12 @@ class EmbeddedStore:
         return self.state.graph
 
     @classmethod
-    def open(cls, path: Path | None, clock: Clock) -> EmbeddedStore:
-        """Open (and replay) the store at ``path``; ``None`` keeps it in memory only."""
-        store = cls(path, clock)
+    def open(cls, path: Path | None, clock: Clock,
+             keys: KeyStore | None = None) -> EmbeddedStore:
+        """Open (and replay) the store at ``path``; ``None`` keeps it in memory only. With
+        ``keys`` (``graph.sealing``), sealed facts reach the log as ciphertext under keys kept
+        there, and erasing one destroys its key; without, everything is written plain."""
+        store = cls(path, clock, keys)
         if path is not None:
             if path.exists() and not path.is_dir():
                 raise StoreError(f"{path} is a file, not a store directory")
@@ -78,6 +87,7 @@ class EmbeddedStore:
             try:  # no writer active: repair what a crash left (torn tail, erasure to finish)
                 with log.writer_lock(path, 0.0):
                     store._sync(writer=True)
+                    store._finish_destruction()
             except log.StoreLocked:  # a writer is active: read its committed prefix, wait not
                 store._sync()
         return store
@@ -114,7 +124,8 @@ class EmbeddedStore:
         chunk = log.read_from(file, self._offset, self._lines + 1)
         for entry in chunk.entries:
             for item in entry["ops"]:
-                self.state.apply(entry["tenant"], *codec.decode(item))
+                self.state.apply(entry["tenant"],
+                                 *codec.decode(item, entry["tenant"], self.sealer))
         self._offset, self._lines = chunk.end, self._lines + chunk.lines
         if writer and chunk.tail:
             aside = log.set_aside(file, chunk.end, chunk.tail)
@@ -165,16 +176,50 @@ class EmbeddedStore:
         if self.path is None:
             return
         file = self.path / LOG_NAME
-        line = log.frame({"tenant": tenant, "ops": [codec.encode(op, r) for op, r in ops]})
+        if self.sealer is not None:  # the keys are on disk before anything sealed under them
+            self.sealer.prepare(tenant, (r for op, r in ops if op == "fact"))
+        line = log.frame({"tenant": tenant, "ops": [codec.encode(op, r, tenant, self.sealer)
+                                                    for op, r in ops]})
+        erased = {r.fact_id: r.at for op, r in ops if op == "erase"}
+        if erased and self.sealer is not None:
+            self.sealer.mark(tenant, set(erased))  # finished by the next open if we crash
         log.append(file, line)
         if self._inode is None:
             self._inode = os.stat(file).st_ino
         self._offset, self._lines = self._offset + len(line), self._lines + 1
-        erased = {r.fact_id for op, r in ops if op == "erase"}
         if erased:
-            scrub.scrub(self.path, file, tenant, erased)
-            stat = os.stat(file)  # a new file: where this process has read up to
-            self._inode, self._offset = stat.st_ino, stat.st_size
+            try:
+                self._erase_on_disk(tenant, set(erased), max(erased.values()))
+            except BaseException:
+                self._inode = None  # committed: the next read replays it, not the undone state
+                raise
+
+    def _erase_on_disk(self, tenant: str, fact_ids: set[str], at: datetime) -> None:
+        """Rewrite the log without the erased content, then destroy its keys: the scrub
+        reaches this file, the keys every copy of it (backups, free blocks, page cache)."""
+        assert self.path is not None
+        file = self.path / LOG_NAME
+        scrub.scrub(self.path, file, tenant, fact_ids)
+        stat = os.stat(file)  # a new file: where this process has read up to
+        self._inode, self._offset = stat.st_ino, stat.st_size
+        if self.sealer is not None:
+            self.sealer.destroy(tenant, fact_ids, at)
+
+    def _finish_destruction(self) -> None:
+        """Finish what an erasure killed before destroying its keys left marked: the facts
+        erased in the log get scrubbed and their keys destroyed; the marks of a transaction
+        that never committed stay (harmless: those facts are not erased)."""
+        if self.sealer is None:
+            return
+        for tenant, ids in self.sealer.marked().items():
+            facts = self.state.facts.get(tenant, {})
+            erased: dict[str, datetime] = {}
+            for i in ids:
+                at = facts[i].erased_at if i in facts else None
+                if at is not None:
+                    erased[i] = at
+            if erased:
+                self._erase_on_disk(tenant, set(erased), max(erased.values()))
 
     # -- reads --------------------------------------------------------------------------------
 

@@ -157,6 +157,13 @@ class EmbeddedTx:
                   if key == SUPPORTED_BY and data["invalidated_at"] is not None]
         return max(closed, default=None)
 
+    def ever_supported_by(self, source_id: str) -> list[str]:
+        node = (SOURCE, self.tenant, source_id)
+        if node not in self.state.graph:
+            return []
+        return sorted({src[2] for src, _, key in self.state.graph.in_edges(node, keys=True)
+                       if key == SUPPORTED_BY})
+
     def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
         node = (SOURCE, self.tenant, source_id)
         facts = sorted(src[2] for src, _, key, data

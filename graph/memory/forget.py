@@ -10,7 +10,8 @@ finds it), never a key or a value.
 By memory, the scope names a user, project or thread (it is part of the memory's identity). By
 source: the facts that rest on that source alone are erased, in whatever scope they are (a
 source id is one per tenant); a fact another source also supports stays, and the erased source
-no longer supports it.
+no longer supports it. Every support edge counts, live or retracted (``graph.support.said_by``):
+a retraction does not unsay what a source said, so it does not shield it from erasure.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from graph.memory.primitives import memory_tx
 from graph.memory.scoping import USER_SUBJECT, require_scope
 from graph.model import Event, Fact, Scope, new_event_id
 from graph.store import Direction, Erasure, Store, StoreError, StoreTx, UnknownReference
-from graph.support import supported_by
+from graph.support import said_by
 
 _DEPTH = 64
 _MEMORY_KINDS = tuple(FACT_KIND.values())
@@ -71,9 +72,9 @@ def forget(
             assert source_id is not None
 
             def alone() -> list[Fact]:
-                # What rests on the source alone, planned under its subjects' locks.
-                ids = supported_by(tx, source_id, store.now())[0]
-                return list(tx.get_facts(ids).values())
+                # What the source alone ever said (retracted support included: the source
+                # still said it), planned under its subjects' locks.
+                return list(tx.get_facts(said_by(tx, source_id)[0]).values())
 
             found = under_locks(tx, alone, lambda fs: (f.subject for f in fs))
             now = store.now()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from graph.kinds import Authority, FactKind, SourceKind, Status, capped_authority
 from graph.memory import experience
@@ -31,6 +31,8 @@ from graph.model import Fact, Name, Scope, UtcInstant, Value, assertion_key, che
 MEMORY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 REQUIRED = ("source_kind", "source_id", "observed_at", "owner", "retention_reason")
 NOT_EVIDENCE = frozenset({SourceKind.AGENT_OUTPUT})
+# 100 years of 365.25 days: longer means no expiry (omit the TTL); unbounded overflows dates.
+MAX_TTL_SECONDS = 36525 * 24 * 3600
 
 
 class MemoryKind(StrEnum):
@@ -93,7 +95,7 @@ class MemoryIn(BaseModel):
     user: str | None = None
     project: str | None = None
     thread: str | None = None
-    ttl_seconds: int | None = Field(default=None, gt=0)
+    ttl_seconds: int | None = None
     evidence: tuple[str, ...] = ()
     consent: bool = False
     authority: Authority | None = None  # lower than the source kind's ceiling, never higher
@@ -103,10 +105,22 @@ class MemoryIn(BaseModel):
     def _checked(cls, value: Value) -> Value:
         return check_value(value)
 
+    @field_validator("ttl_seconds")
+    @classmethod
+    def _ttl_bounded(cls, ttl: int | None) -> int | None:
+        if ttl is not None and not 0 < ttl <= MAX_TTL_SECONDS:
+            raise ValueError(f"a TTL is 1 to {MAX_TTL_SECONDS} seconds (100 years); got {ttl}; "
+                             "omit it for a memory that does not expire")
+        return ttl
+
     @model_validator(mode="after")
     def _canonical(self) -> MemoryIn:
         if self.kind is MemoryKind.EXPERIENCE:  # one experience, one text
             object.__setattr__(self, "value", experience.canonical(self.value))
+        try:
+            self.expires_at  # noqa: B018 (computed here once, so that it cannot fail later)
+        except OverflowError:
+            raise ValueError("observed_at plus ttl_seconds lies after the year 9999") from None
         return self
 
     def assertion_key(self) -> str:

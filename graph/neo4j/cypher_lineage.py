@@ -101,14 +101,24 @@ RETURN d.id AS derivation, {fact_map("f")} AS f""",
 
 
 def erase_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # The value and retention reason go; the node stays (invisible to reads) so that lineage
-    # and the tombstone event still have something to point at.
+    # The value, retention reason, owner and a sealed fact's ciphertext go; the node stays
+    # (invisible to reads) so that lineage and the tombstone event have something to point at.
     return Query(f"""
 UNWIND $rows AS row
 MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
-SET f.value = '', f.content_hash = 'erased', f.retention_reason = null,
+SET f.value = '', f.content_hash = 'erased', f.retention_reason = null, f.owner = null,
+    f.ciphertext = null,
     f.erased_at = row.at, f.invalidated_at = coalesce(f.invalidated_at, row.at)""",
                  {"tenant": tenant, "rows": rows})
+
+
+def erased_among(tenant: str, ids: Sequence[str]) -> Query:
+    """Which of these facts are erased, and when: the keys an interrupted erasure left to
+    destroy (``Neo4jStore.finish_destruction``)."""
+    return Query(f"""
+MATCH (f:{FACT})
+WHERE f.tenant = $tenant AND f.id IN $ids AND f.erased_at IS NOT NULL
+RETURN f.id AS id, toString(f.erased_at) AS at""", {"tenant": tenant, "ids": list(ids)})
 
 
 def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
@@ -135,6 +145,14 @@ def retracted_at(tenant: str, source_id: str) -> Query:
 MATCH (:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
 WHERE r.invalidated_at IS NOT NULL
 RETURN max(r.invalidated_at) AS at""", {"tenant": tenant, "source": source_id})
+
+
+def ever_supported_by(tenant: str, source_id: str) -> Query:
+    # Every edge, live or retracted: no time filter on purpose (what erasure must reach).
+    return Query(f"""
+MATCH (f:{FACT})-[:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
+RETURN DISTINCT f.id AS id
+ORDER BY id""", {"tenant": tenant, "source": source_id})
 
 
 def restore_support(tenant: str, source_id: str, retracted: Any, at: Any) -> Query:

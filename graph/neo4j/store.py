@@ -20,6 +20,7 @@ from graph.asof import AsOf
 from graph.labels import LINEAGE_TYPES, SOURCE
 from graph.model import Event, Fact, Source, Subject
 from graph.neo4j import cypher
+from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.schema import SCHEMA_STATEMENTS
 from graph.neo4j.tx import (
@@ -30,6 +31,7 @@ from graph.neo4j.tx import (
     source_from,
     support_from,
 )
+from graph.sealing import KeyStore, Sealer
 from graph.store import (
     Clock,
     Confirmation,
@@ -68,16 +70,19 @@ def _answering(uri: str) -> Iterator[None]:
 
 class Neo4jStore:
     def __init__(self, driver: neo4j.Driver, clock: Clock, database: str | None = None,
-                 uri: str = "the configured address") -> None:
+                 uri: str = "the configured address", keys: KeyStore | None = None) -> None:
         self.driver = driver
         self.uri = uri
         self.database = database
         self._clock = clock
+        # With a key store, sealed facts are written as ciphertext (``graph.sealing``) and
+        # erasing one destroys its key; without, everything is written plain.
+        self.sealer = Sealer(keys) if keys is not None else None
 
     @classmethod
     def connect(
         cls, uri: str, clock: Clock, auth: tuple[str, str] | None = None,
-        database: str | None = None,
+        database: str | None = None, keys: KeyStore | None = None,
     ) -> Neo4jStore:
         # "Unrecognized" is Neo4j noting property keys no node has yet (gaps_from on a young
         # database); expected here, and logged by the driver as a warning on every query.
@@ -92,7 +97,7 @@ class Neo4jStore:
         except BaseException:
             driver.close()
             raise
-        return cls(driver, clock, database, uri)
+        return cls(driver, clock, database, uri, keys)
 
     def now(self) -> datetime:
         return self._clock()
@@ -110,6 +115,19 @@ class Neo4jStore:
             for statement in SCHEMA_STATEMENTS:
                 session.run(statement).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
+        self.finish_destruction()
+
+    def finish_destruction(self) -> None:
+        """Destroy the keys that an erasure marked, committed and did not live to destroy (a
+        crash in between); a mark whose facts are not erased (a transaction that failed, or
+        one still running elsewhere) is left alone."""
+        if self.sealer is None:
+            return
+        for tenant, ids in self.sealer.marked().items():
+            rows = self.run(lineage.erased_among(tenant, sorted(ids)))
+            if rows:
+                self.sealer.destroy(tenant, {r["id"] for r in rows},
+                                    max(parse_utc(r["at"]) for r in rows))
 
     def run(self, query: cypher.Query) -> list[dict[str, Any]]:
         """Run one read query in its own transaction."""
@@ -124,7 +142,7 @@ class Neo4jStore:
         for attempt in range(_CONSTRAINT_RETRIES):
             try:
                 with self._session() as session:
-                    return session.execute_write(lambda tx: work(Neo4jTx(tx, tenant)))
+                    return self._committed(session, tenant, work)
             except (ConstraintError, ResultFailedError) as exc:
                 # The driver may report the collision as the failed result it left behind.
                 collision = _constraint_error(exc)
@@ -135,6 +153,25 @@ class Neo4jStore:
                         f"concurrent write kept colliding: {collision.message}") from exc
         raise AssertionError("unreachable")
 
+    def _committed(self, session: neo4j.Session, tenant: str, work: Callable[[Any], T]) -> T:
+        """Run ``work`` in a write transaction. The keys of what it erased are marked before
+        it commits and destroyed after: every copy of their ciphertext (store files,
+        transaction logs, backups) becomes unreadable at once."""
+        last: list[Neo4jTx] = []  # the driver may run the unit again after a transient error
+
+        def unit(tx: neo4j.ManagedTransaction) -> T:
+            last[:] = [Neo4jTx(tx, tenant, self.sealer)]
+            result = work(last[0])
+            if last[0].erased and self.sealer is not None:
+                self.sealer.mark(tenant, set(last[0].erased))
+            return result
+
+        result = session.execute_write(unit)
+        erased = last[0].erased if last else {}
+        if erased and self.sealer is not None:
+            self.sealer.destroy(tenant, set(erased), max(erased.values()))
+        return result
+
     def purge_tenant(self, tenant: str) -> None:
         with self._session() as session:
             for query in cypher.purge_tenant(tenant):
@@ -142,23 +179,25 @@ class Neo4jStore:
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         rows = self.run(reads.read_facts(spec.resolved(self.now()), limit))
-        return [fact_from(r["f"]) for r in rows]
+        return [f for f in (fact_from(r["f"], self.sealer) for r in rows) if f.erased_at is None]
 
     def read_cited(
         self, spec: AsOf, limit: int | None = None,
     ) -> list[tuple[Fact, tuple[Source, ...]]]:
         rows = self.run(reads.read_cited_facts(spec.resolved(self.now()), limit))
-        return [(fact_from(r["f"]), tuple(source_from(s) for s in r["sources"]))
-                for r in rows]
+        cited = [(fact_from(r["f"], self.sealer), tuple(source_from(s) for s in r["sources"]))
+                 for r in rows]
+        return [(f, sources) for f, sources in cited if f.erased_at is None]
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         rows = self.run(reads.read_confirmed_facts(spec.resolved(self.now())))
-        return [(fact_from(r["f"]), None if r["first_source"] is None else Confirmation(
-            r["first_source"], parse_utc(r["first_at"]), parse_utc(r["last_at"])))
-            for r in rows]
+        confirmed = [(fact_from(r["f"], self.sealer), None if r["first_source"] is None else
+                      Confirmation(r["first_source"], parse_utc(r["first_at"]),
+                                   parse_utc(r["last_at"]))) for r in rows]
+        return [(f, c) for f, c in confirmed if f.erased_at is None]
 
     def history(self, tenant: str, key: str) -> list[Fact]:
-        return [fact_from(r["f"]) for r in self.run(cypher.history(tenant, key))]
+        return [fact_from(r["f"], self.sealer) for r in self.run(cypher.history(tenant, key))]
 
     def supports(
         self, tenant: str, fact_ids: Sequence[str], at: datetime | None = None,
@@ -197,7 +236,7 @@ class Neo4jStore:
 
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._session() as session:
-            return session.execute_read(lambda tx: work(Neo4jTx(tx, tenant)))
+            return session.execute_read(lambda tx: work(Neo4jTx(tx, tenant, self.sealer)))
 
 
 def _event(props: dict[str, Any]) -> Event:

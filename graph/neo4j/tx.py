@@ -21,6 +21,7 @@ from graph.model import DerivationIn, Event, Fact, Scope, Source, Subject
 from graph.neo4j import cypher
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
+from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import (
     Closure,
     Conflict,
@@ -34,6 +35,7 @@ from graph.store import (
     KnowledgeEnd,
     Reached,
     Reopening,
+    StoreError,
     Supersession,
     Support,
     Walk,
@@ -72,21 +74,34 @@ def support_from(row: dict[str, Any]) -> Support:
                    parse_utc(row["recorded_at"]))
 
 
-def fact_from(props: dict[str, Any]) -> Fact:
+def fact_from(props: dict[str, Any], sealer: Sealer | None = None) -> Fact:
+    """A fact from its node's properties, unsealed with ``sealer`` if it was written sealed."""
     values = native_props(props)
+    if CIPHERTEXT in values:
+        if sealer is None:
+            raise StoreError(f"fact {values['id']} was written sealed: connect with its key "
+                             "store (graph.backends.open_store finds the key file)")
+        values = sealer.unseal(values["tenant"], values)
     values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
     for name in _FACT_LISTS:
         values[name] = tuple(values[name] or ())
+    values["sealed"] = bool(values["sealed"])  # absent on plain facts
     return Fact.model_validate(values)
 
 
-def fact_row(fact: Fact) -> dict[str, Any]:
+def fact_row(fact: Fact, sealer: Sealer | None = None) -> dict[str, Any]:
+    """A fact's node properties; a sealed fact's content sealed by ``sealer`` (its key already
+    created), or written plain without one."""
     row = fact.model_dump()
     row["scope"] = list(fact.scope)
     row["kind"] = fact.kind.value
     row["status"] = fact.status.value
     for name in _FACT_LISTS:
         row[name] = list(getattr(fact, name))
+    if not fact.sealed:
+        del row["sealed"]
+    elif sealer is not None:
+        row = sealer.seal(fact.tenant, row)
     return {k: v for k, v in row.items() if v is not None and v != []}
 
 
@@ -97,9 +112,12 @@ def source_from(props: dict[str, Any]) -> Source:
 
 
 class Neo4jTx:
-    def __init__(self, tx: neo4j.ManagedTransaction, tenant: str) -> None:
+    def __init__(self, tx: neo4j.ManagedTransaction, tenant: str,
+                 sealer: Sealer | None = None) -> None:
         self.tx = tx
         self.tenant = tenant
+        self.sealer = sealer
+        self.erased: dict[str, datetime] = {}  # whose keys go once this commits
 
     def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
         return [r.data() for r in self.tx.run(query.text, query.params)]
@@ -121,21 +139,23 @@ class Neo4jTx:
     def versions(self, keys: Sequence[str]) -> dict[str, list[Fact]]:
         found: dict[str, list[Fact]] = {}
         for row in self._run(cypher.live_versions(self.tenant, keys)):
-            fact = fact_from(row["f"])
+            fact = fact_from(row["f"], self.sealer)
             found.setdefault(fact.key, []).append(fact)
         return found
 
     def read(self, spec: AsOf) -> list[Fact]:
         # No clock here: the caller resolves "now" (compiling an unresolved spec raises).
         check_tenant(self.tenant, spec.scope)
-        return [fact_from(r["f"]) for r in self._run(reads.read_facts(spec, None))]
+        facts = [fact_from(r["f"], self.sealer) for r in self._run(reads.read_facts(spec, None))]
+        return [f for f in facts if f.erased_at is None]  # a restored backup's erased facts
 
     def facts_in(
         self, scope: Scope, kinds: Sequence[FactKind] | None = None,
         keys: Sequence[str] | None = None,
     ) -> list[Fact]:
         check_tenant(self.tenant, scope)
-        return [fact_from(r["f"]) for r in self._run(cypher.facts_in(scope, kinds, keys))]
+        return [fact_from(r["f"], self.sealer)
+                for r in self._run(cypher.facts_in(scope, kinds, keys))]
 
     def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
         return {r["key"]: r["revision"] for r in self._batch(cypher.top_revisions, keys)}
@@ -150,7 +170,7 @@ class Neo4jTx:
 
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._batch(lambda tenant, i: cypher.nodes_by_id(tenant, FACT, i), ids)
-        return {f.id: f for f in (fact_from(r["n"]) for r in rows)}
+        return {f.id: f for f in (fact_from(r["n"], self.sealer) for r in rows)}
 
     def supports_of(self, fact_ids: Sequence[str]) -> list[Support]:
         return [support_from(r) for r in self._batch(reads.supports, fact_ids)]
@@ -170,7 +190,9 @@ class Neo4jTx:
         self._batch(cypher.create_sources, rows)
 
     def create_facts(self, facts: Sequence[Fact]) -> None:
-        self._batch(cypher.create_facts, [fact_row(f) for f in facts])
+        if self.sealer is not None:  # keys on disk before any ciphertext under them
+            self.sealer.prepare(self.tenant, facts)
+        self._batch(cypher.create_facts, [fact_row(f, self.sealer) for f in facts])
 
     def add_support(self, rows: Sequence[Support]) -> None:
         self._records(cypher.add_support, rows)
@@ -225,6 +247,7 @@ class Neo4jTx:
 
     def erase_facts(self, rows: Sequence[Erasure]) -> None:
         self._records(lineage.erase_facts, rows)
+        self.erased.update((r.fact_id, r.at) for r in rows)
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
         self._records(lineage.invalidate_facts, rows)
@@ -236,6 +259,9 @@ class Neo4jTx:
         rows = self._run(lineage.retracted_at(self.tenant, source_id))
         at: datetime | None = native(rows[0]["at"]) if rows else None
         return at
+
+    def ever_supported_by(self, source_id: str) -> list[str]:
+        return [r["id"] for r in self._run(lineage.ever_supported_by(self.tenant, source_id))]
 
     def restore_support(self, source_id: str, retracted: datetime, at: datetime) -> list[str]:
         query = lineage.restore_support(self.tenant, source_id, retracted, at)
@@ -249,7 +275,7 @@ class Neo4jTx:
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._run(lineage.generated_by(self.tenant, derivation_ids))
-        return {r["derivation"]: fact_from(r["f"]) for r in rows}
+        return {r["derivation"]: fact_from(r["f"], self.sealer) for r in rows}
 
     def append_event(self, event: Event) -> None:
         props = event.model_dump(exclude={"details"}, exclude_none=True)

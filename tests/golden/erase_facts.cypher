@@ -1,6 +1,7 @@
 UNWIND $rows AS row
 MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
-SET f.value = '', f.content_hash = 'erased', f.retention_reason = null,
+SET f.value = '', f.content_hash = 'erased', f.retention_reason = null, f.owner = null,
+    f.ciphertext = null,
     f.erased_at = row.at, f.invalidated_at = coalesce(f.invalidated_at, row.at)
 // params
 {

@@ -1,0 +1,178 @@
+"""Terminal output is data, not markup (issue 12, point 8), on both backends, at 80 columns.
+
+A value that looks like rich markup (``[/]``, ``[red]ribbon[/red]``, ``[link=...]``) prints as
+written and never crashes a command; an escape sequence or any other control character in a
+value or an id is shown (``\\x1b``), never sent to the terminal; a table folds an id that does
+not fit instead of cutting it with an ellipsis."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.factories import run
+
+COLUMNS = 80
+SAID = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
+        "--owner", "user:42", "--reason", "asked us to remember", "--user", "42"]
+MARKUP = ["[/]", "[/b]", "[red]ribbon[/red]", "[link=https://evil.example]click[/link]",
+          ":warning: [bold]"]
+# ESC (a colour and a clear-screen sequence), an OSC 8 hyperlink, C1 CSI, DEL, CR, a bidi override.
+ESC, OSC_LINK, CSI, DEL, CR, RLO = "\x1b", "\x1b]8;;https://evil.example\x07", "\x9b", "\x7f", \
+    "\r", "\u202e"
+
+
+def vintage(store_args: list[str], capsys: pytest.CaptureFixture[str],
+            monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
+    code, out, err = run([*store_args, *args], capsys, monkeypatch, columns=COLUMNS)
+    assert_no_raw_controls(out + err)
+    return code, out, err
+
+
+def assert_no_raw_controls(text: str) -> None:
+    raw = sorted({f"U+{ord(c):04X}" for c in text
+                  if (ord(c) < 0x20 and c not in "\n") or 0x7F <= ord(c) < 0xA0
+                  or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"})
+    assert not raw, f"control characters reached the terminal: {raw}"
+
+
+def column(table: str, index: int) -> str:
+    """The text of one column of a rich table, its folded pieces joined, row after row."""
+    body = table.split("┡", 1)[1].splitlines()[1:]
+    return "".join(line.split("│")[index].strip() for line in body if line.startswith("│"))
+
+
+def remember(store_args: list[str], capsys: pytest.CaptureFixture[str],
+             monkeypatch: pytest.MonkeyPatch, key: str, value: str, source: str,
+             subject: str = "user:42") -> None:
+    code, _, err = vintage(store_args, capsys, monkeypatch, "remember", "preference", subject,
+                           key, value, "--source-id", source, *SAID)
+    assert code == 0, err
+
+
+def test_values_that_look_like_markup_print_as_written_in_memories_summarise_and_context(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for i, value in enumerate(MARKUP):
+        remember(store_args, capsys, monkeypatch, f"k{i}", value, f"m{i}")
+    code, out, _ = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                           "42", "--json")
+    listed = json.loads(out)
+    assert sorted(m["value"] for m in listed) == sorted(MARKUP)
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                             "42")
+    assert code == 0, err
+    assert column(out, 1) == "".join(m["id"] for m in listed) and "…" not in out
+    assert column(out, 3).replace(" ", "") == "".join(m["value"].replace(" ", "")
+                                                      for m in listed)
+    code, out, err = vintage(store_args, capsys, monkeypatch, "summarise", "user:42", "--user",
+                             "42")
+    assert code == 0, err
+    assert all(f"k{i}: {value}" in out.splitlines() for i, value in enumerate(MARKUP))
+    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "user:42", "--user",
+                             "42", "--for-thread", "th1")
+    assert code == 0, err
+    for m in listed:
+        assert f"- {m['key']}: {m['value']} ({m['id']}, weight 1)" in out.splitlines()
+    code, out, _ = vintage(store_args, capsys, monkeypatch, "audit", "--json")
+    assert [e["action"] for e in json.loads(out)].count("derive") == 1  # written once
+
+
+def test_a_conflicted_flag_is_shown_in_the_context(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tool = ["--source-kind", "tool_result", "--source-version", "v3", "--observed-at",
+            "2026-05-01T10:00:00Z", "--owner", "ops", "--reason", "plan", "--project", "alpha"]
+    for value, source in (("enterprise", "crm-1"), ("[team]", "billing-1")):
+        vintage(store_args, capsys, monkeypatch, "remember", "fact", "account:7", "plan",
+                value, "--source-id", source, *tool)
+    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "account:7",
+                             "--project", "alpha", "--for-thread", "th1")
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("- plan: ")]
+    assert sorted(line.split(" (")[0] for line in lines) == [
+        "- plan: [team] [conflicted]", "- plan: enterprise [conflicted]"]
+    code, out, err = vintage(store_args, capsys, monkeypatch, "review", "--project", "alpha")
+    assert code == 0 and "[team] (" in out, err
+
+
+def test_a_subject_that_looks_like_a_link_is_printed_as_text(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    subject = "acct:[link=https://evil.example]7[/link]"
+    remember(store_args, capsys, monkeypatch, "k", "v", "m1", subject=subject)
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", subject, "--user",
+                             "42")
+    assert code == 0, err
+    assert f"memories of {subject}" in out
+
+
+def test_control_characters_in_ids_and_values_are_shown_never_sent_to_the_terminal(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = f"k{ESC}[2J"
+    value = f"red{ESC}[31m {OSC_LINK}x {CSI}31m{DEL} over{CR}write {RLO}txt"
+    remember(store_args, capsys, monkeypatch, key, value, f"m{ESC}[1m")
+    shown_key = "k\\x1b[2J"
+    shown_value = ("red\\x1b[31m \\x1b]8;;https://evil.example\\x07x \\x9b31m\\x7f "
+                   "over\\x0dwrite \\u202etxt")
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                             "42")
+    assert code == 0, err
+    assert column(out, 2) == shown_key
+    assert column(out, 3).replace(" ", "") == shown_value.replace(" ", "")
+    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "user:42", "--user",
+                             "42", "--for-thread", "th1")
+    assert code == 0 and f"- {shown_key}: {shown_value} (" in out, err
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                             "42", "--json")
+    (listed,) = json.loads(out)
+    assert (listed["key"], listed["value"]) == (key, value)  # --json keeps the exact text
+    code, out, err = vintage(store_args, capsys, monkeypatch, "audit")
+    assert code == 0, err
+    for args in (["forget", "--subject", "user:42", "--key", key, "--user", "42", "--reason",
+                  f"asked {ESC}[2J"], ["audit", "--since", f"{ESC}[2J[/]"]):
+        code, out, err = vintage(store_args, capsys, monkeypatch, *args)
+        assert code in (0, 2), err
+
+
+def test_the_error_handler_prints_a_refused_value_escaped_on_one_line(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for hostile in ("[/]", f"[red]x{ESC}[2J"):
+        code, _, err = vintage(store_args, capsys, monkeypatch, "audit", "--since", hostile)
+        assert code == 2 and "internal error" not in err
+        assert len(err.strip().splitlines()) == 1
+        assert (hostile.replace(ESC, "\\x1b") in err), err
+
+
+def test_a_refused_csv_value_that_looks_like_markup_is_quoted_in_the_error(
+    store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = tmp_path / "kpis.csv"
+    table.write_text("subject,predicate,value,unit,period_start,period_end,source_id,"
+                     f"available_at\nACME,kpi:x,[/]{ESC}[2J,USD,2024-01-01,2024-03-31,s1,"
+                     "2024-04-30\n", encoding="utf-8")
+    code, _, err = vintage(store_args, capsys, monkeypatch, "ingest", "facts", str(table))
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "[/]\\x1b[2J" in err and "internal error" not in err
+
+
+def test_a_table_at_80_columns_folds_a_long_id_and_cuts_nothing(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "us-gaap:CostOfGoodsAndServicesSoldDepreciationAndAmortization"
+    remember(store_args, capsys, monkeypatch, key, "v", "m1")
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                             "42")
+    assert code == 0, err
+    assert column(out, 2) == key and "…" not in out

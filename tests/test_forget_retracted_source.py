@@ -1,0 +1,100 @@
+"""Forgetting a source after it was retracted, on both backends (issue 12, point 9).
+
+A retracted support edge still records that the source said it: erasure by source follows
+every support edge the source ever had, live or not, so a retraction followed by ``forget
+--source`` leaves the text in no system instant's recall, no summary, and (embedded) no byte
+of the log. Each test first finds the text where it later finds it gone."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from graph.memory.forget import forget
+from graph.model import Scope
+from graph.store import Store
+from queries.recall import recall
+from queries.retraction import retract
+from queries.summaries import summarise
+from tests.factories import ACTOR, PinnedClock, mine, run, values
+from tests.test_memory_erase import occurrences, remembered, summaries
+
+SAID = "ship to 221B Baker Street please"
+
+
+def recalled_at_every_instant(store: Store, scope: Scope, instants: list[datetime]) -> set[str]:
+    return {str(v) for t in instants for v in values(recall(
+        store, mine(scope), "user:42", system_at=t))}
+
+
+def test_a_retracted_source_forgotten_leaves_its_text_at_no_system_instant(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    remembered(store, scope, value=SAID, consent=True)
+    summarise(store, mine(scope), "user:42", actor=ACTOR)
+    before = clock.now
+    retracted = clock.advance(minutes=1)
+    retract(store, scope, "msg-1", reason="withdrawn", actor=ACTOR)
+    clock.advance(minutes=1)
+    assert recalled_at_every_instant(store, scope, [before]) == {SAID}
+    assert occurrences(store, scope.tenant, SAID) >= 2  # the memory and its summary
+    gone = forget(store, mine(scope), source_id="msg-1", actor=ACTOR, reason="erase request")
+    clock.advance(minutes=1)
+    assert (gone.facts, gone.derived) == (1, 1)
+    assert recalled_at_every_instant(store, scope, [before, retracted, clock.now]) == set()
+    assert summaries(store, mine(scope)) == []
+    assert occurrences(store, scope.tenant, SAID) == 0
+
+
+def test_every_retraction_of_a_source_is_followed_not_only_the_latest(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    remembered(store, scope, value="first: 10 Downing Street", consent=True)
+    first = clock.now
+    clock.advance(minutes=1)
+    retract(store, scope, "msg-1", reason="withdrawn", actor=ACTOR)
+    clock.advance(minutes=1)
+    remembered(store, scope, key="gift.wrap", value="second: 1 Infinite Loop", consent=True)
+    second = clock.now
+    clock.advance(minutes=1)
+    retract(store, scope, "msg-1", reason="withdrawn again", actor=ACTOR)
+    clock.advance(minutes=1)
+    texts = {"first: 10 Downing Street", "second: 1 Infinite Loop"}
+    assert recalled_at_every_instant(store, scope, [first, second]) == texts
+    gone = forget(store, mine(scope), source_id="msg-1", actor=ACTOR, reason="erase request")
+    assert gone.facts == 2
+    assert recalled_at_every_instant(store, scope, [first, second, clock.now]) == set()
+    assert all(occurrences(store, scope.tenant, text) == 0 for text in texts)
+
+
+def test_what_another_source_also_said_stays_when_a_retracted_source_is_forgotten(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-1")
+    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-2")
+    clock.advance(minutes=1)
+    retract(store, scope, "msg-1", reason="withdrawn", actor=ACTOR)
+    clock.advance(minutes=1)
+    gone = forget(store, mine(scope), source_id="msg-1", actor=ACTOR, reason="erase request")
+    assert gone.facts == 0
+    assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes, wrap it"]
+
+
+def test_retract_then_forget_by_source_from_the_command_line_erases_the_memory(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = run([*store_args, "remember", "preference", "user:42", "shipping.preference",
+                        SAID,
+                        "--source-kind", "user_message", "--source-id", "m1",
+                        "--observed-at", "2026-05-01T10:00:00Z", "--owner", "user:42",
+                        "--reason", "asked", "--user", "42", "--consent"], capsys, monkeypatch)
+    assert code == 0, err
+    code, _, err = run([*store_args, "retract", "--source", "m1", "--reason", "withdrawn"],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    code, out, err = run([*store_args, "forget", "--source", "m1", "--reason", "erase it"],
+                         capsys, monkeypatch)
+    assert code == 0, err
+    assert "erased 1 facts" in out
