@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from graph.asof import AsOf
+from graph.backends import key_path
 from graph.embedded import log
 from graph.embedded.store import LOG_NAME, EmbeddedStore
+from graph.keyfile import FileKeyStore
 from graph.memory.forget import forget
 from graph.memory.remember import remember
 from graph.model import Scope
@@ -233,3 +235,43 @@ def test_an_erasure_killed_during_the_rewrite_finishes_on_the_next_open(
     assert not (tmp_path / log.SCRUB_JOURNAL).exists()
     assert all(text.encode() not in p.read_bytes() for p in tmp_path.iterdir())
     assert [f.value for f in reopened.history(TENANT, memory(scope).assertion_key())] == [""]
+
+
+REMEMBERER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from graph.backends import open_store
+    from graph.memory.gate import MemoryIn
+    from graph.memory.remember import remember
+
+    store, who, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    opened = open_store(store)
+    for i in range(count):
+        m = MemoryIn.model_validate({
+            "kind": "preference", "tenant": "durable", "subject": "user:42",
+            "key": "shipping.preference", "value": f"{who} {i}", "user": "42",
+            "source_kind": "user_message", "source_id": f"{who}-{i}",
+            "observed_at": f"2026-05-01T10:{i:02d}:00Z", "owner": "user:42",
+            "retention_reason": "asked"})
+        print(remember(opened, m, actor=who).decision.value, flush=True)
+""")
+
+
+def test_two_processes_remembering_one_key_lose_no_write_without_trace(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    writers = [subprocess.Popen(
+        [sys.executable, "-c", REMEMBERER, str(store), who, "12"], cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
+        for who in ("a", "b")]
+    decisions: Counter[str] = Counter()
+    for w in writers:
+        out, _ = w.communicate(timeout=180)
+        assert w.returncode == 0
+        decisions.update(out.split())
+    reopened = EmbeddedStore.open(store, PinnedClock(), keys=FileKeyStore(key_path(str(store))))
+    events = [e for e in reopened.events("durable") if e.details.get("decision")]
+    # Every write is accounted for: stored as a version, or refused with an audited decision.
+    assert sum(decisions.values()) == len(events) == 24
+    stored = reopened.history("durable", memory(Scope(tenant="durable")).assertion_key())
+    assert len(stored) == decisions["active"]
+    assert {str(f.value) for f in stored} <= {f"{w} {i}" for w in "ab" for i in range(12)}
