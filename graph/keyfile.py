@@ -29,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from graph.durable import fsync_dir, write_all
 from graph.sealing import KEY_BYTES
 from graph.store import StoreError
 
@@ -133,11 +134,11 @@ class FileKeyStore:
         try:
             if os.fstat(fd).st_size > self._offset:  # a torn line of a crashed writer
                 os.ftruncate(fd, self._offset)
-            _write_all(fd, data)
+            write_all(fd, data)
         finally:
             os.close(fd)
         if created:
-            _fsync_dir(self.path.parent)
+            fsync_dir(self.path.parent)
         self._refresh()
 
     def create(self, key_ids: Sequence[str]) -> None:
@@ -165,11 +166,11 @@ class FileKeyStore:
             fresh = self.path.with_name(self.path.name + ".new")
             fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
-                _write_all(fd, _lines(records))
+                write_all(fd, _lines(records))
             finally:
                 os.close(fd)
             os.replace(fresh, self.path)
-            _fsync_dir(self.path.parent)
+            fsync_dir(self.path.parent)
             self._refresh()
 
 
@@ -177,17 +178,3 @@ def _lines(records: Sequence[dict[str, Any]]) -> bytes:
     return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in records)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    """Write ``data`` whole (a short write is continued) and fsync it."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.fsync(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

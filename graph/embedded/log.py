@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graph.durable import write_all
 from graph.store import StoreError
 
 LOG_NAME = "vintage.log.jsonl"
@@ -128,18 +129,7 @@ def set_aside(log: Path, end: int, tail: bytes) -> Path:
 def append(log: Path, line: bytes) -> None:
     fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        view = memoryview(line)
-        while view:  # a short write is continued; a crash leaves a prefix, never a hole
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
+        write_all(fd, line)
     finally:
         os.close(fd)
 

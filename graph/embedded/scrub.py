@@ -15,7 +15,8 @@ import os
 import re
 from pathlib import Path
 
-from graph.embedded.log import SCRUB_JOURNAL, frame, fsync_dir, reframe, unframe
+from graph.durable import fsync_dir
+from graph.embedded.log import SCRUB_JOURNAL, frame, reframe, unframe
 from graph.embedded.state import ERASED
 from graph.sealing import CIPHERTEXT
 
