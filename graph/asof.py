@@ -43,6 +43,9 @@ class AsOf:
     subjects: tuple[str, ...] | None = None
     predicates: tuple[str, ...] | None = None
     kinds: tuple[FactKind, ...] | None = None
+    # Only these fact versions (a search re-reads its ranked ids through the whole predicate,
+    # so nothing a ranking returned is shown unless it is still legal).
+    ids: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, Scope):
@@ -110,6 +113,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         ("subject", spec.subjects),
         ("predicate", spec.predicates),
         ("kind", None if spec.kinds is None else tuple(k.value for k in spec.kinds)),
+        ("id", spec.ids),
     ):
         if values is not None:
             clauses.append(f"{f}.{name} IN $asof_{name}s")
@@ -126,6 +130,7 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
     subjects = _as_set(spec.subjects)
     predicates = _as_set(spec.predicates)
     kinds = _as_set(spec.kinds)
+    ids = _as_set(spec.ids)
     valid = spec.valid
 
     def visible(fact: Fact) -> bool:
@@ -150,6 +155,7 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
             and (subjects is None or fact.subject in subjects)
             and (predicates is None or fact.predicate in predicates)
             and (kinds is None or fact.kind in kinds)
+            and (ids is None or fact.id in ids)
         )
 
     return visible

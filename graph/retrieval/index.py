@@ -1,0 +1,78 @@
+"""The search index a backend keeps beside its facts, and the seam it ranks through.
+
+Every fact version gets one ``IndexEntry``: its text terms (``graph.retrieval.terms``, exact
+identifiers included) and its unit vector (``graph.retrieval.embedder``). Entries are derived
+content: a backend keeps them with the fact (Neo4j: properties of the node, under a full-text and
+the exact cosine; embedded: the log, sealed like the fact's value) and erasure removes them with
+the text they came from.
+
+``rank`` is where the order of retrieval is kept (docs/retrieval.md): a backend ranks *inside*
+the legal set of ``spec`` (the whole as-of predicate, run in the store before any score), so a
+keyword or vector score never brings back an excluded item and an excluded item never pushes a
+legal one out of the top. It also says, for the items the query's terms matched in the tenant,
+how many each hard filter excluded (``graph.exclusion``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from graph.asof import AsOf
+from graph.model import Fact
+from graph.store import StoreError, StoreTx
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    fact_id: str
+    terms: tuple[str, ...]  # graph.retrieval.terms.terms() of the fact's document, in order
+    vector: tuple[float, ...]  # unit length, ``model``'s dimension
+    model: str  # the embedder's name: vectors of two models are never compared
+
+
+@dataclass(frozen=True, slots=True)
+class TextQuery:
+    terms: tuple[str, ...]  # graph.retrieval.terms.terms() of the query text
+    identifiers: tuple[str, ...]  # the exact identifiers among them (graph.retrieval.terms)
+    vector: tuple[float, ...] | None  # the query embedded by ``model`` (None: no semantic leg)
+    model: str | None
+    per_leg: int  # how many of each leg's best to return
+
+
+@dataclass(frozen=True)
+class Hits:
+    """Each leg's best, within the legal set, as (fact id, score), best first, ties by id."""
+
+    exact: tuple[tuple[str, float], ...]  # items carrying a query identifier (score: how many)
+    keyword: tuple[tuple[str, float], ...]  # BM25 over the terms
+    semantic: tuple[tuple[str, float], ...]  # cosine similarity to the query vector
+    legal: int  # how many items the legal set holds (those with an entry)
+    matched: int  # items of the tenant the query terms matched, legal or not
+    excluded: Mapping[str, int] = field(default_factory=dict)  # of ``matched``: reason -> count
+
+
+@runtime_checkable
+class IndexTx(StoreTx, Protocol):
+    def unindexed(self, model: str, limit: int) -> list[Fact]:
+        """Up to ``limit`` facts of the tenant with no entry (or one by another model), never
+        erased ones, in a stable order: what the indexer has to embed next."""
+        ...
+    def put_index(self, entries: Sequence[IndexEntry]) -> None:
+        """Store each entry on its fact (replacing any earlier one); a fact erased or gone
+        meanwhile is skipped, so an entry never outlives its text."""
+        ...
+
+
+@runtime_checkable
+class SearchStore(Protocol):
+    def rank(self, spec: AsOf, query: TextQuery) -> Hits:
+        """Rank ``spec``'s legal set (resolved against the store's clock here) by each leg."""
+        ...
+
+
+def index_tx(tx: StoreTx) -> IndexTx:
+    if not isinstance(tx, IndexTx):
+        raise StoreError(f"{type(tx).__name__} keeps no search index")
+    return tx
