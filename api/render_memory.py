@@ -15,7 +15,6 @@ from api.terminal import print_json, safe, table
 from graph.memory.conflicts import ConflictSet
 from graph.memory.remember import Remembered
 from graph.model import Event
-from queries.context import Context
 from queries.recall import MemoryView
 
 
@@ -70,17 +69,3 @@ def conflicts(console: Console, sets: Sequence[ConflictSet], as_json: bool) -> N
                       + " | ".join(f"{safe(f.value)} ({safe(f.id)})" for f in c.sides))
     if not sets:
         console.print("no open conflicts")
-
-
-def context(console: Console, built: Context, as_json: bool) -> None:
-    if as_json:
-        print_json(console, json.dumps({
-            "injection": built.injection_id, "thread": built.thread, "left_out": built.left_out,
-            "memories": [m.model_dump(mode="json") for m in built.memories]}))
-        return
-    for m in built.memories:
-        # One line per memory: a value's newlines are shown as \n, so it cannot fake a line.
-        flag = "" if m.status == "active" else f" [{m.status}]"
-        console.print(f"- {safe(m.key)}: {safe(m.value)}{safe(flag)} ({safe(m.id)}, "
-                      f"weight {m.weight:g})")
-    console.print(f"[dim]injection {safe(built.injection_id)}; {built.left_out} left out[/dim]")

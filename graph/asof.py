@@ -46,6 +46,12 @@ class AsOf:
     # Only these fact versions (a search re-reads its ranked ids through the whole predicate,
     # so nothing a ranking returned is shown unless it is still legal).
     ids: tuple[str, ...] | None = None
+    # Only the tenant's shared facts (no scope term at all: filings, tables), never a user's,
+    # project's or thread's memory: what a search that names no scope reads.
+    shared_only: bool = False
+    # A TTL's end counted at this instant whatever the valid window (a search over every valid
+    # time still leaves out a memory expired by its cutoff). None: only the window counts.
+    unexpired_at: datetime | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, Scope):
@@ -54,6 +60,11 @@ class AsOf:
             object.__setattr__(self, "known_at", require_utc(self.known_at, "known_at"))
         if self.system_at is not None:
             object.__setattr__(self, "system_at", require_utc(self.system_at, "system_at"))
+        if self.unexpired_at is not None:
+            object.__setattr__(self, "unexpired_at",
+                               require_utc(self.unexpired_at, "unexpired_at"))
+        if self.shared_only and self.scope.keys:
+            raise ValueError("a read of shared facts names no scope term")
         if not self.statuses:
             raise ValueError("an as-of read must admit at least one status")
 
@@ -79,7 +90,7 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
     f = alias
     clauses = [
         f"{f}.tenant = $asof_tenant",
-        f"all(term IN $asof_scope WHERE term IN {f}.scope)",
+        scope_clause(spec, f),
         f"{f}.available_at <= $asof_known",
         f"({f}.superseded_at IS NULL OR $asof_known < {f}.superseded_at"
         f" OR $asof_system < {f}.superseded_recorded_at)",
@@ -95,6 +106,9 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         "asof_system": system_at,
         "asof_statuses": sorted(s.value for s in spec.statuses),
     }
+    if spec.unexpired_at is not None:
+        clauses.append(f"({f}.expires_at IS NULL OR $asof_unexpired < {f}.expires_at)")
+        params["asof_unexpired"] = spec.unexpired_at
     valid = spec.valid
     if valid.is_instant:
         clauses.append(f"{f}.valid_from <= $asof_valid_at")
@@ -125,13 +139,16 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
     """Compile to a Python predicate with exactly the semantics of :func:`to_cypher`."""
     known_at, system_at = spec._instants()
     tenant = spec.scope.tenant
-    scope_terms = spec.scope.terms()
+    # A subset test is one C call where a generator over the terms is several: a search
+    # runs this predicate on each fact of the tenant that has an entry.
+    holds_scope = scope_test(spec)
+    unexpired = spec.unexpired_at
     statuses = spec.statuses
     subjects = _as_set(spec.subjects)
     predicates = _as_set(spec.predicates)
     kinds = _as_set(spec.kinds)
     ids = _as_set(spec.ids)
-    valid = spec.valid
+    overlaps = _overlap_test(spec.valid)
 
     def visible(fact: Fact) -> bool:
         superseded_counts = (
@@ -139,19 +156,21 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
             and fact.superseded_recorded_at is not None
             and fact.superseded_recorded_at <= system_at
         )
+        # Past closures and gaps are empty for almost every fact: the emptiness test first.
         return (
             fact.tenant == tenant
-            and all(term in fact.scope for term in scope_terms)
+            and holds_scope(fact.scope)
             and fact.available_at <= known_at
             and not (superseded_counts and fact.superseded_at is not None
                      and fact.superseded_at <= known_at)
-            and not past_closed(fact, known_at, system_at)
+            and not (fact.past_superseded_at and past_closed(fact, known_at, system_at))
             and fact.recorded_at <= system_at
             and (fact.invalidated_at is None or system_at < fact.invalidated_at)
-            and not in_gap(fact.gaps_from, fact.gaps_to, system_at)
+            and not (fact.gaps_from and in_gap(fact.gaps_from, fact.gaps_to, system_at))
             and fact.status in statuses
             and fact.erased_at is None
-            and valid.overlaps(fact.valid_from, _holds_until(fact))
+            and overlaps(fact.valid_from, _holds_until(fact))
+            and (unexpired is None or fact.expires_at is None or unexpired < fact.expires_at)
             and (subjects is None or fact.subject in subjects)
             and (predicates is None or fact.predicate in predicates)
             and (kinds is None or fact.kind in kinds)
@@ -159,6 +178,23 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
         )
 
     return visible
+
+
+def scope_test(spec: AsOf) -> Callable[[Sequence[str]], bool]:
+    """Whether a fact's scope terms lie in the read's scope: it carries every term the read
+    names (and none at all, for a read of shared facts). The one Python spelling; the Cypher
+    twin is :func:`scope_clause`."""
+    terms = frozenset(spec.scope.terms())
+    if spec.shared_only:
+        return lambda scope: not scope
+    return terms.issubset
+
+
+def scope_clause(spec: AsOf, alias: str) -> str:
+    """Cypher twin of :func:`scope_test` over node ``alias`` (parameter ``$asof_scope``)."""
+    if spec.shared_only:
+        return f"({alias}.scope IS NULL OR size({alias}.scope) = 0)"  # Neo4j may drop []
+    return f"all(term IN $asof_scope WHERE term IN {alias}.scope)"
 
 
 def past_closed(fact: Fact, known_at: datetime, system_at: datetime) -> bool:
@@ -177,6 +213,17 @@ def past_closure_clause(alias: str, known: str, system: str) -> str:
     return (f"({a}.past_superseded_at IS NULL OR none(i IN range(0, size({a}.past_superseded_at)"
             f" - 1) WHERE {a}.past_superseded_from[i] <= {system}"
             f" AND {system} < {a}.past_superseded_to[i] AND {a}.past_superseded_at[i] <= {known}))")
+
+
+def _overlap_test(valid: Interval) -> Callable[[datetime, datetime | None], bool]:
+    """``valid.overlaps``, with the window's shape decided once per read instead of per fact:
+    all time overlaps everything, and an instant is two comparisons."""
+    at = valid.start
+    if at is None and valid.end is None:
+        return lambda start, end: True
+    if at is not None and valid.is_instant:
+        return lambda start, end: start <= at and (end is None or at < end)
+    return valid.overlaps
 
 
 def _holds_until(fact: Fact) -> datetime | None:

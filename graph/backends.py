@@ -77,9 +77,11 @@ def key_path(target: str) -> Path:
 
 
 def open_store(uri: str | None = None, clock: Clock = system_clock,
-               keys: KeyStore | None = None) -> Store:
+               keys: KeyStore | None = None, retry_seconds: float | None = None) -> Store:
     """Open the store named by ``uri`` and make sure its schema exists (idempotent). Memory is
-    sealed with ``keys``, by default the key file of ``key_path``."""
+    sealed with ``keys``, by default the key file of ``key_path``. ``retry_seconds`` bounds
+    how long a Neo4j transaction is retried on transient failures (the driver's 30 s when
+    None)."""
     target = resolve_uri(uri)
     keys = keys if keys is not None else FileKeyStore(key_path(target))
     store: Store
@@ -87,7 +89,8 @@ def open_store(uri: str | None = None, clock: Clock = system_clock,
         # Imported here: the driver loads only for a Neo4j store, never for an embedded one.
         from graph.neo4j.store import Neo4jStore
 
-        store = Neo4jStore.connect(target, clock, auth=neo4j_auth(), keys=keys)
+        store = Neo4jStore.connect(target, clock, auth=neo4j_auth(), keys=keys,
+                                   retry_seconds=retry_seconds)
     else:
         store = EmbeddedStore.open(Path(target), clock, keys)
     store.ensure_schema()

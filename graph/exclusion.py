@@ -1,11 +1,13 @@
 """Why the as-of predicate leaves a fact out: the hard filters of ``graph.asof``, one reason each.
 
-A search (``queries.search``) reports, for the items its query text matched in the tenant, how
-many each hard filter excluded, so that a caller can tell "not there" from "there, and not
-legal for this read". A fact gets the first reason, in the order of ``REASONS``, that it fails;
-a visible fact gets none. The Cypher and Python twins below say the same thing, as
-``graph.asof.to_cypher`` and ``to_predicate`` do; the tenant is not a reason, since a read never
-looks at another tenant's facts at all.
+A search (``queries.search``) reports, for the items its query text matched in the tenant
+within the read's scope, how many each hard filter excluded, so that a caller can tell "not
+there" from "there, and not legal for this read". The scope is a boundary there, never a count
+(``SCOPE`` is for a caller entitled to look past it, e.g. a trace asked by an admin). A fact
+gets the first reason, in the order of ``REASONS``, that it fails; a visible fact gets none.
+The Cypher and Python twins below say the same thing, as ``graph.asof.to_cypher`` and
+``to_predicate`` do; the tenant is not a reason, since a read never looks at another tenant's
+facts at all.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graph.asof import AsOf, in_gap, past_closed, past_closure_clause, to_cypher
+from graph.asof import (
+    AsOf,
+    in_gap,
+    past_closed,
+    past_closure_clause,
+    scope_clause,
+    scope_test,
+    to_cypher,
+)
 from graph.model import Fact
 
 SCOPE = "outside the scope"
@@ -36,15 +46,18 @@ REASONS = (SCOPE, ERASED, SYSTEM, NOT_PUBLIC, SUPERSEDED, VALID, EXPIRED, STATUS
 def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
     """The reason each fact of the spec's tenant is not visible (None: it is)."""
     known, system = spec._instants()
-    terms = spec.scope.terms()
+    holds_scope = scope_test(spec)
+    unexpired = spec.unexpired_at
     valid = spec.valid
 
     def reason(f: Fact) -> str | None:
         closed = (f.superseded_at is not None and f.superseded_recorded_at is not None
                   and f.superseded_recorded_at <= system and f.superseded_at <= known)
-        expired = f.expires_at is not None and not valid.overlaps(f.valid_from, f.expires_at)
+        expired = f.expires_at is not None and (
+            not valid.overlaps(f.valid_from, f.expires_at)
+            or (unexpired is not None and f.expires_at <= unexpired))
         checks = (
-            (SCOPE, all(t in f.scope for t in terms)),
+            (SCOPE, holds_scope(f.scope)),
             (ERASED, f.erased_at is None),
             (SYSTEM, f.recorded_at <= system
              and (f.invalidated_at is None or system < f.invalidated_at)
@@ -83,7 +96,7 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         unexpired = (f"({f}.expires_at IS NULL OR $asof_valid_start < {f}.expires_at)"
                      if valid.start is not None else "true")
     checks = [
-        (SCOPE, f"all(term IN $asof_scope WHERE term IN {f}.scope)"),
+        (SCOPE, scope_clause(spec, f)),
         (ERASED, f"{f}.erased_at IS NULL"),
         (SYSTEM, f"{f}.recorded_at <= $asof_system AND ({f}.invalidated_at IS NULL OR "
                  f"$asof_system < {f}.invalidated_at) AND ({f}.gaps_from IS NULL OR none(i IN "
@@ -94,7 +107,8 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
                      f"$asof_system < {f}.superseded_recorded_at) AND "
                      + past_closure_clause(f, "$asof_known", "$asof_system")),
         (VALID, in_valid),
-        (EXPIRED, unexpired),
+        (EXPIRED, unexpired if spec.unexpired_at is None else
+         f"{unexpired} AND ({f}.expires_at IS NULL OR $asof_unexpired < {f}.expires_at)"),
         (STATUS, f"{f}.status IN $asof_statuses"),
     ]
     for reason, name, key in ((KIND, "kind", "asof_kinds"), (SUBJECT, "subject", "asof_subjects"),

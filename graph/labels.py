@@ -16,6 +16,9 @@ FACT: Final = "Fact"
 DERIVATION: Final = "Derivation"
 EVENT: Final = "Event"
 LABELS: Final = (SUBJECT, SOURCE, FACT, DERIVATION, EVENT)
+# Bookkeeping of the Neo4j search index, not an entity (no node has it alone): a second label
+# on a fact that has no search entry yet (graph/neo4j/search.py).
+UNINDEXED: Final = "Unindexed"
 
 ABOUT: Final = "ABOUT"
 SUPPORTED_BY: Final = "SUPPORTED_BY"

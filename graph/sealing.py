@@ -15,7 +15,12 @@ retention reason nor owner, a content hash keyed by its own data key (useless on
 gone), and ``ciphertext``: base64 of a 12-byte nonce and AES-256-GCM of the four fields (JSON,
 padded to a multiple of 64 bytes), bound to the tenant and fact id as associated data (a
 ciphertext moved to another fact fails). Duplicate detection compares the plain hash, restored
-from the ciphertext on every read.
+from the ciphertext on every read. Content derived from a sealed fact and kept beside it (its
+search entry: terms and vector) is sealed under the same key (``seal_extra``), bound to the
+fact and a purpose, so that destroying the key erases it with the fact. That is the embedded
+store; Neo4j must search its entries in the server, so it keeps the terms blinded under the
+tenant's index key (``blind``) and the vector in clear, removed with the text on erasure
+(docs/retrieval.md, "Neo4j: full-text and cosine inside the legal set").
 
 Why a key per fact version: ``forget`` erases by memory, by source or by user, and each erases
 a set of versions (by source, some versions of a memory and not others). A key per version is
@@ -56,6 +61,16 @@ def sealed_in(scope: Scope) -> bool:
 def key_id(tenant: str, fact_id: str) -> str:
     """The key store's name for a fact's data key (a space is in neither a tenant nor an id)."""
     return f"{tenant} {fact_id}"
+
+
+def index_key_id(tenant: str) -> str:
+    """The key store's name for a tenant's search index key (no fact id is ``index``)."""
+    return f"{tenant} index"
+
+
+def blinded(key: bytes, term: str) -> str:
+    """A search term keyed by ``key``: ``b.`` and 128 bits of HMAC-SHA256, hex."""
+    return "b." + hmac.new(key, term.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
 
 
 def split_key_id(kid: str) -> tuple[str, str]:
@@ -121,20 +136,60 @@ class Sealer:
         if not row.get("sealed"):
             return row
         kid = key_id(tenant, row["id"])
-        key = self.keys.get(kid)
-        if key is None:
-            raise StoreError(f"no data key for {row['id']} in {self.keys.where}")
-        plain = json.dumps([row["value"], row.get("retention_reason"), row.get("owner"),
-                            row["content_hash"]], separators=(",", ":")).encode("utf-8")
-        # Padded to a multiple of 64 bytes: the ciphertext's length tells a short value's
-        # length only to within that ("yes" and "no" alike).
-        plain = plain.ljust(-(-len(plain) // _PAD) * _PAD)
-        nonce = os.urandom(_NONCE_BYTES)
-        blob = nonce + _aead(key).encrypt(nonce, plain, kid.encode("utf-8"))
+        key = self._key(kid, row["id"])
+        blob = _encrypt(key, [row["value"], row.get("retention_reason"), row.get("owner"),
+                              row["content_hash"]], kid)
         out = {k: v for k, v in row.items() if k not in ("retention_reason", "owner")}
         out.update(value="", content_hash=_keyed(key, row["content_hash"]),
-                   **{CIPHERTEXT: base64.b64encode(blob).decode("ascii")})
+                   **{CIPHERTEXT: blob})
         return out
+
+    def seal_extra(self, tenant: str, fact_id: str, purpose: str, content: Any) -> str:
+        """``content`` (JSON-able) that derives from a sealed fact (its search entry, say),
+        sealed under the fact's own key, so that destroying the key erases it too. Bound to
+        the fact and ``purpose``: it opens neither as the fact's row nor as another purpose's."""
+        kid = key_id(tenant, fact_id)
+        return _encrypt(self._key(kid, fact_id), content, f"{kid}\n{purpose}")
+
+    def unseal_extra(self, tenant: str, fact_id: str, purpose: str, blob: str) -> Any | None:
+        """What ``seal_extra`` sealed; None once the fact's key is destroyed (the fact reads
+        as erased, and this is gone with it)."""
+        kid = key_id(tenant, fact_id)
+        key = self.keys.get(kid)
+        if key is None:
+            self._gone(kid, fact_id)
+            return None
+        return _decrypt(key, blob, f"{kid}\n{purpose}", f"the sealed {purpose} of fact {fact_id}")
+
+    def blind(self, tenant: str, terms: Sequence[str], create: bool = False) -> list[str] | None:
+        """Each search term as a full-text index may hold it: an HMAC under the tenant's index
+        key (made here when ``create``), so that the text of sealed facts reaches an index's
+        files only keyed. Equal terms blind alike within a tenant, so matching still works;
+        None when the tenant has no index key yet (nothing was ever indexed under one)."""
+        kid = index_key_id(tenant)
+        key = self.keys.get(kid)
+        if key is None and create:
+            self.keys.create([kid])
+            key = self.keys.get(kid)
+        if key is None:
+            return None
+        subkey = hmac.new(key, b"vintage search term", hashlib.sha256).digest()
+        return [blinded(subkey, t) for t in terms]
+
+    def _key(self, kid: str, fact_id: str) -> bytes:
+        key = self.keys.get(kid)
+        if key is None:
+            raise StoreError(f"no data key for {fact_id} in {self.keys.where}")
+        return key
+
+    def _gone(self, kid: str, fact_id: str) -> datetime:
+        """When the missing key of ``fact_id`` was destroyed; a key never held is refused."""
+        at = self.keys.destroyed(kid)
+        if at is None:
+            raise KeyUnknown(
+                f"fact {fact_id} is sealed under a key that {self.keys.where} never held: "
+                "open the store with the key file it was written with (VINTAGE_KEYS)")
+        return at
 
     def unseal(self, tenant: str, row: dict[str, Any]) -> dict[str, Any]:
         """The plain fields of a stored fact. A fact whose key was destroyed (a backup restored
@@ -146,24 +201,12 @@ class Sealer:
         kid = key_id(tenant, row["id"])
         key = self.keys.get(kid)
         if key is None:
-            at = self.keys.destroyed(kid)
-            if at is None:
-                raise KeyUnknown(
-                    f"fact {row['id']} is sealed under a key that {self.keys.where} never held: "
-                    "open the store with the key file it was written with (VINTAGE_KEYS)")
+            at = self._gone(kid, row["id"])
             return {**out, "value": "", "retention_reason": None, "owner": None,
                     "content_hash": ERASED, "erased_at": out.get("erased_at") or at,
                     "invalidated_at": out.get("invalidated_at") or at}
-        from cryptography.exceptions import InvalidTag
-
-        raw = base64.b64decode(blob)
-        try:
-            plain = _aead(key).decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:],
-                                       kid.encode("utf-8"))
-        except InvalidTag as exc:
-            raise StoreError(f"the sealed content of fact {row['id']} does not authenticate "
-                             "(altered, or moved from another fact)") from exc
-        value, reason, owner, digest = json.loads(plain)
+        value, reason, owner, digest = _decrypt(key, blob, kid,
+                                                f"the sealed content of fact {row['id']}")
         return {**out, "value": value, "retention_reason": reason, "owner": owner,
                 "content_hash": digest}
 
@@ -180,6 +223,28 @@ class Sealer:
             tenant, fact_id = split_key_id(kid)
             found.setdefault(tenant, set()).add(fact_id)
         return found
+
+
+def _encrypt(key: bytes, content: Any, aad: str) -> str:
+    plain = json.dumps(content, separators=(",", ":")).encode("utf-8")
+    # Padded to a multiple of 64 bytes: the ciphertext's length tells a short value's
+    # length only to within that ("yes" and "no" alike).
+    plain = plain.ljust(-(-len(plain) // _PAD) * _PAD)
+    nonce = os.urandom(_NONCE_BYTES)
+    blob = nonce + _aead(key).encrypt(nonce, plain, aad.encode("utf-8"))
+    return base64.b64encode(blob).decode("ascii")
+
+
+def _decrypt(key: bytes, blob: str, aad: str, what: str) -> Any:
+    from cryptography.exceptions import InvalidTag
+
+    raw = base64.b64decode(blob)
+    try:
+        plain = _aead(key).decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], aad.encode("utf-8"))
+    except InvalidTag as exc:
+        raise StoreError(f"{what} does not authenticate (altered, or moved from another "
+                         "fact)") from exc
+    return json.loads(plain)
 
 
 def _aead(key: bytes) -> AESGCM:

@@ -32,8 +32,8 @@ def boom(*_: object, **__: object) -> NoReturn:
     (["impact"], "error: impact needs exactly one of a source id or a fact id"),
     (["asof", "revenue", "--subject", "A", "--subject", "A", "--cutoff", "2019-01-01"],
      "error: a subject is named twice"),
-    (["context", "user:1", "--for-thread", "t1", "--limit", "0"],
-     "error: a context holds at least one memory"),
+    (["context", "--query", "q", "--budget", "0", "--user", "1", "--for-thread", "t1"],
+     "error: a budget is a positive number of tokens, not 0"),
     (["remember", "fact", "user:1", "k", "{", "--typed"],
      "error: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
     (["facts", "x", "--subject", "S", "--cutoff", "31/12/2018"],
@@ -50,7 +50,8 @@ def test_a_refused_request_is_one_line_and_exit_2(
 @pytest.mark.parametrize(("target", "args"), [
     ("api.cli.impact", ["impact", "--source", "s1"]),
     ("api.cli_memory.recall", ["memories", "user:1"]),
-    ("api.cli_memory_control.build_context", ["context", "user:1", "--for-thread", "t1"]),
+    ("api.cli_context.build_pack", ["context", "--query", "q", "--budget", "500", "--user",
+                                    "1", "--for-thread", "t1"]),
 ])
 def test_an_internal_error_is_one_line_exit_70_and_no_traceback(
     target: str, args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -114,10 +114,11 @@ def test_a_user_corrects_by_id_demotes_and_an_agent_context_is_recorded(
                           "0.25", "--reason", "rarely relevant", "--user", "42"],
                          capsys, monkeypatch)
     assert code == 0 and "1 -> 0.25" in out, err
-    code, out, _ = run([*store_args, "context", "user:42", "--for-thread", "t-1", "--limit",
-                        "1", "--user", "42", "--json"], capsys, monkeypatch)
-    built = json.loads(out)
-    assert [m["value"] for m in built["memories"]] == ["never"] and built["left_out"] == 1
+    code, out, _ = run([*store_args, "context", "--query", "shipping gift wrap", "--budget",
+                        "2000", "--for-thread", "t-1", "--user", "42", "--format", "json"],
+                       capsys, monkeypatch)
+    built = json.loads(out)  # the demoted memory is still handed over, ranked lower
+    assert [m["value"] for m in built["evidence"]] == ["never", "ship to a locker"]
     code, out, _ = run([*store_args, "audit", "--json"], capsys, monkeypatch)
     actions = [e["action"] for e in json.loads(out)]
     assert actions[-2:] == ["demote", "inject"] and "locker" not in out

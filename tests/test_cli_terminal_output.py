@@ -72,11 +72,13 @@ def test_values_that_look_like_markup_print_as_written_in_memories_summarise_and
                              "42")
     assert code == 0, err
     assert all(f"k{i}: {value}" in out.splitlines() for i, value in enumerate(MARKUP))
-    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "user:42", "--user",
-                             "42", "--for-thread", "th1")
+    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "markup",
+                             "--budget", "4000", "--user", "42", "--for-thread", "th1")
     assert code == 0, err
     for m in listed:
-        assert f"- {m['key']}: {m['value']} ({m['id']}, weight 1)" in out.splitlines()
+        assert (f"user:42 {m['key']} = {json.dumps(m['value'])} | active | observed "
+                f"2026-05-01T10:00:00Z | source m") in out
+        assert f"| explain {m['id']}" in out
     code, out, _ = vintage(store_args, capsys, monkeypatch, "audit", "--json")
     assert [e["action"] for e in json.loads(out)].count("derive") == 1  # written once
 
@@ -90,12 +92,13 @@ def test_a_conflicted_flag_is_shown_in_the_context(
     for value, source in (("enterprise", "crm-1"), ("[team]", "billing-1")):
         vintage(store_args, capsys, monkeypatch, "remember", "fact", "account:7", "plan",
                 value, "--source-id", source, *tool)
-    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "account:7",
-                             "--project", "alpha", "--for-thread", "th1")
+    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "plan",
+                             "--budget", "2000", "--project", "alpha", "--for-thread", "th1")
     assert code == 0, err
-    lines = [line for line in out.splitlines() if line.startswith("- plan: ")]
-    assert sorted(line.split(" (")[0] for line in lines) == [
-        "- plan: [team] [conflicted]", "- plan: enterprise [conflicted]"]
+    lines = [line.split("] ", 1)[1] for line in out.splitlines() if " account:7 plan = " in line]
+    assert sorted(line.split(" | ")[0] + " | " + line.split(" | ")[1][:len("conflicted with [")]
+                  for line in lines) == ['account:7 plan = "[team]" | conflicted with [',
+                                         'account:7 plan = "enterprise" | conflicted with [']
     code, out, err = vintage(store_args, capsys, monkeypatch, "review", "--project", "alpha")
     assert code == 0 and "[team] (" in out, err
 
@@ -127,9 +130,12 @@ def test_control_characters_in_ids_and_values_are_shown_never_sent_to_the_termin
     assert code == 0, err
     assert column(out, 2) == shown_key
     assert column(out, 3).replace(" ", "") == shown_value.replace(" ", "")
-    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "user:42", "--user",
-                             "42", "--for-thread", "th1")
-    assert code == 0 and f"- {shown_key}: {shown_value} (" in out, err
+    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "red",
+                             "--budget", "2000", "--user", "42", "--for-thread", "th1")
+    # A context pack writes text values as JSON strings, with \\uXXXX for what JSON leaves raw.
+    packed = (r'k\u001b[2J = "red\u001b[31m \u001b]8;;https://evil.example\u0007x '
+              r'\u009b31m\u007f over\rwrite \u202etxt" | active')
+    assert code == 0 and f"user:42 {packed}" in out, err
     code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
                              "42", "--json")
     (listed,) = json.loads(out)

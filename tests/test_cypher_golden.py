@@ -30,6 +30,7 @@ from graph.model import Scope
 from graph.neo4j import cypher
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
+from graph.neo4j import cypher_search as search
 from graph.neo4j.schema import SCHEMA_STATEMENTS
 from graph.store import Direction
 from graph.temporal import as_of, from_to, parse_instant
@@ -102,6 +103,22 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         {"fact_id": "f", "superseded_at": None, "recorded_at": T},
         {"fact_id": "g", "superseded_at": T, "recorded_at": T}]),
     "purge_tenant_facts": lambda: cypher.purge_tenant("acme")[2],
+    "adopt_unindexed": lambda: search.adopt_unindexed(),  # noqa: PLW0108 (the spy must see it)
+    "index_exists": lambda: search.index_exists("vintage_fact_text"),
+    "unindexed": lambda: search.unindexed("acme", "minilm", 100),
+    "unindexed_after": lambda: search.unindexed("acme", "minilm", 100, "k1.r1"),
+    "clear_entries": lambda: search.clear_entries("acme", 10_000),
+    "index_targets": lambda: search.index_targets("acme", ["a", "b"]),
+    "put_entries": lambda: search.put_entries("acme", [
+        {"id": "a", "terms": "t.0 k.preference b.1", "vector": [0.6, 0.8], "model": "minilm"}]),
+    "rank_memory": lambda: search.rank(
+        AsOf(SCOPE, kinds=(FactKind.PREFERENCE, FactKind.EXPERIENCE)).resolved(T),
+        ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 5),
+    "rank_subjects_without_vector": lambda: search.rank(
+        AsOf(Scope(tenant="acme"), known_at=T, subjects=("GOOGL",)).resolved(T),
+        ["b.1"], [], None, None, 5),
+    "rank_ids_without_terms": lambda: search.rank(
+        AsOf(SCOPE, ids=("a", "b")).resolved(T), [], [], [1.0, 0.0], "minilm", 3),
 }
 
 
@@ -123,7 +140,7 @@ def test_generated_cypher_matches_its_golden_file(name: str) -> None:
 def _builders() -> set[str]:
     """Every public function of the builder modules that returns Cypher."""
     return {f"{module.__name__}.{name}"
-            for module in (cypher, reads, lineage) for name, fn in vars(module).items()
+            for module in (cypher, reads, lineage, search) for name, fn in vars(module).items()
             if inspect.isfunction(fn) and fn.__module__ == module.__name__
             and not name.startswith("_")
             and inspect.signature(fn).return_annotation in ("Query", "list[Query]")}
@@ -133,7 +150,7 @@ def test_every_builder_has_a_golden_file(monkeypatch: pytest.MonkeyPatch) -> Non
     expected, called = _builders(), set()
     for qualified in expected:
         module_name, name = qualified.rsplit(".", 1)
-        module = {m.__name__: m for m in (cypher, reads, lineage)}[module_name]
+        module = {m.__name__: m for m in (cypher, reads, lineage, search)}[module_name]
         original = getattr(module, name)
 
         def spy(*args: object, _fn: Callable[..., object] = original, _name: str = qualified,

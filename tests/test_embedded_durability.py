@@ -4,6 +4,7 @@ line. Crashes are real ``kill -9`` of child processes; the store is then opened 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -19,11 +20,14 @@ import pytest
 from graph.asof import AsOf
 from graph.backends import key_path
 from graph.embedded import log
+from graph.embedded.codec import pack_vector
 from graph.embedded.store import LOG_NAME, EmbeddedStore
 from graph.keyfile import FileKeyStore
 from graph.memory.forget import forget
 from graph.memory.remember import remember
 from graph.model import Scope
+from graph.retrieval.index import IndexEntry, index_tx
+from graph.retrieval.terms import terms
 from graph.temporal import all_time
 from graph.writes import record
 from tests.factories import ACTOR, PinnedClock, batch, fact, memory, mine, source
@@ -217,7 +221,13 @@ def test_an_erasure_killed_during_the_rewrite_finishes_on_the_next_open(
     scope = Scope(tenant=TENANT)
     text = "ship to the secret office"
     remember(store, memory(scope, value=text), actor=ACTOR)
-    assert text.encode() in (tmp_path / LOG_NAME).read_bytes()
+    # Its search entry too: the stemmed terms (JSON strings in the log) and the vector.
+    (said,) = store.history(TENANT, memory(scope).assertion_key())
+    vector = (0.6, 0.0, 0.8, 0.0)
+    store.write(TENANT, lambda tx: index_tx(tx).put_index(
+        [IndexEntry(said.id, tuple(terms(text)), vector, "test-4d")]))
+    derived = [json.dumps(t).encode() for t in terms(text)] + [pack_vector(vector).encode()]
+    assert all(d in (tmp_path / LOG_NAME).read_bytes() for d in [text.encode(), *derived])
     clock.advance(minutes=1)
 
     def killed(log_path: Path, tenant: str, fact_ids: set[str]) -> None:
@@ -233,7 +243,8 @@ def test_an_erasure_killed_during_the_rewrite_finishes_on_the_next_open(
     monkeypatch.undo()
     reopened = EmbeddedStore.open(tmp_path, clock)
     assert not (tmp_path / log.SCRUB_JOURNAL).exists()
-    assert all(text.encode() not in p.read_bytes() for p in tmp_path.iterdir())
+    assert all(d not in p.read_bytes() for p in tmp_path.iterdir()
+               for d in [text.encode(), *derived])
     assert [f.value for f in reopened.history(TENANT, memory(scope).assertion_key())] == [""]
 
 

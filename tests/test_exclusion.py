@@ -68,7 +68,8 @@ def specs(draw: st.DrawFn) -> AsOf:
     keys = draw(st.one_of(st.just({"user": "1"}), st.dictionaries(
         st.sampled_from(["user", "project"]), st.sampled_from("12p"), max_size=2)))
     return AsOf(
-        Scope(tenant="t", keys=keys), known_at=draw(st.one_of(late, day)),
+        Scope(tenant="t", keys=keys), shared_only=not keys and draw(st.booleans()),
+        unexpired_at=draw(maybe_day), known_at=draw(st.one_of(late, day)),
         system_at=draw(st.one_of(late, day)), valid=window,
         statuses=frozenset(draw(st.lists(st.sampled_from(list(Status)), min_size=1,
                                          unique=True))),

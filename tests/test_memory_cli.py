@@ -20,7 +20,7 @@ def remember(store_args: list[str], capsys: pytest.CaptureFixture[str],
     return code, json.loads(out) if out.strip() else {"error": err}
 
 
-def test_a_context_without_a_scope_fails_closed_and_all_scopes_is_audited(
+def test_a_context_without_a_scope_carries_no_memory_and_all_scopes_is_audited(
     store_args: list[str], capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -29,19 +29,23 @@ def test_a_context_without_a_scope_fails_closed_and_all_scopes_is_audited(
                               "deploy.window", f"window {user}", "--source-id", f"m-{user}",
                               "--owner", f"user:{user}", "--user", user, *SAID)
         assert code == 0, done
-    code, out, err = run([*store_args, "context", "project:alpha", "--for-thread", "th1"],
-                         capsys, monkeypatch)
-    assert code == 2 and out == "" and "names its scope" in err and len(err.splitlines()) == 1
+    code, out, err = run([*store_args, "context", "--query", "deploy window", "--budget", "2000",
+                          "--for-thread", "th1", "--format", "json"], capsys, monkeypatch)
+    # Naming no scope reads the tenant's shared facts only: not one user's memory.
+    assert code == 0 and json.loads(out)["evidence"] == [], err
+    assert "window" not in out
     code, out, err = run([*store_args, "memories", "project:alpha"], capsys, monkeypatch)
     assert code == 2 and "--all-scopes" in err
-    code, out, err = run([*store_args, "--actor", "ops:alice", "context", "project:alpha",
-                          "--for-thread", "th1", "--all-scopes", "--json"], capsys, monkeypatch)
+    code, out, err = run([*store_args, "--actor", "ops:alice", "context", "--query",
+                          "deploy window", "--subject", "project:alpha", "--budget", "2000",
+                          "--for-thread", "th1", "--all-scopes", "--format", "json"],
+                         capsys, monkeypatch)
     assert code == 0, err
-    assert len(json.loads(out)["memories"]) == 3
+    assert len(json.loads(out)["evidence"]) == 3
     code, out, _ = run([*store_args, "audit", "--subject", "project:alpha", "--json"], capsys,
                        monkeypatch)
     (read,) = [e for e in json.loads(out) if e["action"] == "read"]
-    assert (read["actor"], read["details"]["read"]) == ("ops:alice", "context")
+    assert (read["actor"], read["details"]["read"]) == ("ops:alice", "search")
 
 
 def test_a_memory_about_a_user_written_without_their_scope_is_refused(

@@ -2,14 +2,22 @@
 
 A sealed fact is sealed here, on its way to the disk, and unsealed on its way back
 (``graph.sealing``): the in-memory state stays plain, only the log holds ciphertext. Plain facts
-are written as before, without a ``sealed`` field."""
+are written as before, without a ``sealed`` field. A search entry (``index``) is written as
+its fact id, model, terms and vector (base64 of float32 little-endian: a fifth of a JSON list
+of floats), and, when its fact is sealed, all but the id sealed under the fact's key."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
+from graph.embedded.state import Entry, Indexed, Unindexing
 from graph.model import DerivationIn, Event, Fact, Source, Subject
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import (
@@ -38,6 +46,7 @@ _DATACLASSES: dict[str, type[Any]] = {
     "reopen": Reopening,
     "restore": Restoration,
     "knowledge_end": KnowledgeEnd,
+    "unindex": Unindexing,
 }
 _MODELS: dict[str, type[Any]] = {
     "subject": Subject,
@@ -57,6 +66,8 @@ def encode(op: str, record: Any, tenant: str, sealer: Sealer | None = None) -> l
         return [op, row if sealer is None else sealer.seal(tenant, row)]
     if op in _MODELS:
         return [op, record.model_dump(mode="json")]
+    if op == "index":
+        return [op, _entry_row(record, tenant, sealer)]
     if op == "derivation":
         assert isinstance(record, DerivationWrite)
         return [op, {
@@ -79,6 +90,8 @@ def decode(item: list[Any], tenant: str, sealer: Sealer | None = None) -> tuple[
         return op, Fact.model_validate(sealer.unseal(tenant, payload))
     if op in _MODELS:
         return op, _MODELS[op].model_validate(payload)
+    if op == "index":
+        return op, _entry(payload, tenant, sealer)
     if op == "derivation":
         return op, DerivationWrite(
             derivation=DerivationIn.model_validate(payload["derivation"]),
@@ -102,3 +115,38 @@ _INSTANTS = ("datetime", datetime, "datetime | None")
 
 def _instant(value: str) -> datetime:
     return datetime.fromisoformat(value)
+
+
+_ENTRY = "search entry"  # the purpose a sealed entry's ciphertext is bound to
+
+
+def _entry_row(rec: Indexed, tenant: str, sealer: Sealer | None) -> dict[str, Any]:
+    assert rec.entry is not None, "an entry read back without its key is never written"
+    e = rec.entry
+    body = {"model": e.model, "terms": list(e.terms), "vector": pack_vector(e.vector)}
+    if rec.sealed and sealer is not None:
+        return {"fact_id": rec.fact_id,
+                CIPHERTEXT: sealer.seal_extra(tenant, rec.fact_id, _ENTRY, body)}
+    return {"fact_id": rec.fact_id, **body}
+
+
+def _entry(payload: dict[str, Any], tenant: str, sealer: Sealer | None) -> Indexed:
+    fact_id = payload["fact_id"]
+    body: dict[str, Any] | None = payload
+    if CIPHERTEXT in payload:
+        if sealer is None:
+            raise StoreError(f"the search entry of fact {fact_id} was written sealed: open the "
+                             "store with its key store")
+        body = sealer.unseal_extra(tenant, fact_id, _ENTRY, payload[CIPHERTEXT])
+    entry = None if body is None else Entry(
+        tuple(body["terms"]), unpack_vector(body["vector"]), body["model"])
+    return Indexed(fact_id, entry, CIPHERTEXT in payload)
+
+
+def pack_vector(vector: Sequence[float] | npt.NDArray[np.float32]) -> str:
+    """Base64 of the vector as float32, little-endian."""
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def unpack_vector(text: str) -> npt.NDArray[np.float32]:
+    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from graph.asof import in_gap
+from graph.asof import AsOf, in_gap
 from graph.embedded.state import Node, State
 from graph.labels import (
     DERIVATION,
@@ -19,8 +19,8 @@ from graph.labels import (
     SUPPORTED_BY,
     USED,
 )
-from graph.model import Fact
-from graph.store import Direction, Edge, Justification, Reached, Support, Walk
+from graph.model import Fact, Source
+from graph.store import Confirmation, Direction, Edge, Justification, Reached, Support, Walk
 
 
 def live(data: dict[str, Any], at: datetime) -> bool:
@@ -43,6 +43,35 @@ def supports(state: State, tenant: str, fact_ids: Sequence[str],
             if key == SUPPORTED_BY and (at is None or live(data, at)):
                 found.append(Support(fid, dst[2], data["available_at"], data["recorded_at"]))
     return sorted(found, key=lambda s: (s.fact_id, s.available_at, s.source_id))
+
+
+def cited(state: State, spec: AsOf, facts: list[Fact]) -> list[tuple[Fact, tuple[Source, ...]]]:
+    """Each fact of a read with the sources it cites at the resolved ``spec``'s cutoff and
+    system instant (supports public by then and holding then), earliest first."""
+    tenant = spec.scope.tenant
+    edges = [e for e in supports(state, tenant, [f.id for f in facts], spec.system_at)
+             if spec.known_at is not None and e.available_at <= spec.known_at]
+    by_id = {s.id: s for s in records(state, SOURCE, tenant, sorted({e.source_id
+                                                                      for e in edges}))}
+    found: dict[str, list[Source]] = {}
+    for e in edges:
+        found.setdefault(e.fact_id, []).append(by_id[e.source_id])
+    return [(f, tuple(sorted(found.get(f.id, []), key=lambda s: (s.available_at, s.id))))
+            for f in facts]
+
+
+def confirmed(edges: list[Support], known_at: datetime) -> dict[str, Confirmation]:
+    """Per fact, its support ``edges`` (ordered by fact, availability, source) public by
+    ``known_at``, summed up."""
+    found: dict[str, Confirmation] = {}
+    for s in edges:
+        if s.available_at > known_at:
+            continue
+        seen = found.get(s.fact_id)
+        found[s.fact_id] = Confirmation(
+            seen.first_source if seen else s.source_id,
+            seen.first_at if seen else s.available_at, s.available_at)
+    return found
 
 
 def records(state: State, label: str, tenant: str, ids: Sequence[str]) -> Iterator[Any]:

@@ -1,11 +1,11 @@
 """Erasure reaches the embedded log: the one rewrite of an otherwise append-only file.
 
 The rewrite is journalled. Before it starts, ``vintage.scrub.json`` names the tenant and the
-facts to scrub (fsynced); the log is copied to ``<log>.scrub`` with their content removed,
-fsynced and renamed over the log; only then is the journal removed. A crash at any point
-leaves the journal behind, and the next writer (or the next open) runs the rewrite again from
-the start: it is idempotent, so finishing it twice is harmless, and the erased text cannot
-outlive a restart.
+facts to scrub (fsynced); the log is copied to ``<log>.scrub`` with their content and search
+entries removed, fsynced and renamed over the log; only then is the journal removed. A crash
+at any point leaves the journal behind, and the next writer (or the next open) runs the
+rewrite again from the start: it is idempotent, so finishing it twice is harmless, and the
+erased text cannot outlive a restart.
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ def _rewrite(log: Path, tenant: str, fact_ids: set[str]) -> None:
                 continue
             entry = unframe(line, f"{log}: line {n}")
             if entry["tenant"] == tenant:
+                # A search entry (terms, vector) is derived from the text: it goes whole.
+                entry["ops"] = [[op, payload] for op, payload in entry["ops"]
+                                if not (op == "index" and payload["fact_id"] in fact_ids)]
                 for op, payload in entry["ops"]:
                     if op == "fact" and payload["id"] in fact_ids:
                         # A sealed fact's ciphertext goes too: the second line of defence,
@@ -70,6 +73,8 @@ def _rewrite(log: Path, tenant: str, fact_ids: set[str]) -> None:
                         payload.pop(CIPHERTEXT, None)
                         payload.update(value="", content_hash=ERASED, retention_reason=None,
                                        owner=None)
+                if not entry["ops"]:
+                    continue  # a transaction that only indexed erased facts: nothing is left
             out.write(frame(entry))
         out.flush()
         os.fsync(out.fileno())

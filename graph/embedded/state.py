@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
+import numpy as np
+import numpy.typing as npt
 
 from graph.asof import AsOf, to_predicate
 from graph.kinds import FactKind
@@ -36,6 +39,32 @@ ERASED = "erased"  # the content_hash of an erased fact
 _NODE_OPS = {"subject": SUBJECT, "source": SOURCE, "event": EVENT}
 
 
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """A fact's search entry as the state keeps it (``graph.retrieval.index.IndexEntry``), its
+    vector as float32: a tuple of Python floats takes eight times the memory (100k entries of
+    384 dimensions would hold over a gigabyte)."""
+
+    terms: tuple[str, ...]
+    vector: npt.NDArray[np.float32]
+    model: str
+
+
+@dataclass(frozen=True, eq=False)
+class Indexed:
+    """The ``index`` operation: a fact's search entry, and whether the log must seal it (as
+    its fact is). ``entry`` None: read back sealed under a key since destroyed, so gone."""
+
+    fact_id: str
+    entry: Entry | None
+    sealed: bool
+
+
+@dataclass(frozen=True)
+class Unindexing:
+    """The ``unindex`` operation: every search entry of the tenant dropped (a rebuild)."""
+
+
 class State:
     def __init__(self) -> None:
         self.graph: Any = nx.MultiDiGraph()
@@ -50,6 +79,11 @@ class State:
         # must not be scanned whole to follow one type, as Neo4j's relationship groups avoid.
         self.out_by_type: dict[tuple[Node, str], set[Node]] = defaultdict(set)
         self.in_by_type: dict[tuple[Node, str], set[Node]] = defaultdict(set)
+        # Search entries by tenant and fact id; ``generation`` moves on every change (undo
+        # included), so a ranking structure built from them knows when it is stale.
+        self.entries: dict[str, dict[str, Entry]] = defaultdict(dict)
+        self.generation: dict[str, int] = defaultdict(int)
+        self.rank_cache: dict[str, Any] = {}  # per tenant: graph.embedded.search's
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         """The as-of read for a resolved spec; the caller holds the store's lock (a write
@@ -123,6 +157,9 @@ class State:
             self._fact(fact.model_copy(update={
                 "value": "", "content_hash": ERASED, "retention_reason": None, "owner": None,
                 "erased_at": rec.at, "invalidated_at": fact.invalidated_at or rec.at}), j)
+            self._entry(tenant, rec.fact_id, None, j)  # derived from the text: erased with it
+        elif op in ("index", "unindex"):
+            self._index(tenant, rec, j)
         elif op == "invalidate":
             fact = self.facts[tenant][rec.fact_id]
             self._fact(fact.model_copy(update={"invalidated_at": rec.at}), j)
@@ -184,6 +221,46 @@ class State:
 
         j.append(undo)
         self._node((FACT, fact.tenant, fact.id), j, label=FACT, record=fact)
+
+    def _index(self, tenant: str, rec: Indexed | Unindexing, j: Journal) -> None:
+        if isinstance(rec, Unindexing):
+            self._unindex(tenant, j)
+            return
+        fact = self.facts[tenant].get(rec.fact_id)
+        # An entry never outlives its text (its key gone, its fact erased or never there).
+        if fact is not None and fact.erased_at is None and rec.entry is not None:
+            self._entry(tenant, rec.fact_id, rec.entry, j)
+
+    def _unindex(self, tenant: str, j: Journal) -> None:
+        table, previous = self.entries[tenant], dict(self.entries[tenant])
+        table.clear()
+        self.generation[tenant] += 1
+
+        def undo() -> None:
+            table.update(previous)
+            self.generation[tenant] += 1
+
+        j.append(undo)
+
+    def _entry(self, tenant: str, fact_id: str, entry: Entry | None, j: Journal) -> None:
+        table = self.entries[tenant]
+        previous = table.get(fact_id)
+        if entry is None and previous is None:
+            return
+        if entry is None:
+            del table[fact_id]
+        else:
+            table[fact_id] = entry
+        self.generation[tenant] += 1
+
+        def undo() -> None:
+            if previous is None:
+                table.pop(fact_id, None)
+            else:
+                table[fact_id] = previous
+            self.generation[tenant] += 1  # forward only: a cache of the undone state is stale
+
+        j.append(undo)
 
     def _node(self, node: Node, j: Journal, **attrs: Any) -> None:
         g = self.graph

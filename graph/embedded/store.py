@@ -13,11 +13,12 @@ Opening replays the log. A torn last line (a crash during the append) is the tra
 never committed: it is moved aside to ``vintage.log.jsonl.torn-<time>`` with a warning, and the
 store opens. A damaged complete line fails the open, naming file, line and byte offset. After
 its line is fsynced, an erasure rewrites the log under a journal (``graph.embedded.scrub``): the
-one exception to append-only. With a key store, sealed facts reach the log as ciphertext (the
-codec), and an erasure destroys their keys once the log is rewritten, so every copy of the old
-log becomes unreadable; the keys are marked first, and an open finishes a destruction that a
-crash interrupted. This backend is also the reference model the Neo4j backend is checked
-against, so it favours plainness over speed.
+one exception to append-only. With a key store, sealed facts and their search entries reach
+the log as ciphertext (the codec), and an erasure destroys their keys once the log is
+rewritten, so every copy of the old log becomes unreadable; the keys are marked first, and an
+open finishes a destruction that a crash interrupted. Search ranks inside the legal set
+(``graph.embedded.search``). This backend is also the reference model the Neo4j backend is
+checked against, so it favours plainness over speed.
 """
 
 from __future__ import annotations
@@ -32,24 +33,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from graph.asof import AsOf
-from graph.embedded import codec, log, reads, scrub
+from graph.embedded import codec, log, reads, scrub, search
 from graph.embedded.state import State
 from graph.embedded.tx import EmbeddedTx
-from graph.labels import (
-    LINEAGE_TYPES,
-    SOURCE,
-    SUBJECT,
-)
+from graph.labels import LINEAGE_TYPES, SOURCE, SUBJECT
 from graph.model import Event, Fact, Source, Subject
+from graph.retrieval.index import Hits, TextQuery
 from graph.sealing import KeyStore, Sealer
-from graph.store import (
-    Clock,
-    Confirmation,
-    Direction,
-    StoreError,
-    Support,
-    Walk,
-)
+from graph.store import Clock, Confirmation, Direction, StoreError, Support, Walk
 
 T = TypeVar("T")
 LOG_NAME = log.LOG_NAME
@@ -177,7 +168,9 @@ class EmbeddedStore:
             return
         file = self.path / LOG_NAME
         if self.sealer is not None:  # the keys are on disk before anything sealed under them
-            self.sealer.prepare(tenant, (r for op, r in ops if op == "fact"))
+            facts = self.state.facts[tenant]  # an entry is sealed under its fact's key
+            self.sealer.prepare(tenant, (r if op == "fact" else facts[r.fact_id]
+                                         for op, r in ops if op in ("fact", "index")))
         line = log.frame({"tenant": tenant, "ops": [codec.encode(op, r, tenant, self.sealer)
                                                     for op, r in ops]})
         erased = {r.fact_id: r.at for op, r in ops if op == "erase"}
@@ -236,23 +229,17 @@ class EmbeddedStore:
         with self._fresh():
             return self.state.read(resolved, limit)
 
+    def rank(self, spec: AsOf, query: TextQuery) -> Hits:
+        resolved = spec.resolved(self.now())
+        with self._fresh():
+            return search.rank(self.state, resolved, query)
+
     def read_cited(
         self, spec: AsOf, limit: int | None = None,
     ) -> list[tuple[Fact, tuple[Source, ...]]]:
         resolved = spec.resolved(self.now())
-        known = resolved.known_at or self.now()
-        tenant = spec.scope.tenant
         with self._fresh():
-            facts = self.state.read(resolved, limit)
-            edges = [e for e in reads.supports(self.state, tenant, [f.id for f in facts],
-                                               resolved.system_at)
-                     if e.available_at <= known]
-            by_id = {s.id: s for s in self.sources(tenant, sorted({e.source_id for e in edges}))}
-        cited: dict[str, list[Source]] = {}
-        for e in edges:
-            cited.setdefault(e.fact_id, []).append(by_id[e.source_id])
-        return [(f, tuple(sorted(cited.get(f.id, []), key=lambda s: (s.available_at, s.id))))
-                for f in facts]
+            return reads.cited(self.state, resolved, self.state.read(resolved, limit))
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         resolved = spec.resolved(self.now())
@@ -277,15 +264,7 @@ class EmbeddedStore:
         self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
         at: datetime | None = None,
     ) -> dict[str, Confirmation]:
-        found: dict[str, Confirmation] = {}
-        for s in self.supports(tenant, fact_ids, at):  # ordered by (fact, available_at, source)
-            if s.available_at > known_at:
-                continue
-            seen = found.get(s.fact_id)
-            found[s.fact_id] = Confirmation(
-                seen.first_source if seen else s.source_id,
-                seen.first_at if seen else s.available_at, s.available_at)
-        return found
+        return reads.confirmed(self.supports(tenant, fact_ids, at), known_at)
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         with self._fresh():

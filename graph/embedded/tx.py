@@ -6,16 +6,21 @@ the commit, and is journalled so that a failing unit of work can be undone.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from graph.asof import AsOf
 from graph.embedded import reads
-from graph.embedded.state import Journal, State
+from graph.embedded.state import Entry, Indexed, Journal, State, Unindexing
+from graph.errors import InvalidArgument
 from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Source, Subject
+from graph.retrieval.index import IndexEntry
 from graph.store import (
     Closure,
     Conflict,
@@ -190,3 +195,42 @@ class EmbeddedTx:
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         return reads.generated_by(self.state, self.tenant, derivation_ids)
+
+    def unindexed(self, model: str, limit: int) -> list[Fact]:
+        facts = self.state.facts[self.tenant]
+        entries = self.state.entries[self.tenant]
+        due = heapq.nsmallest(max(limit, 0), (
+            i for i, f in facts.items()
+            if f.erased_at is None and (i not in entries or entries[i].model != model)))
+        return [facts[i] for i in due]
+
+    def put_index(self, entries: Sequence[IndexEntry]) -> None:
+        checked = [(e.fact_id, checked_entry(e)) for e in entries]
+        facts = self.state.facts[self.tenant]
+        self._do("index", [Indexed(i, e, facts[i].sealed) for i, e in checked
+                           if i in facts and facts[i].erased_at is None])
+
+    def clear_index(self) -> int:
+        dropped = len(self.state.entries[self.tenant])
+        if dropped:  # nothing to drop: nothing logged
+            self._do("unindex", [Unindexing()])
+        return dropped
+
+
+def checked_entry(e: IndexEntry) -> Entry:
+    """The entry as the state keeps it; one that could not be ranked (no model, a term a
+    whitespace analyzer would split, a vector not of finite numbers) is refused before
+    anything is written."""
+    if not isinstance(e, IndexEntry):
+        raise InvalidArgument(f"a search entry must be an IndexEntry, not {type(e).__name__}")
+    if not e.model or not all(isinstance(t, str) and t and not any(c.isspace() for c in t)
+                              for t in e.terms):
+        raise InvalidArgument(f"the search entry of {e.fact_id} needs a model and terms "
+                              "without whitespace")
+    try:
+        vector = np.asarray(e.vector, dtype=np.float32)
+    except (TypeError, ValueError):
+        vector = np.array([np.nan], dtype=np.float32)
+    if vector.ndim != 1 or not vector.size or not np.isfinite(vector).all():
+        raise InvalidArgument(f"the search entry of {e.fact_id} needs a vector of finite numbers")
+    return Entry(tuple(e.terms), vector, e.model)

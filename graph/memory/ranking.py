@@ -14,14 +14,14 @@ words, never evidence (``graph.memory.gate.NOT_EVIDENCE``); the injection lets t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from graph.errors import InvalidArgument
 from graph.memory.gate import memory_key
 from graph.memory.scoping import require_scope
-from graph.model import Event, Scope, new_event_id
+from graph.model import Event, Scope, Value, new_event_id
 from graph.store import Store, UnknownReference
 
 DEMOTE = "demote"
@@ -76,19 +76,23 @@ def weights(store: Store, tenant: str, memory_ids: Sequence[str],
     return found
 
 
-def record_injection(store: Store, tenant: str, *, thread: str, subject: str,
+def record_injection(store: Store, tenant: str, *, thread: str, subject: str | None,
                      memory_ids: Sequence[str], left_out: Sequence[str] = (),
-                     actor: str) -> str:
+                     actor: str, event_id: str | None = None,
+                     more: Mapping[str, Value] | None = None) -> str:
     """Record that these memory versions were put into a context for ``thread``, and which
-    visible ones were considered but cut by the limit (ids only, never values)."""
+    visible ones were considered but cut by the limit (ids only, never values). A context
+    pack (``queries.pack``) names its own event id (its text quotes it) and adds its trace
+    (``more``: ids and numbers, never values)."""
     if not thread.strip():
         raise InvalidArgument("an injection belongs to a thread")
-    event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor,
+    event = Event(id=event_id or new_event_id(), tenant=tenant, at=store.now(), actor=actor,
                   action=INJECT, reason=f"context for thread {thread}",
-                  details={"decision": "injected", "thread": thread, "subject": subject,
+                  details={"decision": "injected", "thread": thread,
+                           **({} if subject is None else {"subject": subject}),
                            "memories": ",".join(memory_ids), "count": len(memory_ids),
                            "considered": len(memory_ids) + len(left_out),
-                           "left_out": ",".join(left_out)})
+                           "left_out": ",".join(left_out), **(more or {})})
     store.write(tenant, lambda tx: tx.append_event(event))
     return event.id
 

@@ -23,9 +23,11 @@ from graph.labels import (
     SUBJECT,
     SUPERSEDES,
     SUPPORTED_BY,
+    UNINDEXED,
     USED,
 )
-from graph.model import Scope
+from graph.model import Fact, Scope
+from graph.sealing import CIPHERTEXT
 
 FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 
@@ -33,6 +35,10 @@ FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 _FACT_INSTANTS = ("valid_from", "valid_to", "available_at", "superseded_at",
                   "superseded_recorded_at", "recorded_at", "invalidated_at", "expires_at",
                   "erased_at")
+# Named, not ``.*``: a fact node also holds its search entry (terms, a vector of hundreds of
+# floats), which no read of facts wants decoded.
+_FACT_PROPERTIES = (*(k for k in Fact.model_fields
+                      if k not in (*_FACT_INSTANTS, "gaps_from", "gaps_to")), CIPHERTEXT)
 
 
 def fact_map(alias: str) -> str:
@@ -40,10 +46,11 @@ def fact_map(alias: str) -> str:
     values several times slower than strings, and bulk reads (versions, cascades) are
     dominated by that decoding. ``graph.model.Fact`` parses them back to UTC datetimes."""
     a = alias
+    stored = ", ".join(f".{k}" for k in _FACT_PROPERTIES)
     instants = ", ".join(f"{k}: toString({a}.{k})" for k in _FACT_INSTANTS)
     gaps = ", ".join(f"{k}: [t IN coalesce({a}.{k}, []) | toString(t)]"
                      for k in ("gaps_from", "gaps_to"))
-    return f"{a} {{.*, {instants}, {gaps}}}"
+    return f"{a} {{{stored}, {instants}, {gaps}}}"
 
 
 def source_map(alias: str) -> str:
@@ -147,10 +154,11 @@ SET s = row, s.tenant = $tenant""", {"tenant": tenant, "rows": rows})
 
 
 def create_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    # Born without a search entry: the indexer finds it by the second label (unindexed()).
     return Query(f"""
 UNWIND $rows AS row
 MATCH (s:{SUBJECT} {{tenant: $tenant, id: row.subject}})
-CREATE (f:{FACT})
+CREATE (f:{FACT}:{UNINDEXED})
 SET f = row
 CREATE (f)-[:{ABOUT} {{role: 'subject', recorded_at: row.recorded_at}}]->(s)""",
                  {"tenant": tenant, "rows": rows})

@@ -19,6 +19,7 @@ from graph.labels import (
     LINEAGE_TYPES,
     SOURCE,
     SUPPORTED_BY,
+    UNINDEXED,
     USED,
 )
 from graph.neo4j.cypher import Query, fact_map
@@ -101,14 +102,16 @@ RETURN d.id AS derivation, {fact_map("f")} AS f""",
 
 
 def erase_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # The value, retention reason, owner and a sealed fact's ciphertext go; the node stays
-    # (invisible to reads) so that lineage and the tombstone event have something to point at.
+    # The value, retention reason, owner and a sealed fact's ciphertext go, and its search
+    # entry with them (terms and vector derive from the text); the node stays (invisible to
+    # reads) so that lineage and the tombstone event have something to point at.
     return Query(f"""
 UNWIND $rows AS row
 MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
 SET f.value = '', f.content_hash = 'erased', f.retention_reason = null, f.owner = null,
-    f.ciphertext = null,
-    f.erased_at = row.at, f.invalidated_at = coalesce(f.invalidated_at, row.at)""",
+    f.ciphertext = null, f.search_terms = null, f.embedding = null, f.embedding_model = null,
+    f.erased_at = row.at, f.invalidated_at = coalesce(f.invalidated_at, row.at)
+REMOVE f:{UNINDEXED}""",
                  {"tenant": tenant, "rows": rows})
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from graph.labels import EVENT, FACT, LABELS
+from graph.labels import EVENT, FACT, LABELS, UNINDEXED
 
 # (tenant, id) per label: the writes' MERGE and MATCH by id, nodes_by_id, existing, supports,
 # justifications, generated_by, the support exits and the start of every walk seek these;
@@ -54,6 +54,25 @@ RETIRED_INDEXES: Final = (
 )
 
 
+# The search index (graph/neo4j/search.py, docs/retrieval.md). Full-text over a fact's
+# pre-tokenised, blinded terms: the whitespace analyzer keeps each term whole, and an index
+# updated at commit means a search right after put_index already finds the entry. rank seeks
+# it; no vector index: its top-k is global and approximate, and the legal set is ranked by
+# exact cosine instead.
+FACT_TEXT: Final = "vintage_fact_text"
+_SEARCH: Final = (
+    f"CREATE FULLTEXT INDEX {FACT_TEXT} IF NOT EXISTS FOR (n:{FACT}) ON EACH [n.search_terms] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
+    "`fulltext.eventually_consistent`: false}}",
+    # unindexed(): a tenant's facts with no entry, in id order ...
+    f"CREATE INDEX vintage_unindexed IF NOT EXISTS FOR (n:{UNINDEXED}) ON (n.tenant, n.id)",
+    # ... and those whose entry is by another model than the one asked for (two range seeks,
+    # below and above it: empty, unless the tenant's embedder changed).
+    f"CREATE INDEX vintage_fact_model IF NOT EXISTS FOR (n:{FACT}) "
+    "ON (n.tenant, n.embedding_model)",
+)
+
+
 def _indexes() -> list[str]:
     return [
         f"CREATE INDEX vintage_{name} IF NOT EXISTS FOR (n:{label}) ON {props}"
@@ -66,4 +85,5 @@ SCHEMA_STATEMENTS: Final = (
     *(f"DROP INDEX {name} IF EXISTS" for name in RETIRED_INDEXES),
     *_CONSTRAINTS,
     *_indexes(),
+    *_SEARCH,
 )

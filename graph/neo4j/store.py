@@ -23,6 +23,8 @@ from graph.neo4j import cypher
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.schema import SCHEMA_STATEMENTS
+from graph.neo4j.search import SearchTx, prepare
+from graph.neo4j.search import rank as rank_hits
 from graph.neo4j.tx import (
     Neo4jTx,
     fact_from,
@@ -31,6 +33,7 @@ from graph.neo4j.tx import (
     source_from,
     support_from,
 )
+from graph.retrieval.index import Hits, TextQuery
 from graph.sealing import KeyStore, Sealer
 from graph.store import (
     Clock,
@@ -44,6 +47,9 @@ from graph.store import (
 
 T = TypeVar("T")
 _CONSTRAINT_RETRIES = 3
+# The driver's own default: long enough to ride out a cluster's leader election. A service
+# answering requests passes less (``api.http.service.STORE_RETRY_SECONDS``).
+DEFAULT_RETRY_SECONDS = 30.0
 
 
 def _constraint_error(exc: BaseException | None) -> ConstraintError | None:
@@ -69,12 +75,18 @@ def _answering(uri: str) -> Iterator[None]:
 
 
 class Neo4jStore:
+    """Reads run in read transactions, writes in write transactions (the driver's managed
+    ones): behind a ``neo4j://`` routing URI a cluster serves reads from its secondaries and
+    writes from its leader. Every session shares one bookmark manager, so a read waits for
+    the writes this store committed before it (read-your-writes, across its threads)."""
+
     def __init__(self, driver: neo4j.Driver, clock: Clock, database: str | None = None,
                  uri: str = "the configured address", keys: KeyStore | None = None) -> None:
         self.driver = driver
         self.uri = uri
         self.database = database
         self._clock = clock
+        self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
         # With a key store, sealed facts are written as ciphertext (``graph.sealing``) and
         # erasing one destroys its key; without, everything is written plain.
         self.sealer = Sealer(keys) if keys is not None else None
@@ -83,11 +95,16 @@ class Neo4jStore:
     def connect(
         cls, uri: str, clock: Clock, auth: tuple[str, str] | None = None,
         database: str | None = None, keys: KeyStore | None = None,
+        retry_seconds: float | None = None,
     ) -> Neo4jStore:
+        """``retry_seconds``: how long a transaction is retried on transient failures (a
+        leader election, a server that went away) before ``StoreUnreachable``; None is
+        ``DEFAULT_RETRY_SECONDS``."""
         # "Unrecognized" is Neo4j noting property keys no node has yet (gaps_from on a young
         # database); expected here, and logged by the driver as a warning on every query.
         driver = neo4j.GraphDatabase.driver(
-            uri, auth=auth,
+            uri, auth=auth, max_transaction_retry_time=(
+                DEFAULT_RETRY_SECONDS if retry_seconds is None else retry_seconds),
             notifications_disabled_classifications=[
                 neo4j.NotificationDisabledClassification.UNRECOGNIZED],
         )
@@ -107,11 +124,13 @@ class Neo4jStore:
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[neo4j.Session]:
-        with _answering(self.uri), self.driver.session(database=self.database) as session:
+        with _answering(self.uri), self.driver.session(
+                database=self.database, bookmark_manager=self.bookmarks) as session:
             yield session
 
     def ensure_schema(self) -> None:
         with self._session() as session:
+            prepare(session)
             for statement in SCHEMA_STATEMENTS:
                 session.run(statement).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
@@ -160,7 +179,7 @@ class Neo4jStore:
         last: list[Neo4jTx] = []  # the driver may run the unit again after a transient error
 
         def unit(tx: neo4j.ManagedTransaction) -> T:
-            last[:] = [Neo4jTx(tx, tenant, self.sealer)]
+            last[:] = [SearchTx(tx, tenant, self.sealer)]
             result = work(last[0])
             if last[0].erased and self.sealer is not None:
                 self.sealer.mark(tenant, set(last[0].erased))
@@ -195,6 +214,9 @@ class Neo4jStore:
                       Confirmation(r["first_source"], parse_utc(r["first_at"]),
                                    parse_utc(r["last_at"]))) for r in rows]
         return [(f, c) for f, c in confirmed if f.erased_at is None]
+
+    def rank(self, spec: AsOf, query: TextQuery) -> Hits:
+        return rank_hits(self.run, self.sealer, spec.resolved(self.now()), query)
 
     def history(self, tenant: str, key: str) -> list[Fact]:
         return [fact_from(r["f"], self.sealer) for r in self.run(cypher.history(tenant, key))]
@@ -236,7 +258,7 @@ class Neo4jStore:
 
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._session() as session:
-            return session.execute_read(lambda tx: work(Neo4jTx(tx, tenant, self.sealer)))
+            return session.execute_read(lambda tx: work(SearchTx(tx, tenant, self.sealer)))
 
 
 def _event(props: dict[str, Any]) -> Event:

@@ -77,7 +77,7 @@ def support_from(row: dict[str, Any]) -> Support:
 def fact_from(props: dict[str, Any], sealer: Sealer | None = None) -> Fact:
     """A fact from its node's properties, unsealed with ``sealer`` if it was written sealed."""
     values = native_props(props)
-    if CIPHERTEXT in values:
+    if values.get(CIPHERTEXT) is not None:  # fact_map names it on every fact
         if sealer is None:
             raise StoreError(f"fact {values['id']} was written sealed: connect with its key "
                              "store (graph.backends.open_store finds the key file)")

@@ -9,8 +9,10 @@ the text they came from.
 ``rank`` is where the order of retrieval is kept (docs/retrieval.md): a backend ranks *inside*
 the legal set of ``spec`` (the whole as-of predicate, run in the store before any score), so a
 keyword or vector score never brings back an excluded item and an excluded item never pushes a
-legal one out of the top. It also says, for the items the query's terms matched in the tenant,
-how many each hard filter excluded (``graph.exclusion``).
+legal one out of the top. It also says, for the items of the tenant within the read's scope
+that the query's terms matched, how many each hard filter excluded (``graph.exclusion``). The
+scope is a boundary, not a filter to explain: an item beyond it is neither counted nor given
+a reason, or the count would tell one user that another's memories hold their words.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ class Hits:
     keyword: tuple[tuple[str, float], ...]  # BM25 over the terms
     semantic: tuple[tuple[str, float], ...]  # cosine similarity to the query vector
     legal: int  # how many items the legal set holds (those with an entry)
-    matched: int  # items of the tenant the query terms matched, legal or not
+    matched: int  # items of the tenant within the read's scope the query terms matched, legal
+    # or not (every scope term of the spec is in the item's scope)
     excluded: Mapping[str, int] = field(default_factory=dict)  # of ``matched``: reason -> count
 
 
@@ -62,6 +65,11 @@ class IndexTx(StoreTx, Protocol):
     def put_index(self, entries: Sequence[IndexEntry]) -> None:
         """Store each entry on its fact (replacing any earlier one); a fact erased or gone
         meanwhile is skipped, so an entry never outlives its text."""
+        ...
+    def clear_index(self) -> int:
+        """Drop every entry of the tenant, whatever its model, so that each fact not erased is
+        unindexed again (a rebuild: how facts are described or tokenised changed); how many
+        entries were dropped."""
         ...
 
 

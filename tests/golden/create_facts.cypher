@@ -1,6 +1,6 @@
 UNWIND $rows AS row
 MATCH (s:Subject {tenant: $tenant, id: row.subject})
-CREATE (f:Fact)
+CREATE (f:Fact:Unindexed)
 SET f = row
 CREATE (f)-[:ABOUT {role: 'subject', recorded_at: row.recorded_at}]->(s)
 // params

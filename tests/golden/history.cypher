@@ -1,7 +1,7 @@
 MATCH (f:Fact)
 WHERE f.tenant = $tenant AND f.key = $key
 WITH f ORDER BY f.revision, f.recorded_at
-RETURN f {.*, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), erased_at: toString(f.erased_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]} AS f
+RETURN f {.id, .key, .revision, .tenant, .scope, .kind, .status, .subject, .predicate, .value, .unit, .past_superseded_at, .past_superseded_from, .past_superseded_to, .authority, .owner, .retention_reason, .content_hash, .event_id, .change, .sealed, .ciphertext, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), erased_at: toString(f.erased_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]} AS f
 // params
 {
   "key": "k1",

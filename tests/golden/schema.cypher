@@ -15,3 +15,6 @@ CREATE INDEX vintage_fact_valid IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.valid
 CREATE INDEX vintage_fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.recorded_at);
 CREATE INDEX vintage_event_at IF NOT EXISTS FOR (n:Event) ON (n.tenant, n.at);
 CREATE INDEX vintage_event_action IF NOT EXISTS FOR (n:Event) ON (n.tenant, n.action);
+CREATE FULLTEXT INDEX vintage_fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.search_terms] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
+CREATE INDEX vintage_unindexed IF NOT EXISTS FOR (n:Unindexed) ON (n.tenant, n.id);
+CREATE INDEX vintage_fact_model IF NOT EXISTS FOR (n:Fact) ON (n.tenant, n.embedding_model);

@@ -1,0 +1,104 @@
+"""The HTTP API: ``create_app(open_store)`` builds the FastAPI app; ``vintage serve`` runs it
+under uvicorn (``api.cli_serve``).
+
+Nothing is opened at import or when the app is built: the store comes from the ``open_store``
+given, called once at startup (lifespan), and is closed at shutdown after the running ingest
+jobs end. One store per app; every request authenticates with an API key
+(``api.http.auth``) and runs as its principal. Errors are RFC 9457 problems
+(``api.http.problems``); the OpenAPI 3.1 document is ``/openapi.json``.
+
+Routers by area: ``routes_facts`` (facts, lineage, metric questions), ``routes_memory`` and
+``routes_memory_control`` (the memory verbs), ``routes_ingest`` (uploads and jobs),
+``routes_keys`` (an admin's keys), ``routes_retrieval`` (search, context packs, their trace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+
+from fastapi import APIRouter, FastAPI, Request
+from starlette.concurrency import run_in_threadpool
+
+from api.http import (
+    problems,
+    routes_facts,
+    routes_ingest,
+    routes_keys,
+    routes_memory,
+    routes_memory_control,
+    routes_retrieval,
+)
+from api.http.auth import service
+from api.http.models import Health, Ready
+from api.http.service import Service
+from graph.retrieval.embedder import Embedder
+from graph.store import Clock, Store
+
+# Each area's router.
+ROUTERS: tuple[APIRouter, ...] = (
+    routes_facts.router, routes_memory.router, routes_memory_control.router,
+    routes_ingest.router, routes_keys.router, routes_retrieval.router,
+)
+TAGS = [
+    {"name": "health", "description": "Liveness and readiness (no key needed)."},
+    {"name": "facts", "description": "As-of reads, history, lineage, impact, retraction, "
+                                     "metric questions."},
+    {"name": "memory", "description": "Agent memory: every verb, through the gates."},
+    {"name": "ingest", "description": "Uploads loaded by background jobs."},
+    {"name": "keys", "description": "The tenant's API keys (admin keys only)."},
+    {"name": "retrieval", "description": "Search inside the legal set, context packs and "
+                                         "their traces."},
+]
+
+
+def _version() -> str:
+    try:
+        return version("vintage")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "0"
+
+
+def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
+               embedder: Embedder | None = None) -> FastAPI:
+    """The app over the store ``open_store`` opens (at startup, not now); ``clock`` stamps its
+    jobs (default: the system's); ``embedder`` ranks its searches (default: the one
+    ``VINTAGE_EMBEDDER`` names, chosen on the first search)."""
+    held = Service(open_store, clock, embedder)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(held.start)
+        try:
+            yield
+        finally:
+            await run_in_threadpool(held.stop)
+
+    app = FastAPI(
+        title="Vintage", version=_version(), lifespan=lifespan, openapi_tags=TAGS,
+        summary="Bitemporal facts and agent memory: what was known, when, and why.",
+        description="Every request but the health checks presents an API key "
+                    "(`Authorization: Bearer vk_…`); its tenant, scope and authority are the "
+                    "key's. Errors are RFC 9457 problems, `type` naming each kind.",
+    )
+    app.state.service = held
+    problems.install(app)
+    app.add_api_route("/healthz", healthz, methods=["GET"], response_model=Health,
+                      tags=["health"])
+    app.add_api_route("/readyz", readyz, methods=["GET"], response_model=Ready, tags=["health"],
+                      responses=problems.documented())
+    for router in ROUTERS:
+        app.include_router(router)
+    return app
+
+
+def healthz() -> Health:
+    """The process answers (it says nothing of the store)."""
+    return Health()
+
+
+def readyz(request: Request) -> Ready:
+    """The store answers and its schema is applied: 503 with ``Retry-After`` otherwise."""
+    service(request).probe()
+    return Ready()

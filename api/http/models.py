@@ -1,0 +1,186 @@
+"""Request and response models shared by every area, and those of facts, lineage and metric
+questions. Each carries an example, shown in ``/openapi.json``.
+
+Instants are ISO 8601 with an offset (``2024-05-01T12:00:00Z``), or a date (its first instant,
+UTC); a naive datetime is refused (422), never guessed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from graph.corrections import ExitReport
+from graph.temporal import parse_instant
+from queries.views import FactView, SourceView
+
+
+def _instant(value: Any) -> Any:
+    return parse_instant(value) if isinstance(value, str) else value
+
+
+Instant = Annotated[datetime, BeforeValidator(_instant)]
+Limit = Annotated[int, Field(ge=1, le=1000, description="Most items on one page.")]
+Cursor = Annotated[str | None, Field(description="The `next_cursor` of the previous page.",
+                                     max_length=2000)]
+
+SOURCE_EXAMPLE: dict[str, Any] = {"id": "0001652044-19-000004", "kind": "filing", "form": "10-K",
+                  "accession": "0001652044-19-000004",
+                  "uri": "https://www.sec.gov/Archives/edgar/data/1652044/000165204419000004/",
+                  "available_at": "2019-02-05T00:00:00Z"}
+FACT_EXAMPLE: dict[str, Any] = {"id": "f-2c1b0a9e8d7c6b5a-1", "subject": "GOOGL",
+                "predicate": "us-gaap:Revenues", "value": 136819000000, "unit": "USD",
+                "kind": "observation", "status": "active", "revision": 1,
+                "valid": ["2018-01-01T00:00:00Z", "2019-01-01T00:00:00Z"],
+                "knowledge": ["2019-02-05T00:00:00Z", None],
+                "system": ["2026-06-01T12:00:00Z", None]}
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Health(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"status": "ok"}]})
+
+    status: Literal["ok"] = "ok"
+
+
+class Ready(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"status": "ready", "store": "reachable", "schema": "applied"}]})
+
+    status: Literal["ready"] = "ready"
+    store: Literal["reachable"] = "reachable"
+    schema_: Literal["applied"] = Field("applied", alias="schema")
+
+
+class FactOut(FactView):
+    """A visible fact with the sources that support it, earliest first."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        FACT_EXAMPLE | {"sources": [SOURCE_EXAMPLE]}]})
+
+    sources: tuple[SourceView, ...]
+
+
+class FactsPage(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"items": [FACT_EXAMPLE | {"sources": [SOURCE_EXAMPLE]}], "next_cursor": None}]})
+
+    items: list[FactOut]
+    next_cursor: str | None = Field(None, description="Absent on the last page.")
+
+
+class FactsQuery(BaseModel):
+    """Facts visible at a knowledge cutoff, as known then (hindsight only when asked)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    predicate: str = Field(examples=["us-gaap:Revenues"], min_length=1, max_length=256)
+    subject: list[Annotated[str, Field(min_length=1, max_length=256)]] = Field(
+        examples=[["GOOGL"]], min_length=1, max_length=50,
+        description="A subject id, CIK or ticker; repeatable.")
+    cutoff: Instant | None = Field(None, examples=["2019-03-01"],
+                                   description="Knowledge cutoff (default: now).")
+    valid_at: Instant | None = Field(None, description="Valid instant (default: any).")
+    system_at: Instant | None = Field(None, description="System instant (default: now).")
+    hindsight: bool = Field(False, description="Show knowledge ends learned after the cutoff.")
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+class HistoryQuery(BaseModel):
+    """Every version of one assertion, on every axis, oldest first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str = Field(examples=["GOOGL"], min_length=1, max_length=256)
+    predicate: str = Field(examples=["us-gaap:Revenues"], min_length=1, max_length=256)
+    valid_from: Instant = Field(examples=["2018-01-01"])
+    valid_to: Instant | None = Field(None, examples=["2019-01-01"])
+    unit: str | None = Field(None, examples=["USD"], max_length=256)
+
+
+class History(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"items": [FACT_EXAMPLE | {"sources": [SOURCE_EXAMPLE]}]}]})
+
+    items: list[FactOut]
+
+
+ExplainFormat = Literal["json", "prov-json", "graphml"]
+
+
+class MetricQuery(BaseModel):
+    """A metric per company as it could have been computed at the cutoff."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: list[Annotated[str, Field(min_length=1, max_length=256)]] = Field(
+        examples=[["GOOGL", "MSFT"]], min_length=1, max_length=50)
+    cutoff: Instant = Field(examples=["2019-03-01"])
+    period: str = Field("LTM", examples=["FY2018"], max_length=64,
+                        description="FY2024, FY2024Q4, LTM or START..END.")
+    hindsight: bool = False
+
+
+class Reason(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"reason": "the filing was withdrawn"}]})
+
+    reason: str = Field(min_length=1, max_length=2000, description="Kept in the event.")
+
+
+class Touched(Out):
+    """One fact a change reached, and what became of it."""
+
+    fact: str
+    predicate: str
+    fate: str
+    depth: int | None = None
+    known_until: datetime | None = None
+
+
+class ExitOut(Out):
+    """What a retraction, its undoing or an invalidation did."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"event": "e-5f0c", "facts": ["f-2c1b0a9e8d7c6b5a-1"],
+         "cascade": [{"fact": "f-9a8b-1", "predicate": "metric:revenue_ltm",
+                      "fate": "closed", "depth": 1, "known_until": None}],
+         "knowledge": []}]})
+
+    event: str
+    facts: list[str]
+    cascade: list[Touched]
+    knowledge: list[Touched]
+
+
+def exit_out(report: ExitReport) -> ExitOut:
+    return ExitOut(
+        event=report.event_id, facts=list(report.invalidated),
+        cascade=[Touched(fact=o.fact.id, predicate=o.fact.predicate, fate=o.fate.value,
+                         depth=o.depth) for o in report.cascade],
+        knowledge=[Touched(fact=o.fact.id, predicate=o.fact.predicate, fate=o.fate.value,
+                           known_until=o.ends_at) for o in report.knowledge])
+
+
+EXPLANATION_EXAMPLE: dict[str, Any] = {
+    "system_at": "2026-06-01T12:00:00Z",
+    "root": {"fact": FACT_EXAMPLE, "derived_by": [], "sources": [SOURCE_EXAMPLE],
+             "supersedes": [], "superseded_by": []}}
+IMPACT_EXAMPLE: dict[str, Any] = {
+    "start": "source", "start_id": "0001652044-19-000004",
+    "system_at": "2026-06-01T12:00:00Z", "changed": [FACT_EXAMPLE], "also_supported": [],
+    "affected": [], "by_kind": {"observation": 1}, "by_depth": {}, "revised": []}
+METRIC_EXAMPLE: dict[str, Any] = {
+    "metric": "revenue", "description": "Total revenue", "cutoff": "2019-03-01T00:00:00Z",
+    "period": "FY2018", "answers": [{
+        "subject": "GOOGL", "value": 136819000000, "unit": "USD", "period": "FY2018",
+        "span": "2018-01-01..2018-12-31", "method": "reported",
+        "fact_id": "f-2c1b0a9e8d7c6b5a-1", "derivation_id": None, "derivations": [],
+        "periods_used": ["FY2018"], "inputs": [], "warnings": [], "refused": None,
+        "hindsight": None}]}

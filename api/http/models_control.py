@@ -1,0 +1,166 @@
+"""Request and response models of the memory verbs that erase, summarise, review, settle,
+undo and weigh (``api.http.routes_memory`` and ``api.http.routes_memory_control``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import ConfigDict, Field
+
+from api.http.models import Instant, Out
+from api.http.models_memory import Name, Named, Scoped, Text
+from graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
+from graph.model import Value
+
+
+class Forget(Scoped):
+    """Erase exactly one of: a memory (subject and key), a source's facts, everything of the
+    user (``everything``: the key's user, or the one named)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "user:42", "key": "shipping.preference", "reason": "user asked"}]})
+
+    reason: Text
+    subject: Name | None = None
+    key: Name | None = None
+    source: Name | None = None
+    everything: bool = False
+
+
+class Forgotten(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "by": "memory", "facts": 2, "derived": 1, "event": "e-90ab"}]})
+
+    by: str
+    facts: int
+    derived: int
+    event: str
+
+
+class Summarise(Scoped):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "user:42", "user": "42"}]})
+
+    subject: Name = Field(examples=["user:42"])
+    keys: list[Name] | None = None
+
+
+class Summary(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "fact": "f-51aa-1", "derivation": "d-0c2e", "value": "shipping.preference: office"}]})
+
+    fact: str
+    derivation: str
+    value: Value
+
+
+class Side(Out):
+    id: str
+    value: Value
+    known_from: datetime
+
+
+class ConflictOut(Out):
+    subject: str
+    key: str
+    scope: list[str]
+    sides: list[Side]
+
+
+class Conflicts(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"sets": [{
+        "subject": "user:42", "key": "plan", "scope": ["user=42"],
+        "sides": [{"id": "m-1", "value": "pro", "known_from": "2026-05-01T10:00:00Z"},
+                  {"id": "m-2", "value": "team", "known_from": "2026-05-02T10:00:00Z"}]}]}]})
+
+    sets: list[ConflictOut]
+
+
+class ReviewQuery(Scoped):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"user": "42"}]})
+
+    all_scopes: bool = False
+
+
+class Resolve(Named):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "user:42", "key": "plan", "keep": "pro", "source_id": "ticket-9",
+        "owner": "user:42", "reason": "the user confirmed", "user": "42"}]})
+
+    keep: Value
+    source_id: Name
+    owner: Name
+    reason: Text
+    observed_at: Instant | None = None
+
+
+class Written(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "event": "e-5150", "created": ["m-77c0-3"]}]})
+
+    event: str | None
+    created: list[str]
+
+
+class Rollback(Scoped):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "to": "2026-06-01T11:00:00Z", "reason": "a buggy agent's batch", "user": "42"}]})
+
+    to: Instant
+    reason: Text
+
+
+class RolledBackOut(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "event": "e-4411", "restored": 1, "retired": 1}]})
+
+    event: str | None
+    restored: int
+    retired: int
+
+
+class Invalidate(Named):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "user:42", "key": "shipping.preference", "reason": "moved", "user": "42"}]})
+
+    reason: Text
+
+
+class Demote(Named):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "user:42", "key": "gift.wrap", "reason": "rarely useful", "weight": 0.2,
+        "user": "42"}]})
+
+    reason: Text
+    weight: float = Field(0.5, ge=0.0, le=1.0, description="1 restores.")
+
+
+class DemotedOut(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "memory_id": "m-8d1f-1", "weight": 0.2, "previous": 1.0, "event": "e-31d2"}]})
+
+    memory_id: str
+    weight: float
+    previous: float
+    event: str
+
+
+class OutcomeIn(Named):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "agent:billing", "key": "refunds", "task": "ticket-311",
+        "project": "billing"}]})
+
+    task: Name
+    failed: bool = False
+    at: Instant | None = None
+    reporter: Name | None = None
+
+
+class Promote(Named):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "agent:billing", "key": "refunds", "project": "billing"}]})
+
+    by_user: bool = Field(False, description="The user's explicit action (needs source_id).")
+    source_id: Name | None = None
+    needed: int = Field(DEFAULT_VALIDATIONS, ge=1)
+    min_success_rate: float = Field(DEFAULT_SUCCESS_RATE, ge=0.0, le=1.0)

@@ -1,0 +1,158 @@
+"""Request and response models of the memory verbs that write, read, correct and audit
+(the others: ``api.http.models_control``).
+
+A request names its scope (``user``, ``project``, ``thread``) only within what its key allows:
+a key bound to user 42 writes and reads user 42's memories whatever the request says (naming
+another user is 403); the tenant is never named, it is the key's.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.http.models import Cursor, Instant, Limit, Out
+from graph.kinds import SourceKind
+from graph.memory.gate import Decision, MemoryKind
+from graph.model import Event, Value
+from queries.recall import MemoryView
+
+Text = Annotated[str, Field(min_length=1, max_length=2000)]
+Name = Annotated[str, Field(min_length=1, max_length=256)]
+ScopePart = Annotated[str | None, Field(None, pattern=r"^[A-Za-z0-9_.:@/-]{1,128}$")]
+
+
+class In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Scoped(In):
+    """Where the memory lives: within the key's binding (a bound key need name none)."""
+
+    user: ScopePart = None
+    project: ScopePart = None
+    thread: ScopePart = None
+
+
+class Named(Scoped):
+    subject: Name = Field(examples=["user:42"])
+    key: Name = Field(examples=["shipping.preference"])
+
+
+class MemoryWrite(Named):
+    """One memory write, through the gates. ``source_kind`` is what the key claims; the key
+    decides whether it may (an agent key never writes ``user_message``)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "kind": "preference", "subject": "user:42", "key": "shipping.preference",
+        "value": "ship to the office", "source_kind": "user_message", "source_id": "msg-1",
+        "observed_at": "2026-05-01T10:00:00Z", "owner": "user:42",
+        "retention_reason": "user asked us to remember", "user": "42"}]})
+
+    kind: MemoryKind
+    value: Value
+    source_kind: SourceKind | None = None
+    source_id: Name | None = None
+    source_version: Name | None = None
+    tool: Name | None = Field(None, description="The tool a `tool_result` comes from.")
+    observed_at: Instant | None = None
+    owner: Name | None = None
+    retention_reason: Text | None = None
+    ttl_seconds: int | None = Field(None, ge=1)
+    evidence: list[Name] = Field(default_factory=list, max_length=100)
+    consent: bool = False
+
+
+class Decided(Out):
+    """The gate's decision on one write, why, and the version it left current (if any)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "decision": "active", "reason": "new preference", "memory_id": "m-8d1f-1",
+        "revision": 1, "event": "e-77a0"}]})
+
+    decision: Decision
+    reason: str
+    memory_id: str | None
+    revision: int | None
+    event: str
+    validated_tasks: int | None = None  # outcomes: distinct tasks succeeded on
+    failed_tasks: int | None = None
+
+
+class MemoryOut(MemoryView):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "id": "m-8d1f-1", "subject": "user:42", "key": "shipping.preference",
+        "kind": "preference", "value": "ship to the office", "status": "active", "revision": 1,
+        "owner": "user:42", "retention_reason": "user asked us to remember",
+        "scope": ["user=42"], "known_from": "2026-05-01T10:00:00Z", "known_until": None,
+        "expires_at": None, "sources": [], "weight": 1.0}]})
+
+
+class MemoriesQuery(Scoped):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "user:42", "user": "42", "limit": 20}]})
+
+    subject: Name = Field(examples=["user:42"])
+    key: Name | None = None
+    at: Instant | None = Field(None, description="As known and holding then (default now).")
+    system_at: Instant | None = Field(None, description="As the engine held them then.")
+    candidates: bool = False
+    hindsight: bool = False
+    all_scopes: bool = Field(False, description="Every scope of the tenant (admin, audited).")
+    limit: Limit = 50
+    cursor: Cursor = None
+
+
+class CurrentQuery(Scoped):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "subject": "user:42", "key": "shipping.preference", "user": "42"}]})
+
+    subject: Name = Field(examples=["user:42"])
+    key: Name = Field(examples=["shipping.preference"])
+
+
+class MemoriesPage(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "items": [], "next_cursor": None}]})
+
+    items: list[MemoryOut]
+    next_cursor: str | None = None
+
+
+class Correction(In):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "value": "ship to my home", "source_id": "msg-7"}]})
+
+    value: Value
+    source_id: Name
+    observed_at: Instant | None = None
+    consent: bool = False
+
+
+class AuditQuery(In):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"subject": "user:42"}]})
+
+    subject: Name | None = None
+    key: Name | None = None
+    since: Instant | None = None
+    until: Instant | None = None
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+class EventOut(Event):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "id": "e-77a0", "tenant": "acme", "at": "2026-06-01T12:00:00Z",
+        "actor": "key:k3f9a0c1d2e4b5a6(support-bot)", "action": "remember",
+        "reason": "remember: new preference",
+        "details": {"decision": "active", "subject": "user:42", "key": "shipping.preference",
+                    "scope": "user=42"}}]})
+
+
+class AuditPage(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "items": [], "next_cursor": None}]})
+
+    items: list[EventOut]
+    next_cursor: str | None = None

@@ -1,0 +1,163 @@
+"""Facts, lineage and metric questions: the as-of read, history, explain (JSON, PROV-JSON,
+GraphML), impact, retraction and its undoing, and a metric as of a cutoff.
+
+Handlers call ``queries`` and ``graph`` functions in the scope the key allows
+(``api.http.guard``); an id outside the key's reach answers 404 like one that does not exist.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Response
+from fastapi.responses import JSONResponse
+
+from api.http import guard, pages
+from api.http.auth import Authenticated
+from api.http.models import (
+    EXPLANATION_EXAMPLE,
+    IMPACT_EXAMPLE,
+    METRIC_EXAMPLE,
+    ExitOut,
+    ExplainFormat,
+    FactOut,
+    FactsPage,
+    FactsQuery,
+    History,
+    HistoryQuery,
+    Instant,
+    MetricQuery,
+    Reason,
+    exit_out,
+)
+from api.http.problems import documented
+from graph.temporal import as_of
+from queries import asof as asof_queries
+from queries.answers import MetricAnswer
+from queries.explain import Explanation, explain
+from queries.export import graphml, prov_json
+from queries.impact import Impact, impact
+from queries.metrics import resolve_metric
+from queries.periods import parse_period
+from queries.question import ask
+from queries.retraction import retract
+from queries.subjects import resolve_subjects
+from queries.views import FactView, SourceView
+
+router = APIRouter(prefix="/v1", tags=["facts"])
+Id = Annotated[str, Path(min_length=1, max_length=512, examples=["f-2c1b0a9e8d7c6b5a-1"])]
+SourceId = Annotated[str, Path(min_length=1, max_length=512,
+                               examples=["0001652044-19-000004"])]
+GRAPHML = "application/graphml+xml"
+
+
+def _fact_out(a: asof_queries.Answer) -> FactOut:
+    return FactOut(**FactView.of(a.fact).model_dump(),
+                   sources=tuple(SourceView.of(s) for s in a.sources))
+
+
+@router.get("/facts", response_model=FactsPage, responses=documented(400, 403))
+def facts(caller: Authenticated, q: Annotated[FactsQuery, Query()]) -> FactsPage:
+    """Facts visible at a knowledge cutoff (filtered inside the store, before any limit), as
+    known then; pages are slices of one snapshot (the first page pins cutoff and system time)."""
+    scope = guard.read_scope(caller.principal)
+    now = caller.store.now()
+    query = q.model_dump(exclude={"limit", "cursor"})
+    at = pages.decode(q.cursor, query, {"cutoff": q.cutoff or now,
+                                        "system_at": q.system_at or now})
+    subjects = resolve_subjects(caller.store, caller.tenant, q.subject)
+    found = asof_queries.facts_as_of(
+        caller.store, scope, subjects=subjects, predicates=[q.predicate],
+        known_at=at.pinned["cutoff"], valid=as_of(q.valid_at) if q.valid_at else None,
+        system_at=at.pinned["system_at"], limit=at.offset + q.limit + 1,
+        hindsight=q.hindsight)
+    items, more = pages.page(found, query, at, q.limit)
+    return FactsPage(items=[_fact_out(a) for a in items], next_cursor=more)
+
+
+@router.get("/facts/history", response_model=History, responses=documented(400, 403))
+def history(caller: Authenticated, q: Annotated[HistoryQuery, Query()]) -> History:
+    """Every version of one assertion, on every axis, oldest first."""
+    scope = guard.read_scope(caller.principal)
+    (subject,) = resolve_subjects(caller.store, caller.tenant, [q.subject])
+    found = asof_queries.history(caller.store, scope, subject, q.predicate, q.valid_from,
+                                 q.valid_to, q.unit)
+    return History(items=[_fact_out(a) for a in found])
+
+
+@router.get("/facts/{fact_id}/explanation", response_model=Explanation,
+            responses=documented(400, 404) | {200: {"content": {
+                "application/json": {"example": EXPLANATION_EXAMPLE},
+                GRAPHML: {"schema": {"type": "string"}}},
+                "description": "The tree: JSON (default), PROV-JSON or GraphML."}})
+def explanation(
+    caller: Authenticated, fact_id: Id,
+    system_at: Annotated[Instant | None, Query(description="System instant (default: now).")]
+        = None,
+    format: Annotated[ExplainFormat, Query(description="json, prov-json or graphml.")]
+        = "json",
+) -> Any:
+    """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps."""
+    guard.fact_in_reach(caller.store, caller.principal, fact_id)
+    result = explain(caller.store, guard.read_scope(caller.principal), fact_id, system_at)
+    if format == "prov-json":
+        return JSONResponse(prov_json(result))
+    if format == "graphml":
+        return Response(graphml(result), media_type=GRAPHML)
+    return result
+
+
+@router.get("/facts/{fact_id}/impact", response_model=Impact,
+            responses=documented(404) | {200: {"content": {"application/json": {
+                "example": IMPACT_EXAMPLE}}, "description": "What it reaches."}})
+def fact_impact(caller: Authenticated, fact_id: Id) -> Impact:
+    """Every derived fact downstream of a fact, with its path, if it stopped holding."""
+    guard.fact_in_reach(caller.store, caller.principal, fact_id)
+    return impact(caller.store, guard.read_scope(caller.principal), fact_id=fact_id)
+
+
+@router.get("/sources/{source_id}/impact", response_model=Impact,
+            responses=documented(404) | {200: {"content": {"application/json": {
+                "example": IMPACT_EXAMPLE}}, "description": "What it reaches."}})
+def source_impact(caller: Authenticated, source_id: SourceId) -> Impact:
+    """What retracting a source would change, and what it already revised."""
+    guard.source_in_reach(caller.store, caller.principal, source_id)
+    return impact(caller.store, guard.read_scope(caller.principal), source_id=source_id)
+
+
+@router.post("/sources/{source_id}/retraction", response_model=ExitOut,
+             responses=documented(400, 403, 404))
+def retraction(caller: Authenticated, source_id: SourceId, body: Reason) -> ExitOut:
+    """Retract a source: its facts lose its support; those left with none stop being held,
+    and the cascade follows."""
+    return _retract(caller, source_id, body, undo=False)
+
+
+@router.post("/sources/{source_id}/retraction/undo", response_model=ExitOut,
+             responses=documented(400, 403, 404))
+def undo_retraction(caller: Authenticated, source_id: SourceId, body: Reason) -> ExitOut:
+    """Undo the source's latest retraction: what it closed is held again."""
+    return _retract(caller, source_id, body, undo=True)
+
+
+def _retract(caller: Authenticated, source_id: str, body: Reason, *, undo: bool) -> ExitOut:
+    scope = guard.write_scope(caller.principal)
+    guard.source_in_reach(caller.store, caller.principal, source_id)
+    return exit_out(retract(caller.store, scope, source_id, reason=body.reason,
+                             actor=caller.actor, undo=undo))
+
+
+@router.get("/metrics/{metric}", response_model=MetricAnswer,
+            responses=documented(400, 403) | {200: {"content": {"application/json": {
+                "example": METRIC_EXAMPLE}}, "description": "One answer per subject."}})
+def metric(
+    caller: Authenticated,
+    metric: Annotated[str, Path(min_length=1, max_length=256, examples=["revenue"],
+                                description="A built-in metric or a concept.")],
+    q: Annotated[MetricQuery, Query()],
+) -> MetricAnswer:
+    """A metric per company as it could have been computed at the cutoff, with its lineage
+    (a derived answer is persisted, its event naming the key)."""
+    scope = guard.read_scope(caller.principal)
+    return ask(caller.store, scope, resolve_metric(metric), q.subject, q.cutoff,
+               parse_period(q.period), actor=caller.actor, hindsight=q.hindsight)

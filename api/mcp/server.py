@@ -1,0 +1,111 @@
+"""The MCP server: ``build_server(store, key)`` verifies the key against the store and exposes
+the tools of ``api.mcp.tools`` on the official MCP SDK's ``MCPServer``; ``vintage mcp``
+(``api.cli_mcp``) runs it over stdio or streamable HTTP.
+
+A tool's failure is an MCP tool error (``is_error``) carrying one line: the refusal's message
+prefixed by its kind (the titles of ``api.http.problems``, so that both interfaces say the same),
+never a traceback. What could name another tenant, a server address or a path is said by its
+kind alone; an engine fault is logged with its traceback on the server's stderr and the client
+is told only that it happened.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult
+from pydantic import ValidationError
+
+from api.http.problems import detail_of, kind_of
+from api.mcp.tools import Tools
+from graph.access import verify
+from graph.errors import UserError
+from graph.retrieval.embedder import Embedder, embedder_from_env
+from graph.store import Store, StoreUnreachable
+
+_log = logging.getLogger("vintage.mcp")
+INSTRUCTIONS = (
+    "Vintage: bitemporal facts and agent memory. Every tool runs as the API key the server was "
+    "started with: its tenant, its scope (a key bound to a user reads and writes only that "
+    "user's memories) and its authority (an agent key never writes user_message).")
+
+
+def build_server(store: Store, key: str | None, embedder: Embedder | None = None,
+                 *, name: str = "vintage") -> MCPServer:
+    """The server whose tools run as ``key``'s principal on ``store`` (``Unauthorized`` now if
+    the key is missing, unknown or revoked). ``embedder`` ranks searches (default: the one
+    ``VINTAGE_EMBEDDER`` names; the local model loads on the first search)."""
+    verify(store, key)
+    assert key is not None
+    tools = Tools(store, key, embedder or embedder_from_env())
+    server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[one_line_errors])
+    for tool in Tools.NAMES:
+        server.add_tool(one_line(getattr(tools, tool)), name=tool)
+    return server
+
+
+def one_line(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with every failure raised as a ``ToolError`` of one line (module docstring)."""
+
+    @functools.wraps(fn)
+    def called(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (UserError, StoreUnreachable) as exc:
+            raise ToolError(message(exc)) from None
+        except ValidationError as exc:
+            fields = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
+                               for e in exc.errors())
+            raise ToolError(flat(f"The request does not match its schema: {fields}")) from None
+        except Exception:
+            _log.exception("tool %s failed", fn.__name__)
+            raise ToolError("Internal error: the server's log has the details") from None
+
+    return called
+
+
+async def one_line_errors(ctx: ServerRequestContext[Any, Any],
+                          call_next: CallNext) -> HandlerResult:
+    """Every tool error in one line, those the SDK words itself included (arguments that do
+    not match the tool's schema: pydantic's message spans lines and links its docs)."""
+    result = await call_next(ctx)
+    if isinstance(result, CallToolResult):
+        result = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(result, dict) and result.get("isError"):
+        content = [c | {"text": condensed(c["text"])} if c.get("type") == "text" else c
+                   for c in result.get("content", [])]
+        return result | {"content": content}
+    return result
+
+
+def condensed(text: str) -> str:
+    """pydantic's ``N validation errors for ...`` as ``field: message; ...`` on one line."""
+    head, _, rest = text.partition("\n")
+    if "validation error" not in head:
+        return flat(text)
+    said, field = [], None
+    for line in rest.splitlines():
+        if line.strip().startswith("For further information"):
+            continue
+        if not line.startswith(" "):
+            field = line.strip()
+        else:
+            said.append(f"{field}: {line.strip().split(' [type=')[0]}")
+    prefix = head.split(":")[0] if ":" in head else "Invalid arguments"
+    return flat(f"{prefix}: the arguments do not match the tool's schema: {'; '.join(said)}")
+
+
+def message(exc: BaseException) -> str:
+    detail = detail_of(exc)
+    title = kind_of(exc).title
+    return flat(f"{title}: {detail}" if detail else title)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())

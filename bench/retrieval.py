@@ -1,0 +1,289 @@
+"""Retrieval inside the legal set: the fixed query set over generated memories and the bundled
+SEC filings, every mode of the ablation ladder, embedded and Neo4j, at each size, in one run.
+
+    python -m bench.retrieval [--sizes 10000,100000] [--backends embedded,neo4j]
+                              [--neo4j-uri URI] [--keep-server] [--out FILE]
+    python -m bench.retrieval --quick        # smoke run: a small corpus, a few queries
+
+Per backend and size: the corpus is written through the product's write paths
+(``bench.retrieval_load``), indexed with MiniLM, checked against the generator's predictions,
+and searched by ``queries.search.search`` in each mode (``bench.retrieval_run``); then the
+naive reference (``bench.retrieval_naive``, embedded) and raw Neo4j (``bench.retrieval_raw``).
+A missed latency target is profiled (``bench.retrieval_profile``). Without ``--neo4j-uri`` a
+private Neo4j is started in ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-retrieval``).
+Exits 1 when an illegal item was returned or the store disagrees with the generator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import neo4j
+
+from bench import report, retrieval_naive, retrieval_profile, retrieval_raw, retrieval_sec
+from bench.retrieval_corpus import TENANTS, Corpus, Version, generate
+from bench.retrieval_load import (
+    Cached,
+    index,
+    load_filings,
+    load_memories,
+    stored_mismatches,
+)
+from bench.retrieval_queries import Query, load
+from bench.retrieval_report import GRAPHITI, P95_TARGET_MS, tables, targets
+from bench.retrieval_run import Truth, examples, run, score
+from graph.embedded.store import EmbeddedStore
+from graph.keyfile import FileKeyStore
+from graph.neo4j.build import PAGECACHE_ENV
+from graph.neo4j.store import Neo4jStore
+from graph.retrieval.embedder import MiniLM
+from graph.store import Store
+
+BENCH_NEO4J_HOME = "/tmp/vintage-bench-retrieval"
+REPO = Path(__file__).resolve().parents[1]
+QUICK_USERS = 6
+QUICK_VERSIONS = 20
+QUICK_SEC = ({"GOOGL"}, {"us-gaap:OperatingIncomeLoss"})
+Result = dict[str, Any]
+Auth = tuple[str, str] | None
+
+
+def say(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def quick_corpus(seed: int) -> Corpus:
+    """One tenant's first core users and their projects, no memory over ``QUICK_VERSIONS``
+    versions, no background: seconds to write and embed."""
+    full = generate(0, seed, core_only=True, background_items=0)
+    users = set(full.users["acme"][:QUICK_USERS])
+    projects = {full.membership[("acme", u)] for u in users}
+    keep = [m for m in full.memories if m.tenant == "acme" and len(m.said) <= QUICK_VERSIONS
+            and (dict(m.scope).get("user") in users
+                 or dict(m.scope).get("project") in projects)]
+    return Corpus(keep, {"acme": sorted(users)}, {"acme": sorted(projects)})
+
+
+def quick_queries(queries: list[Query], corpus: Corpus, truth: Truth) -> list[Query]:
+    """The queries about what the quick corpus holds (and the issue's own SEC example)."""
+    users, projects = set(corpus.users["acme"]), set(corpus.projects["acme"])
+
+    def inside(q: Query) -> bool:
+        if q.tenant == "sec":
+            return "the issue's" in q.note
+        return q.tenant == "acme" and (q.scope.get("user") in users or (
+            "user" not in q.scope and q.scope.get("project") in projects))
+
+    return [q for q in queries if inside(q) and all((q.tenant, e) in truth for e in q.expected)]
+
+
+def _check(store: Store, tenants: dict[str, str], queries: list[Query], truth: Truth) -> list[str]:
+    """The generator's versions of every queried assertion against the store's."""
+    keys = {(q.tenant, e.rsplit(".r", 1)[0]) for q in queries for e in q.expected}
+    wanted: dict[str, list[Version]] = {}
+    for (tenant, fid), v in truth.items():
+        if (tenant, fid.rsplit(".r", 1)[0]) in keys:
+            wanted.setdefault(tenant, []).append(v)
+    return [m for t, vs in wanted.items() for m in stored_mismatches(store, tenants[t], vs)]
+
+
+def bench_store(store: Store, label: str, corpus: Corpus, sec: tuple[Any, Any] | None,
+                tenants: dict[str, str], queries: list[Query], truth: Truth,
+                embedder: Cached) -> tuple[Result, list[Any]]:
+    out: Result = {"corpus_items": corpus.size, "tenants": tenants, "load": {}, "index": {}}
+    say(f"{label}: writing {corpus.size:,} memory versions")
+    out["load"]["memories"] = load_memories(store, corpus, tenants).summary()
+    if sec is not None:
+        say(f"{label}: ingesting the SEC companyfacts files")
+        out["load"]["filings"] = load_filings(store, tenants["sec"], *sec).summary()
+        out["index"]["filings"] = index(store, [tenants["sec"]], embedder)
+    say(f"{label}: indexing")
+    out["index"]["memories"] = index(store, [tenants[t] for t in corpus.users], embedder)
+    out["generator_mismatches"] = _check(store, tenants, queries, truth)
+    say(f"{label}: {len(queries)} queries x 4 modes")
+    answers = run(store, embedder, queries, tenants, say=say)
+    out["modes"] = score(queries, answers, truth)
+    out["examples"] = examples(queries, answers, "hybrid")
+    return out, answers
+
+
+def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
+    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
+    from graph.neo4j import launcher  # reads VINTAGE_NEO4J_HOME when called
+
+    if args.neo4j_uri is not None:
+        auth: Auth = None
+        if os.environ.get("NEO4J_PASSWORD"):
+            auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
+        return args.neo4j_uri, auth, {"uri": args.neo4j_uri, "started_by_bench": False}
+    home = launcher.state_dir()
+    say(f"starting (or reusing) Neo4j in {home}")
+    info = launcher.start()
+    return info.uri, launcher.auth(), {
+        "uri": info.uri, "started_by_bench": not home.is_relative_to(REPO / ".vintage"),
+        "home": str(home), "heap": os.environ.get(launcher.HEAP_ENV, "768m (default)"),
+        "pagecache": os.environ.get(PAGECACHE_ENV, "64m (default)")}
+
+
+def _profile(store: Neo4jStore, embedder: Cached, queries: list[Query], answers: list[Any],
+             tenants: dict[str, str]) -> Result:
+    ms = {a.query: a.ms for a in answers if a.mode == "hybrid"}
+    slow = retrieval_profile.slowest(queries, ms, 30)
+    say("neo4j: hybrid p95 over target: profiling the 30 slowest queries")
+    return {"cprofile": retrieval_profile.cprofile(store, embedder, slow, tenants),
+            "plans": [retrieval_profile.neo4j_plan(store, embedder, q, tenants)
+                      for q in slow[:3]]}
+
+
+def run_size(args: argparse.Namespace, size: int, queries: list[Query], embedder: Cached,
+             neo: Callable[[], tuple[Neo4jStore, neo4j.Driver]] | None,
+             sec_tenant: list[str]) -> Result:
+    corpus = quick_corpus(args.seed) if args.quick else generate(size, args.seed)
+    sec = QUICK_SEC if args.quick else (None, None)
+    truth: dict[tuple[str, str], Version] = {**corpus.truth(), **retrieval_sec.truth(*sec)}
+    if args.quick:
+        queries = quick_queries(queries, corpus, truth)
+    out: Result = {"queries": len(queries)}
+    with (tempfile.TemporaryDirectory(prefix="vintage-bench-retrieval-") as tmp,
+          tempfile.TemporaryDirectory(prefix="vintage-bench-keys-") as keys):
+        embedded = EmbeddedStore.open(Path(tmp) / "store", clock, FileKeyStore(Path(keys) / "k"))
+        if "embedded" in args.backends:
+            names = {t: t for t in (*TENANTS, "sec")}
+            out["embedded"], answers = bench_store(embedded, "embedded", corpus, sec, names,
+                                                   queries, truth, embedder)
+            say("embedded: the naive reference (global top 10, filtered after)")
+            out["embedded"]["naive"] = retrieval_naive.compare(
+                embedded, embedder, queries, names, answers, truth)
+        if neo is not None:
+            store, driver = neo()
+            tag = f"{size}-{uuid.uuid4().hex[:6]}"
+            names = {t: f"bench-ret-{t}-{tag}" for t in TENANTS}
+            names["sec"] = sec_tenant[0] if sec_tenant else f"bench-ret-sec-{tag}"
+            out["neo4j"], answers = bench_store(store, "neo4j", corpus,
+                                                None if sec_tenant else sec, names, queries,
+                                                truth, embedder)
+            sec_tenant[:] = [names["sec"]]
+            if out["neo4j"]["modes"]["hybrid"]["p95_ms"] > P95_TARGET_MS:
+                out["neo4j"]["profile"] = _profile(store, embedder, queries, answers, names)
+            if "embedded" in args.backends and not args.quick:
+                say("neo4j: the raw references")
+                retrieval_raw.cleanup(driver)
+                loaded = retrieval_raw.load(driver, embedded, truth, names)
+                out["neo4j"]["raw"] = {"load": loaded, "queries": retrieval_raw.compare(
+                    driver, embedder, queries, answers, truth)}
+                retrieval_raw.cleanup(driver)
+            began = time.perf_counter()
+            for t in TENANTS:
+                store.purge_tenant(names[t])
+            out["neo4j"]["purge_seconds"] = time.perf_counter() - began
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000", help="memory versions per corpus")
+    parser.add_argument("--backends", default="embedded,neo4j")
+    parser.add_argument("--quick", action="store_true", help="a small corpus, a few queries")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--neo4j-uri", default=None)
+    parser.add_argument("--keep-server", action="store_true")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--vector-cache", type=Path, default=None,
+                        help="reuse and keep vectors in this .npz (development only: a run "
+                             "that reuses vectors does not measure embedding)")
+    args = parser.parse_args(argv)
+    args.backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if not args.backends or set(args.backends) - {"embedded", "neo4j"}:
+        parser.error("--backends takes embedded and/or neo4j")
+    sizes = [0] if args.quick else [int(s) for s in args.sizes.split(",")]
+    if args.seed != 7:
+        parser.error("the query file is made from seed 7 (python -m bench.retrieval_queries)")
+    out_path = args.out or Path("bench/results/retrieval-quick.json" if args.quick
+                                else "bench/results/retrieval.json")
+    provenance = report.provenance()
+    load_before = os.getloadavg()
+    began = time.perf_counter()
+    queries = load()
+    embedder = Cached(MiniLM())
+    reused = embedder.reuse(args.vector_cache) if args.vector_cache else 0
+    result: Result = {**provenance, "machine": report.machine(), "quick": args.quick,
+                      "graphiti": GRAPHITI, "embedder": embedder.name, "sizes": {},
+                      "vectors_reused_from_cache": reused}
+    server: Result | None = None
+    stores: list[tuple[Neo4jStore, neo4j.Driver]] = []
+    sec_tenant: list[str] = []
+    keys = tempfile.TemporaryDirectory(prefix="vintage-bench-keys-")
+    try:
+        if "neo4j" in args.backends:
+            uri, auth, server = _start_server(args)
+            result["server"] = server
+            store = Neo4jStore.connect(uri, clock, auth=auth,
+                                       keys=FileKeyStore(Path(keys.name) / "k"))
+            store.ensure_schema()
+            stores.append((store, neo4j.GraphDatabase.driver(uri, auth=auth)))
+        for size in sizes:
+            result["sizes"][str(size)] = run_size(
+                args, size, queries, embedder, (lambda: stores[0]) if stores else None,
+                sec_tenant)
+    finally:
+        if args.vector_cache:
+            embedder.keep(args.vector_cache)
+        for store, driver in stores:
+            for t in sec_tenant:
+                store.purge_tenant(t)
+            driver.close()
+            store.close()
+        keys.cleanup()
+        if server and server["started_by_bench"] and not args.keep_server:
+            from graph.neo4j import launcher
+
+            launcher.stop()
+    return _finish(result, embedder, out_path, began, load_before)
+
+
+def _finish(result: Result, embedder: Cached, out_path: Path, began: float,
+            load_before: tuple[float, float, float]) -> int:
+    """The verdict, the checks, the JSON and the tables; 1 when a check failed."""
+    result["embedding"] = {"texts": embedder.computed, "model_seconds": embedder.seconds,
+                           "texts_per_s": embedder.computed / embedder.seconds
+                           if embedder.seconds else None}
+    result["targets"] = targets(result)
+    runs = [r for by in result["sizes"].values() for r in by.values() if isinstance(r, dict)]
+    result["checks"] = {
+        "illegal": sum(m["illegal"] + m["illegal_considered"] for r in runs
+                       for m in r["modes"].values()),
+        "failed_searches": sum(m["errors"] for r in runs for m in r["modes"].values()),
+        "generator_mismatches": sum(len(r["generator_mismatches"]) for r in runs),
+        "wrong_decisions": sum(r["load"]["memories"]["wrong_decisions"] for r in runs)}
+    result["wall_seconds"] = time.perf_counter() - began
+    result["loadavg_before_after"] = [load_before, os.getloadavg()]
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    print(f"commit {result['commit']}  {result['date_utc']}  {result['machine']['cpu']} "
+          f"({result['machine']['cores']} cores)\n")
+    print(tables(result))
+    print(f"\nGraphiti: {GRAPHITI}\n\nJSON: {out_path}")
+    failed = {k: v for k, v in result["checks"].items() if v}
+    if failed:
+        print(f"\nFAILED: {failed}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

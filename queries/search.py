@@ -1,0 +1,245 @@
+"""Search: find facts and memories by what they say, inside the legal set only.
+
+The order is fixed (docs/retrieval.md, "Search: the legal set first"; docs/contract.md,
+"Retrieval and context"):
+
+1. **The legal set, in the store.** The request becomes one as-of spec: tenant and scope (fail
+   closed: a search naming a user, project or thread reads that scope's memories; one naming
+   none reads the tenant's shared facts only, the filings and tables that carry no scope term,
+   and never a memory; every scope at once is ``all_scopes`` with an actor, and is audited),
+   knowledge cutoff, valid time, system instant, statuses (active and conflicted;
+   candidates only when asked), subjects and kinds. ``form`` and ``period`` are a two-stage
+   filter: the facts of the spec whose valid period lies in ``period`` and that a source of
+   ``form`` supports at the cutoff are found first, and the ranking runs over those ids only.
+   The index is brought up to date first (``graph.retrieval.indexer.refresh``), so no legal
+   item is missing for want of an entry.
+2. **Ranking inside it.** The store ranks each leg of the mode within that set
+   (``SearchStore.rank``); ``queries.fusion`` fuses them. The fused ids are read again through
+   the whole as-of predicate (``AsOf.ids``), which also gives their values and cited sources:
+   nothing shown is not legal.
+3. **Checks.** Duplicates (one subject, predicate, period, unit and value, from several versions
+   or echoed in several scopes) collapse to the current version, at the best position any of
+   them had; the sides of a conflict set are shown together, each naming the others.
+4. **The limit** counts answers: a conflict set is one answer, never split.
+
+Valid time, unless ``valid_at`` or ``period`` says: a scoped search (memories) reads what holds
+at the cutoff; a search of shared facts, or of all scopes, reads every valid time, as
+``vintage facts`` does, since a business fact for Q1 2018 is still the answer about Q1 2018 at a
+2018-06-30 cutoff. Whatever the window, a memory whose TTL ended by the cutoff is out
+(``AsOf.unexpired_at``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from graph.asof import AsOf
+from graph.errors import InvalidArgument
+from graph.kinds import FactKind, Status
+from graph.memory.ranking import weights
+from graph.memory.scoping import record_wide_read, require_read_scope
+from graph.model import Fact, Scope, Source, Value
+from graph.retrieval.embedder import Embedder
+from graph.retrieval.index import SearchStore, TextQuery
+from graph.retrieval.indexer import refresh
+from graph.retrieval.terms import identifiers, terms
+from graph.store import Store, StoreError
+from graph.temporal import Interval, all_time, as_of
+from queries.asof import as_known
+from queries.fusion import Mode, Ranked, deep_enough, fuse, legs_of, per_leg
+from queries.search_checks import Checked, arrange, calendar_period, two_stage_ids
+from queries.subjects import resolve_subjects
+from queries.views import SourceView
+
+__all__ = ["Found", "Mode", "SearchRequest", "SearchResult", "search"]
+MAX_LIMIT = 1000
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    scope: Scope  # fail-closed: names a user, project or thread unless all_scopes
+    mode: Mode = Mode.HYBRID
+    subjects: tuple[str, ...] | None = None  # ids, CIKs or tickers (queries.subjects)
+    kinds: tuple[FactKind, ...] | None = None
+    cutoff: datetime | None = None  # knowledge cutoff (default now)
+    valid_at: datetime | None = None  # default: module docstring
+    system_at: datetime | None = None  # default now
+    limit: int = 10
+    candidates: bool = False
+    all_scopes: bool = False  # a tenant-wide read: explicit, audited (actor required)
+    actor: str | None = None
+    form: str | None = None  # two-stage: a source form (10-Q, 10-K)
+    period: str | None = None  # two-stage: a calendar year or quarter ('2018', '2018Q1')
+
+
+@dataclass(frozen=True)
+class Found:
+    id: str
+    subject: str
+    predicate: str
+    value: Value
+    unit: str | None
+    status: str
+    kind: str
+    score: float
+    signals: dict[str, float]  # queries.fusion: exact, keyword, semantic, recency, ...
+    sources: tuple[SourceView, ...]
+    valid: tuple[datetime, datetime | None]
+    knowledge: tuple[datetime, datetime | None]  # as known at the cutoff: no hindsight
+    conflicts_with: tuple[str, ...]  # the other sides of its conflict set, shown with it
+    rank: int  # its position among ``considered``, from 1
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    mode: Mode
+    results: tuple[Found, ...]
+    considered: tuple[Found, ...]  # every fused candidate after the checks, best first
+    legal: int  # items in the legal set
+    matched: int  # items within the read's scope the query's terms matched, legal or not
+    excluded: dict[str, int]  # of ``matched``: hard-filter reason -> count (graph.exclusion)
+    depth: int = 0  # how many of each leg's best were fused (``queries.fusion.deep_enough``)
+
+
+def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchResult:
+    """The legal items that best answer ``request.query`` (module docstring)."""
+    _check(request)
+    ranker = _ranker(store)
+    tenant = request.scope.tenant
+    if request.all_scopes:
+        require_read_scope(request.scope, "a search", all_scopes=True)
+    spec = legal_spec(store, request)  # a malformed request fails here, before any write
+    if request.all_scopes:
+        record_wide_read(store, tenant, actor=request.actor, read="search",
+                         subject=",".join(request.subjects or ()) or "-")
+    refresh(store, tenant, embedder)
+    if request.form is not None or request.period is not None:
+        spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
+    semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)
+    vector = tuple(float(x) for x in embedder.embed([request.query])[0]) if semantic else None
+    query = TextQuery(terms=tuple(terms(request.query)),
+                      identifiers=tuple(identifiers(request.query)), vector=vector,
+                      model=embedder.name if semantic else None, per_leg=per_leg(request.limit))
+    while True:  # deeper until no item below the legs' depth could reach the results
+        hits = ranker.rank(spec, query)
+        legs = legs_of(request.mode, hits)
+        considered = _considered(store, spec, legs)
+        seconds = _conflict_seconds(considered)
+        leaders = [f.score for f in considered if f.id not in seconds]
+        if deep_enough(legs, query.per_leg, hits.legal, leaders, request.limit):
+            break
+        query = replace(query, per_leg=2 * query.per_leg)
+    return SearchResult(request.query, request.mode, _head(considered, request.limit),
+                        considered, hits.legal, hits.matched, dict(hits.excluded),
+                        query.per_leg)
+
+
+def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked]) -> tuple[Found, ...]:
+    """The legs' legal candidates fused, checked and shown (module docstring, steps 2-3)."""
+    ids = sorted({i for ranked in legs.values() for i, _ in ranked})
+    read = _reread(store, spec, ids)
+    assert spec.known_at is not None
+    scored = fuse(legs, {i: f for i, (f, _) in read.items()},
+                  weights(store, spec.scope.tenant, ids, spec.known_at), spec.known_at)
+    checked = arrange(store, spec, scored, read)
+    return tuple(_found(c, n) for n, c in enumerate(checked, start=1))
+
+
+def _conflict_seconds(considered: Sequence[Found]) -> set[str]:
+    """The sides shown after the first side of their conflict set (they are not answers of
+    their own)."""
+    seconds: set[str] = set()
+    for f in considered:
+        if f.id not in seconds:
+            seconds.update(f.conflicts_with)
+    return seconds
+
+
+def legal_spec(store: Store, request: SearchRequest) -> AsOf:
+    """The request's as-of spec, resolved against the store's clock (module docstring)."""
+    now = store.now()
+    known = request.cutoff or now
+    if request.valid_at is not None and request.period is not None:
+        raise InvalidArgument("give a valid instant or a period, not both")
+    valid: Interval
+    if request.valid_at is not None:
+        valid = as_of(request.valid_at)
+    elif request.period is not None:
+        valid = Interval(*calendar_period(request.period))
+    else:
+        valid = as_of(known) if request.scope.keys else all_time()
+    statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if request.candidates
+                                                     else set())
+    subjects = (None if request.subjects is None else
+                tuple(resolve_subjects(store, request.scope.tenant, request.subjects)))
+    shared = not request.scope.keys and not request.all_scopes
+    return AsOf(request.scope, known_at=known, valid=valid,
+                system_at=request.system_at or now, statuses=frozenset(statuses),
+                subjects=subjects, kinds=request.kinds, shared_only=shared,
+                unexpired_at=known).resolved(now)
+
+
+def _check(request: SearchRequest) -> None:
+    if not isinstance(request.mode, Mode):
+        raise InvalidArgument(f"mode {str(request.mode)[:40]!r}: use one of "
+                              f"{', '.join(m.value for m in Mode)}")
+    if not request.query.strip():
+        raise InvalidArgument("a search needs a query: words, a code or a key")
+    if len(request.query) > MAX_QUERY_CHARS:
+        raise InvalidArgument(f"a query is at most {MAX_QUERY_CHARS} characters")
+    if not 1 <= request.limit <= MAX_LIMIT:
+        raise InvalidArgument(f"a search returns 1 to {MAX_LIMIT} results, not {request.limit}")
+    if request.subjects is not None and not request.subjects:
+        raise InvalidArgument("name at least one subject, or none to search them all")
+    if request.kinds is not None and not request.kinds:
+        raise InvalidArgument("name at least one kind, or none to search them all")
+    if request.period is not None:
+        calendar_period(request.period)
+    if request.form is not None and not request.form.strip():
+        raise InvalidArgument("a form names a filing type, such as 10-Q or 10-K")
+
+
+def _ranker(store: Store) -> SearchStore:
+    if not isinstance(store, SearchStore):
+        raise StoreError(f"{type(store).__name__} keeps no search index")
+    return store
+
+
+def _reread(store: Store, spec: AsOf, ids: Sequence[str]) -> dict[str, tuple[Fact, tuple[
+        Source, ...]]]:
+    """The ranked ids that are still legal, as known at the cutoff, with their cited sources."""
+    if not ids:
+        return {}
+    assert spec.known_at is not None and spec.system_at is not None
+    return {f.id: (as_known(f, spec.known_at, spec.system_at), cited)
+            for f, cited in store.read_cited(replace(spec, ids=tuple(ids)))}
+
+
+def _found(c: Checked, rank: int) -> Found:
+    f = c.fact
+    return Found(
+        id=f.id, subject=f.subject, predicate=f.predicate, value=f.value, unit=f.unit,
+        status=f.status.value, kind=f.kind.value, score=c.scored.score,
+        signals=dict(c.scored.signals), sources=tuple(SourceView.of(s) for s in c.sources),
+        valid=(f.valid_from, f.valid_to), knowledge=(f.available_at, f.superseded_at),
+        conflicts_with=c.conflicts_with, rank=rank)
+
+
+def _head(considered: tuple[Found, ...], limit: int) -> tuple[Found, ...]:
+    """The first ``limit`` answers, a conflict set counting once and never split."""
+    seconds = _conflict_seconds(considered)
+    shown: list[Found] = []
+    answers = 0
+    for found in considered:
+        if found.id not in seconds:
+            if answers == limit:
+                break
+            answers += 1
+        shown.append(found)
+    return tuple(shown)
+

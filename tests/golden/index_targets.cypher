@@ -1,0 +1,12 @@
+UNWIND $ids AS id
+MATCH (f:Fact {tenant: $tenant, id: id})
+WHERE f.erased_at IS NULL
+RETURN f.id AS id, coalesce(f.scope, []) AS scope, f.kind AS kind
+// params
+{
+  "ids": [
+    "a",
+    "b"
+  ],
+  "tenant": "acme"
+}

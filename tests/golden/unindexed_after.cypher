@@ -1,0 +1,25 @@
+CALL () {
+  MATCH (f:Unindexed)
+  USING INDEX f:Unindexed(tenant, id)
+  WHERE f.tenant = $tenant AND f.id > $after AND f.erased_at IS NULL
+  RETURN f ORDER BY f.id LIMIT $limit
+  UNION
+  MATCH (f:Fact)
+  USING INDEX f:Fact(tenant, embedding_model)
+  WHERE f.tenant = $tenant AND f.embedding_model < $model AND f.id > $after AND f.erased_at IS NULL
+  RETURN f ORDER BY f.id LIMIT $limit
+  UNION
+  MATCH (f:Fact)
+  USING INDEX f:Fact(tenant, embedding_model)
+  WHERE f.tenant = $tenant AND f.embedding_model > $model AND f.id > $after AND f.erased_at IS NULL
+  RETURN f ORDER BY f.id LIMIT $limit
+}
+WITH f ORDER BY f.id LIMIT $limit
+RETURN f {.id, .key, .revision, .tenant, .scope, .kind, .status, .subject, .predicate, .value, .unit, .past_superseded_at, .past_superseded_from, .past_superseded_to, .authority, .owner, .retention_reason, .content_hash, .event_id, .change, .sealed, .ciphertext, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), erased_at: toString(f.erased_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]} AS f
+// params
+{
+  "after": "k1.r1",
+  "limit": 100,
+  "model": "minilm",
+  "tenant": "acme"
+}

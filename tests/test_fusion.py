@@ -1,0 +1,94 @@
+"""The fusion rule of search (docs/retrieval.md, "Search: the legal set first"), on hand-built
+legs: ties in a leg add nothing, exact matches rank first, demotion multiplies, and the depth
+check never lets an item that no leg returned belong among the results."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graph.kinds import FactKind, Status
+from graph.model import Fact
+from queries.fusion import RRF_K, Ranked, deep_enough, fuse, recency_rank
+
+AT = datetime(2026, 6, 1, tzinfo=UTC)
+LEGS = ("exact", "keyword", "semantic")
+
+
+def item(n: int, *, age_days: float = 0.0, authority: int = 5) -> Fact:
+    known = AT - timedelta(days=age_days)
+    return Fact(id=f"f{n:04}", key=f"k{n}", revision=1, tenant="t", scope=("user=1",),
+                kind=FactKind.PREFERENCE, status=Status.ACTIVE, subject="user:1",
+                predicate=f"note.{n}", value=f"note {n}", unit=None, valid_from=known,
+                valid_to=None, available_at=known, superseded_at=None,
+                superseded_recorded_at=None, recorded_at=known, invalidated_at=None,
+                authority=authority, owner=None, retention_reason=None, content_hash="h",
+                event_id="e")
+
+
+def ranked(scores: dict[str, float]) -> Ranked:
+    return tuple(sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def test_items_a_leg_scores_equally_share_a_rank_so_the_order_of_their_ids_adds_nothing() -> None:
+    facts = {f.id: f for f in (item(1), item(2))}
+    scored = fuse({"keyword": ranked({"f0001": 2.0, "f0002": 2.0})}, facts, {}, AT)
+    assert scored[0].score == scored[1].score == 1 / (RRF_K + 1) + 2 * 0.1 / (RRF_K + 1)
+
+
+def test_an_item_carrying_an_identifier_ranks_before_every_item_carrying_none() -> None:
+    facts = {f.id: f for f in (item(n) for n in range(1, 4))}
+    legs = {"exact": ranked({"f0003": 1.0}),
+            "keyword": ranked({"f0001": 9.0, "f0002": 8.0, "f0003": 0.5}),
+            "semantic": ranked({"f0001": 0.9, "f0002": 0.8, "f0003": 0.1})}
+    assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0003", "f0001", "f0002"]
+
+
+def test_demotion_multiplies_the_fused_score_and_signals_reorder_only_near_equals() -> None:
+    facts = {"f0001": item(1, age_days=400), "f0002": item(2), "f0003": item(3)}
+    legs = {"keyword": ranked({"f0001": 3.0, "f0002": 3.0, "f0003": 2.9})}
+    order = fuse(legs, facts, {"f0002": 0.5}, AT)
+    assert [s.id for s in order] == ["f0001", "f0003", "f0002"]  # old, but the legs prefer it
+    assert order[2].signals["weight"] == 0.5
+    assert order[2].signals["fused"] == order[2].score
+
+
+def test_recency_counts_doublings_of_age() -> None:
+    assert [recency_rank(AT - timedelta(days=d), AT) for d in (0, 1, 3, 7, 365)] == [1, 2, 3, 4, 9]
+
+
+def test_the_depth_is_not_enough_while_the_last_answer_could_be_outscored_from_below() -> None:
+    weak = {"semantic": ranked({f"f{n:04}": 1 - n / 100 for n in range(50)})}
+    assert not deep_enough(weak, 50, 1000, [0.01] * 10, 10)  # a cut leg, a weak 10th answer
+    assert deep_enough(weak, 50, 1000, [0.02] * 10, 10)  # above 1/111 + 0.2/61
+    assert deep_enough(weak, 50, 50, [0.0] * 10, 10)  # nothing was cut: every item is there
+    assert not deep_enough(weak, 50, 1000, [0.05] * 3, 10)  # fewer answers than asked for
+
+
+leg_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 6), max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries(dict.fromkeys(LEGS, leg_scores)),
+       st.dictionaries(st.integers(0, 59), st.floats(0, 1), max_size=20),
+       st.lists(st.tuples(st.floats(0, 4000), st.integers(0, 5)), min_size=60, max_size=60),
+       st.integers(1, 60), st.integers(1, 12))
+def test_when_the_depth_is_enough_no_item_below_it_could_have_been_among_the_results(
+    scores: dict[str, dict[int, int]], demoted: dict[int, float],
+    shape: list[tuple[float, int]], depth: int, limit: int,
+) -> None:
+    facts = {f.id: f for f in (item(n, age_days=a, authority=p) for n, (a, p) in
+                               enumerate(shape))}
+    weights = {f"f{n:04}": w for n, w in demoted.items()}
+    full = {leg: ranked({f"f{n:04}": float(s) for n, s in by.items()})
+            for leg, by in scores.items()}
+    cut = {leg: r[:depth] for leg, r in full.items()}
+    candidates = {i for r in cut.values() for i, _ in r}
+    head = fuse(cut, {i: facts[i] for i in candidates}, weights, AT)
+    if not deep_enough(cut, depth, len(facts), [s.score for s in head], limit):
+        return
+    below = [s for s in fuse(full, facts, weights, AT)  # in a leg, yet under the depth in all
+             if s.id not in candidates and any(s.id in dict(r) for r in full.values())]
+    assert all(s.score < head[limit - 1].score for s in below)

@@ -1,0 +1,77 @@
+"""``vintage serve`` for real: a process listening on loopback, called over TCP with a key,
+stopped by a signal, leaving its store closed and what it wrote kept."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2
+
+from graph.access import create_key
+from graph.backends import open_store
+from queries.recall import recall
+from tests.factories import mine
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def up(base: str, server: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.communicate()[1].decode()
+        try:
+            if httpx2.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx2.TransportError:
+            time.sleep(0.1)
+    raise AssertionError("vintage serve did not answer")
+
+
+def test_vintage_serve_answers_on_loopback_and_stops_on_a_signal(tmp_path: Path) -> None:
+    directory = str(tmp_path / "store")
+    store = open_store(directory)
+    principal, key = create_key(store, "acme", "writer", user="42", name="web", actor="test")
+    store.close()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VINTAGE_")}
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from api.cli import main; main()", "--store", directory,
+         "serve", "--port", str(port), "--log-level", "info"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        up(base, server)
+        with httpx2.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}) as client:
+            assert client.get("/readyz").json()["status"] == "ready"
+            written = client.post("/v1/memories", json={
+                "kind": "preference", "subject": "user:42", "key": "shipping.preference",
+                "value": "ship to the office", "source_kind": "user_message",
+                "source_id": "msg-1", "observed_at": "2026-01-01T00:00:00Z",
+                "owner": "user:42", "retention_reason": "asked"})
+            assert written.status_code == 201, written.text
+            assert httpx2.get(f"{base}/v1/memories?subject=user:42").status_code == 401
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=30)
+    # uvicorn shuts the app down (the lifespan closes the store), then re-raises the signal.
+    assert server.returncode in (0, -signal.SIGTERM), err.decode()
+    assert "Application shutdown complete" in err.decode()
+    reopened = open_store(directory)  # the service closed it: the lock is free again
+    try:
+        found = recall(reopened, mine(principal.scope()), "user:42")
+        assert [m.value for m in found] == ["ship to the office"]
+    finally:
+        reopened.close()

@@ -1,0 +1,171 @@
+"""``vintage mcp``: the tools over the official MCP SDK, driven by the SDK's own client, in
+process and end to end (and once through a real ``vintage mcp`` subprocess over stdio). Every
+call runs as the key the server was started with: its tenant, its scope, its authority."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.types import CallToolResult, TextContent
+
+from api.mcp.server import build_server
+from graph.access import Unauthorized, create_key, revoke
+from graph.embedded.store import EmbeddedStore
+from graph.keyfile import FileKeyStore
+from graph.retrieval.embedder import minilm
+from graph.store import Store
+from tests.factories import PinnedClock
+
+T = TypeVar("T")
+SETUP = "test:setup"
+TOOLS = {"search", "context", "remember", "correct", "forget", "asof", "explain", "impact"}
+
+
+def over_mcp(server: Any, talk: Callable[[Client], Awaitable[T]]) -> T:
+    """Connect the SDK's client to ``server`` and run ``talk`` with it."""
+    async def session() -> T:
+        async with Client(server) as client:
+            return await talk(client)
+    return anyio.run(session)
+
+
+def key_of(store: Store, tenant: str, role: str, **binding: str) -> str:
+    return create_key(store, tenant, role, actor=SETUP, **binding)[1]
+
+
+def preference(user: str, value: str, **fields: Any) -> dict[str, Any]:
+    return {"kind": "preference", "subject": f"user:{user}", "key": "shipping.preference",
+            "value": value, "source_kind": "user_message", "source_id": f"msg-{user}",
+            "observed_at": "2026-06-01T11:00:00Z", "owner": f"user:{user}",
+            "retention_reason": "user asked us to remember"} | fields
+
+
+def text(result: CallToolResult) -> str:
+    (content,) = result.content
+    assert isinstance(content, TextContent)
+    return content.text
+
+
+def test_the_server_lists_eight_tools_each_with_a_typed_schema(store: Store,
+                                                                tenant: str) -> None:
+    server = build_server(store, key_of(store, tenant, "reader"), minilm())
+    listed = over_mcp(server, lambda c: c.list_tools())
+    schemas = {t.name: t.input_schema for t in listed.tools}
+    assert set(schemas) == TOOLS
+    search = schemas["search"]
+    assert search["required"] == ["query"]
+    assert search["properties"]["limit"]["type"] == "integer"
+    assert "tenant" not in search["properties"]  # the tenant is the key's, never asked
+    assert set(schemas["remember"]["required"]) == {"kind", "subject", "key", "value"}
+    assert all(t.output_schema for t in listed.tools)  # structured answers, typed too
+
+
+def test_remember_then_search_then_context_then_explain(store: Store, tenant: str) -> None:
+    server = build_server(store, key_of(store, tenant, "writer", user="42"), minilm())
+
+    async def talk(client: Client) -> dict[str, Any]:
+        written = await client.call_tool("remember", preference("42", "ship to the office"))
+        memory_id = written.structured_content["memory_id"]
+        found = await client.call_tool("search", {"query": "shipping preference"})
+        pack = await client.call_tool("context", {"query": "how to ship", "budget": 300,
+                                                  "for_thread": "support-1"})
+        why = await client.call_tool("explain", {"fact_id": memory_id})
+        return {"written": written, "found": found, "pack": pack, "why": why,
+                "id": memory_id}
+
+    seen = over_mcp(server, talk)
+    assert not any(seen[k].is_error for k in ("written", "found", "pack", "why"))
+    assert seen["written"].structured_content["decision"] == "active"
+    results = seen["found"].structured_content["results"]
+    assert [(r["id"], r["value"]) for r in results] == [(seen["id"], "ship to the office")]
+    pack = seen["pack"].structured_content
+    assert "ship to the office" in pack["text"] and pack["items"] == [seen["id"]]
+    assert pack["tokens"] <= 300
+    assert seen["why"].structured_content["root"]["fact"]["id"] == seen["id"]
+
+
+def test_an_agent_key_claiming_a_user_message_gets_a_tool_error_and_nothing_is_written(
+    store: Store, tenant: str,
+) -> None:
+    agent = key_of(store, tenant, "agent", user="42", name="support-bot")
+    server = build_server(store, agent, minilm())
+
+    async def talk(client: Client) -> tuple[CallToolResult, CallToolResult]:
+        claimed = await client.call_tool("remember", preference("42", "ship to the moon"))
+        return claimed, await client.call_tool("search", {"query": "shipping preference",
+                                                          "candidates": True})
+
+    claimed, found = over_mcp(server, talk)
+    assert claimed.is_error
+    assert text(claimed).endswith("The key may not do this: an agent key writes "
+                                  "agent_output, model_inference, tool_result, not "
+                                  "user_message")
+    assert found.structured_content["results"] == []
+
+
+def test_a_user_bound_key_never_sees_another_users_memory(store: Store, tenant: str) -> None:
+    seven = build_server(store, key_of(store, tenant, "writer", user="7"), minilm())
+    over_mcp(seven, lambda c: c.call_tool("remember", preference("7", "ship to the warehouse")))
+    theirs = over_mcp(seven, lambda c: c.call_tool("search", {"query": "warehouse"}))
+    assert len(theirs.structured_content["results"]) == 1
+    mine = build_server(store, key_of(store, tenant, "writer", user="42"), minilm())
+
+    async def talk(client: Client) -> list[CallToolResult]:
+        return [await client.call_tool("search", {"query": "ship to the warehouse"}),
+                await client.call_tool("search", {"query": "warehouse", "user": "7"}),
+                await client.call_tool("search", {"query": "warehouse", "all_scopes": True})]
+
+    own, asked_for_seven, everything = over_mcp(mine, talk)
+    assert own.structured_content["results"] == []
+    assert asked_for_seven.is_error and "bound to user 42" in text(asked_for_seven)
+    assert everything.is_error and "needs an admin key" in text(everything)
+
+
+def test_a_missing_or_revoked_key_is_refused_at_start_and_then_on_every_call(
+    tmp_path: Path, clock: PinnedClock, tenant: str,
+) -> None:
+    store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    with pytest.raises(Unauthorized):
+        build_server(store, None)
+    with pytest.raises(Unauthorized):
+        build_server(store, "vk_not-a-key")
+    principal, key = create_key(store, tenant, "reader", user="42", actor=SETUP)
+    server = build_server(store, key, minilm())
+    revoke(store, tenant, principal.key_id, SETUP)
+    refused = over_mcp(server, lambda c: c.call_tool("search", {"query": "anything"}))
+    assert refused.is_error and text(refused).endswith("invalid or revoked API key")
+    bad = over_mcp(build_server(store, key_of(store, tenant, "reader")),
+                   lambda c: c.call_tool("search", {"query": "x", "limit": 0}))
+    assert bad.is_error and "\n" not in text(bad) and "limit" in text(bad)
+    store.close()
+
+
+def test_vintage_mcp_serves_over_stdio_as_its_key(tmp_path: Path, clock: PinnedClock,
+                                                 tenant: str) -> None:
+    store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    key = key_of(store, tenant, "agent", user="42", name="stdio-bot")
+    store.close()  # one process holds an embedded store: the server's, now
+    command = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "vintage"),
+        args=["--store", str(tmp_path / "store"), "mcp"],
+        env={**os.environ, "VINTAGE_KEY": key, "VINTAGE_KEYS": str(tmp_path / "keys")},
+        cwd=str(Path(__file__).resolve().parents[1]))
+
+    async def talk(client: Client) -> tuple[set[str], CallToolResult]:
+        listed = await client.list_tools()
+        written = await client.call_tool("remember", preference(
+            "42", "ship in one box", source_kind="agent_output", source_id="run-1"))
+        return {t.name for t in listed.tools}, written
+
+    names, written = over_mcp(command, talk)
+    assert names == TOOLS
+    assert not written.is_error, text(written)
+    assert written.structured_content["decision"] == "candidate"
