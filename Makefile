@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench bench-retrieval clean
+.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench bench-retrieval bench-service clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
@@ -57,6 +57,11 @@ bench: $(STAMP)
 bench-retrieval: $(STAMP)
 	VINTAGE_NEO4J_HEAP=$${VINTAGE_NEO4J_HEAP:-2g} VINTAGE_NEO4J_PAGECACHE=$${VINTAGE_NEO4J_PAGECACHE:-1g} \
 		$(BIN)/python -m bench.retrieval $(if $(QUICK),--quick)
+
+# The HTTP service under load: 16 clients for 30 s, mixed search / as-of metric / remember,
+# embedded and Neo4j (the launcher's server). QUICK=1 for the 3 s embedded smoke run.
+bench-service: $(STAMP)
+	$(BIN)/python -m bench.service_load $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(VENV) build .vintage .mypy_cache .ruff_cache .pytest_cache .hypothesis

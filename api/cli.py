@@ -36,6 +36,7 @@ from api.cli_ingest import ingest_app
 from api.cli_keys import keys_app
 from api.cli_neo4j import neo4j_app
 from api.cli_sources import sources_app
+from api.client import KeepsArgs, run_remote
 from api.demo import DEMO_TENANT, run_demo
 from api.options import AsJson, Options, default_actor
 from api.terminal import console, print_json, safe, visible
@@ -55,7 +56,7 @@ from queries.retraction import retract
 from queries.subjects import resolve_subjects
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
-                  pretty_exceptions_enable=False,
+                  pretty_exceptions_enable=False, cls=KeepsArgs,
                   help="Bitemporal facts on Neo4j: what was known, when, and why.")
 app.add_typer(neo4j_app, name="neo4j")
 cli_memory.register(app)
@@ -90,10 +91,18 @@ def main_options(
         "--actor", envvar="VINTAGE_ACTOR",
         help="Who runs the command, named by every event it causes (default: user:<your OS "
              "user name>).")] = None,
+    server: Annotated[str | None, typer.Option(
+        "--server", envvar="VINTAGE_SERVER",
+        help="A vintage serve URL: run the command against its HTTP API, as the key's "
+             "principal, instead of opening a store (api.client).")] = None,
+    key: Annotated[str | None, typer.Option(
+        "--key", envvar="VINTAGE_KEY", help="The API key for --server.")] = None,
 ) -> None:
     if actor is not None and not actor.strip():
         raise typer.BadParameter("name who runs the command", param_hint="--actor")
     ctx.obj = Options(store, tenant, actor or default_actor())
+    if server:
+        run_remote(ctx, server, key)
 
 
 @app.command()

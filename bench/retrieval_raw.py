@@ -20,7 +20,7 @@ Latencies exclude embedding the query (done before timing). Everything is delete
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -71,21 +71,33 @@ def cleanup(driver: neo4j.Driver) -> None:
             s.run(f"DROP INDEX {name} IF EXISTS").consume()
 
 
+def _rows(embedded: EmbeddedStore, truth: Truth, tenants: Mapping[str, str]
+          ) -> Iterator[list[Result]]:
+    """The nodes to create, ``ROWS`` at a time (a vector as a list of Python floats is 12 KiB:
+    all of them at once would be gigabytes)."""
+    chunk: list[Result] = []
+    for (tenant, fid), v in truth.items():
+        entry = embedded.state.entries.get(tenants[tenant], {}).get(fid)
+        if entry is None:
+            continue
+        chunk.append({"tenant": tenant, "id": fid, "scope": sorted(v.scope),
+                      "status": v.status.value, "available": _ms(v.available),
+                      "superseded": _ms(v.superseded), "expires": _ms(v.expires),
+                      "valid_from": _ms(v.valid_from), "valid_to": _ms(v.valid_to),
+                      "text": " ".join(entry.terms), "vector": entry.vector.tolist()})
+        if len(chunk) == ROWS:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
 def load(driver: neo4j.Driver, embedded: EmbeddedStore, truth: Truth,
          tenants: Mapping[str, str]) -> Result:
     """Nodes for every predicted version that has an entry in the embedded store (its terms
     and vector), keyed by the logical tenant."""
     began = time.perf_counter()
-    rows = []
-    for (tenant, fid), v in truth.items():
-        entry = embedded.state.entries.get(tenants[tenant], {}).get(fid)
-        if entry is None:
-            continue
-        rows.append({"tenant": tenant, "id": fid, "scope": sorted(v.scope),
-                     "status": v.status.value, "available": _ms(v.available),
-                     "superseded": _ms(v.superseded), "expires": _ms(v.expires),
-                     "valid_from": _ms(v.valid_from), "valid_to": _ms(v.valid_to),
-                     "text": " ".join(entry.terms), "vector": entry.vector.tolist()})
+    nodes = 0
     with driver.session() as s:
         s.run(f"CREATE FULLTEXT INDEX {TEXT} IF NOT EXISTS FOR (n:{LABEL}) ON EACH [n.text] "
               "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}").consume()
@@ -94,10 +106,11 @@ def load(driver: neo4j.Driver, embedded: EmbeddedStore, truth: Truth,
               "`vector.similarity_function`: 'cosine'}}").consume()
         s.run(f"CREATE INDEX bench_retrieval_raw_tenant IF NOT EXISTS FOR (n:{LABEL}) "
               "ON (n.tenant)").consume()
-        for start in range(0, len(rows), ROWS):
-            s.execute_write(_create, rows[start:start + ROWS])
+        for chunk in _rows(embedded, truth, tenants):
+            s.execute_write(_create, chunk)
+            nodes += len(chunk)
         s.run("CALL db.awaitIndexes(1200)").consume()
-    return {"nodes": len(rows), "seconds": time.perf_counter() - began}
+    return {"nodes": nodes, "seconds": time.perf_counter() - began}
 
 
 def _create(tx: neo4j.ManagedTransaction, rows: list[Result]) -> None:

@@ -118,7 +118,7 @@ def hit(q: Query, ids: Sequence[str]) -> tuple[float, float, float]:
 
 def summarise(rows: Sequence[tuple[Query, Answer]], truth: Truth) -> Result:
     scored = [hit(q, a.ids) for q, a in rows if q.expected]
-    ms = [a.ms for _, a in rows]
+    ms = [a.ms for _, a in rows if a.error is None]  # a failed search has no latency to show
     n = len(scored)
     return {
         "queries": len(rows), "scored": n,
@@ -155,6 +155,7 @@ def score(queries: Sequence[Query], answers: Sequence[Answer], truth: Truth) -> 
             "illegal_items": [[q.id, i] for q, a in rows for i in illegal(q, a.ids, truth,
                                                                           a.now)][:50],
             "errors_seen": [[q.id, a.error] for q, a in rows if a.error][:20],
+            "top3": {q.id: list(a.ids[:3]) for q, a in rows},
             "deepest": [[a.query, a.depth, round(a.ms)] for a in sorted(
                 (a for _, a in rows), key=lambda a: -a.depth)[:10]],
         }

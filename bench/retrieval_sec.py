@@ -86,7 +86,8 @@ def assertions(path: Path, concepts: Collection[str] | None = None) -> list[File
         nexts = [day_start(r.filed) for r in values[1:]] + [None]
         versions = tuple(
             Version(version_id(key, n), TENANT, frozenset(), Status.ACTIVE, day_start(r.filed),
-                    after, None, valid_from, valid_to, f"{subject} {predicate} {r.value}")
+                    after, None, valid_from, valid_to,
+                    f"{subject} {predicate} {start or ''}..{end} {r.value}")
             for n, (r, after) in enumerate(zip(values, nexts, strict=True), start=1))
         out.append(Filed(subject, predicate, unit, start or end, end, versions))
     return out

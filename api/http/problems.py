@@ -140,7 +140,9 @@ def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
 
 def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    known = {404: NOT_FOUND, 413: TOO_LARGE}.get(exc.status_code)
+    # 400 is the framework's "There was an error parsing the body" (a body that is not UTF-8
+    # JSON): the caller's input, so the same stable type as any refused argument.
+    known = {400: INVALID, 404: NOT_FOUND, 413: TOO_LARGE}.get(exc.status_code)
     if known is not None:
         return problem(known, str(exc.detail), headers=exc.headers)
     # No semantics of our own (405, ...): RFC 9457's "about:blank", titled by the status.

@@ -31,6 +31,7 @@ from api.http.models import (
     exit_out,
 )
 from api.http.problems import documented
+from graph.access import check_exit
 from graph.temporal import as_of
 from queries import asof as asof_queries
 from queries.answers import MetricAnswer
@@ -141,6 +142,7 @@ def undo_retraction(caller: Authenticated, source_id: SourceId, body: Reason) ->
 
 
 def _retract(caller: Authenticated, source_id: str, body: Reason, *, undo: bool) -> ExitOut:
+    check_exit(caller.principal, "undoing a retraction" if undo else "retract")
     scope = guard.write_scope(caller.principal)
     guard.source_in_reach(caller.store, caller.principal, source_id)
     return exit_out(retract(caller.store, scope, source_id, reason=body.reason,

@@ -33,7 +33,7 @@ from api.http.models_memory import (
     MemoryWrite,
 )
 from api.http.problems import MEMORY_CONFLICT, MEMORY_REFUSED, documented, problem
-from graph.access import check_write
+from graph.access import check_exit, check_write
 from graph.errors import InvalidArgument
 from graph.kinds import SourceKind
 from graph.memory.amend import current
@@ -179,6 +179,7 @@ def forget_memory(caller: Authenticated, body: Forget) -> Forgotten:
     """Erase content: a memory (every version), what a source said, or all of a user's;
     derived summaries go with it; a content-free tombstone event remains."""
     p = caller.principal
+    check_exit(p, "forget")
     scope = guard.write_scope(p, user=body.user, project=body.project, thread=body.thread)
     user = scope.keys.get("user")
     if body.everything and user is None:

@@ -4,7 +4,9 @@ rollback, invalidate, demote, outcome and promote.
 Each runs in the scope the key allows (``api.http.guard``) and names the key's principal as its
 actor. A person's decision (resolve, a promotion on the user's action) is a ``user_message``
 write: only a key that may write one for that user may make it (``graph.access.check_write``);
-an outcome is a ``tool_result`` naming its task.
+an outcome is a ``tool_result`` naming its task, which an agent key reports (and an experience
+that succeeded on enough tasks it may promote). Rollback, invalidation and demotion end or
+lower what a scope holds: a writer or admin key only (``graph.access.check_exit``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from api.http.models_control import Resolve as ResolveIn
 from api.http.models_memory import Decided
 from api.http.problems import documented
 from api.http.routes_memory import decided, user_and_project
-from graph.access import check_write
+from graph.access import check_exit, check_write
 from graph.errors import InvalidArgument
 from graph.kinds import SourceKind
 from graph.memory.conflicts import review
@@ -76,6 +78,7 @@ def resolve(caller: Authenticated, body: ResolveIn) -> Written:
 def rollback_scope(caller: Authenticated, body: Rollback) -> RolledBackOut:
     """Restore the scope's memories to what was held at ``to``, as new versions (nothing is
     deleted); roll back to the instant before a rollback to undo it."""
+    check_exit(caller.principal, "rollback")
     scope = guard.write_scope(caller.principal, user=body.user, project=body.project,
                               thread=body.thread)
     done = rollback(caller.store, scope, body.to, actor=caller.actor, reason=body.reason)
@@ -86,6 +89,7 @@ def rollback_scope(caller: Authenticated, body: Rollback) -> RolledBackOut:
              responses=documented(400, 403, 404))
 def invalidate(caller: Authenticated, body: Invalidate) -> ExitOut:
     """Stop holding one memory from now on (history kept; as-of reads before it unchanged)."""
+    check_exit(caller.principal, "invalidate")
     scope = guard.write_scope(caller.principal, user=body.user, project=body.project,
                               thread=body.thread)
     return exit_out(invalidate_memory(caller.store, scope, body.subject, body.key,
@@ -97,6 +101,7 @@ def invalidate(caller: Authenticated, body: Invalidate) -> ExitOut:
 def demotion(caller: Authenticated, body: Demote) -> DemotedOut:
     """Set a memory's ranking weight (what a size-limited context keeps first); what is
     visible, and every answer, stay exactly as they were."""
+    check_exit(caller.principal, "demote")
     scope = guard.write_scope(caller.principal, user=body.user, project=body.project,
                               thread=body.thread)
     done = demote(caller.store, scope, body.subject, body.key, weight=body.weight,

@@ -27,7 +27,7 @@ from api.http.models_retrieval import (
     search_out,
     search_request,
 )
-from graph.access import Principal, check_write, verify
+from graph.access import Principal, check_exit, check_write, verify
 from graph.errors import InvalidArgument
 from graph.kinds import SourceKind
 from graph.memory.forget import forget as forget_memory
@@ -186,8 +186,10 @@ class Tools:
         user: User = None, project: Project = None, thread: Thread = None,
     ) -> Forgotten:
         """Erase content: a memory (subject and key, every version), what a source said, or all
-        of a user's; derived summaries go with it; a content-free tombstone event remains."""
+        of a user's; derived summaries go with it; a content-free tombstone event remains.
+        Only a writer or admin key erases (an agent key may not)."""
         p = self.principal()
+        check_exit(p, "forget")
         scope = guard.write_scope(p, user=user, project=project, thread=thread)
         bound_user = scope.keys.get("user")
         if everything and bound_user is None:

@@ -56,6 +56,16 @@ def check_write(principal: Principal, source_kind: SourceKind | str, *,
                         "for the user (name the user)")
 
 
+def check_exit(principal: Principal, verb: str) -> None:
+    """Refuse (``Forbidden``) an exit ``verb`` (forget, rollback, invalidate, retract, demote)
+    to a key that may not make one: only a writer or an admin key ends, undoes or lowers what a
+    scope holds. The binding is the caller's to apply (``within``), as for any write."""
+    if not principal.can_exit:
+        role = principal.role.value
+        article = "an" if role[0] in "aeiou" else "a"
+        raise Forbidden(f"{verb} needs a writer or admin key, not {article} {role} key")
+
+
 def check_read(principal: Principal, scope: Scope, all_scopes: bool = False) -> Scope:
     """The scope a read of ``principal`` runs in: ``scope`` with the key's binding added.
     Another tenant is ``OutOfReach`` (answer as not found); a tenant-wide read without an admin

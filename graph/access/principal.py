@@ -15,6 +15,10 @@ agent   its scope                   ``agent_output``, ``model_inference``, ``too
 admin   the tenant, tenant-wide     everything in the tenant; manages keys
         reads included
 ======  ==========================  =====================================================
+
+Exits (forget, rollback, invalidate, retract and its undoing) and demotion end, undo or lower
+what a scope holds: only a writer key (within its binding) or an admin key makes them
+(``Principal.can_exit``, ``graph.access.authority.check_exit``).
 """
 
 from __future__ import annotations
@@ -94,6 +98,13 @@ class Principal:
     @property
     def can_write(self) -> bool:
         return self.role is not Role.READER
+
+    @property
+    def can_exit(self) -> bool:
+        """Whether the key may end, undo or lower what its scope holds (forget, rollback,
+        invalidate, retract, demote): a writer within its binding, or an admin. An agent
+        writes in its scope but never erases or rolls back what a user told it."""
+        return self.role in (Role.WRITER, Role.ADMIN)
 
     @property
     def can_manage_keys(self) -> bool:

@@ -1,0 +1,243 @@
+"""The command line as a client of the HTTP API: ``vintage --server URL [--key K] COMMAND``.
+
+With ``--server`` (or ``VINTAGE_SERVER``) a command opens no store: its arguments, parsed by the
+very command they were written for (same options, same checks), become one request to the API,
+made with the key of ``--key`` or ``VINTAGE_KEY``, and the JSON answer is read back into the
+views the local renderers print, so that the output is the local one (``--json`` prints the
+same JSON as locally). The tenant, scope and actor are the key's: ``--tenant`` and ``--actor``
+do not travel. ``search``, ``context``, ``remember``, ``memories`` and ``forget`` run over the
+server; any other command is refused in one line naming it (exit 2).
+
+A problem+json answer is one line on stderr: 401, 403, 404, 400, 409 and 422 are refusals (exit
+2), 503 or no answer at all is ``StoreUnreachable`` (exit 69), a gate's refusal or conflict is a
+decision printed as locally (exit 3). Only the standard library speaks HTTP: no dependency.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from api import render_memory, render_search
+from api.cli_memory import decided
+from api.options import typed_value
+from api.terminal import console, print_json, safe
+from graph.errors import InvalidArgument, UserError
+from graph.memory.gate import Decision
+from graph.memory.remember import Remembered
+from graph.store import StoreUnreachable
+from graph.temporal import parse_instant
+from queries.fusion import Mode
+from queries.recall import MemoryView
+from queries.search import Found, SearchResult
+from queries.views import SourceView
+
+TIMEOUT_SECONDS = 60.0
+_out = console()
+
+
+class ServerRefused(UserError):
+    """The server answered with a problem: said in one line, its title then its detail."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Remote:
+    """One server and one key."""
+
+    def __init__(self, server: str, key: str | None) -> None:
+        parsed = urllib.parse.urlsplit(server)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise InvalidArgument(f"--server {server[:80]!r}: an http:// or https:// URL")
+        if not key:
+            raise InvalidArgument("--server needs an API key: --key or VINTAGE_KEY")
+        self.base = server.rstrip("/")
+        self.key = key
+
+    def call(self, method: str, path: str, *, body: dict[str, Any] | None = None,
+             query: dict[str, Any] | None = None) -> Any:
+        """The decoded JSON answer of a 2xx; a problem raises (module docstring)."""
+        url = self.base + path
+        if query:
+            url += "?" + urllib.parse.urlencode(dropped_none(query), doseq=True)
+        data = None if body is None else json.dumps(dropped_none(body)).encode()
+        request = urllib.request.Request(url, data=data, method=method, headers={
+            "Authorization": f"Bearer {self.key}", "Accept": "application/json",
+            **({"Content-Type": "application/json"} if data is not None else {})})
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
+                return json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            raise problem_error(exc.code, exc.read()) from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            raise StoreUnreachable(f"the server {self.base} did not answer: "
+                                   f"{getattr(exc, 'reason', exc)}") from None
+
+
+def problem_error(status: int, raw: bytes) -> Exception:
+    try:
+        problem = json.loads(raw)
+    except ValueError:
+        problem = {}
+    if not isinstance(problem, dict):
+        problem = {}
+    title = str(problem.get("title") or f"HTTP {status}")
+    detail = problem.get("detail")
+    said = f"{title}: {detail}" if detail else title
+    if status == 503:
+        return StoreUnreachable(f"the server's store does not answer: {said}")
+    if status >= 500:
+        return RuntimeError(f"the server failed ({status}): {said}")
+    error = ServerRefused(f"{said} (HTTP {status})", status)
+    error.problem = problem  # type: ignore[attr-defined]
+    return error
+
+
+def dropped_none(fields: dict[str, Any]) -> dict[str, Any]:
+    """What the request says: an option not given (None, an empty repeatable) is left out."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()
+            if v is not None and not (isinstance(v, list | tuple) and not v)}
+
+
+def instant(text: str | None, name: str) -> str | None:
+    return parse_instant(text, name).isoformat() if text else None
+
+
+def scoped(p: dict[str, Any]) -> dict[str, Any]:
+    return {"user": p.get("user"), "project": p.get("project"), "thread": p.get("thread")}
+
+
+def search(remote: Remote, p: dict[str, Any]) -> None:
+    body = scoped(p) | {
+        "query": p["query"], "mode": p["mode"], "subjects": p["subject"],
+        "kinds": p["kind"], "cutoff": instant(p["cutoff"], "cutoff"),
+        "valid_at": instant(p["valid_at"], "valid_at"),
+        "system_at": instant(p["system_at"], "system_at"), "limit": p["limit"],
+        "candidates": p["candidates"], "form": p["form"], "period": p["period"],
+        "all_scopes": p["all_scopes"]}
+    answer = remote.call("POST", "/v1/search", body=body)
+    found = tuple(found_of(r, rank) for rank, r in enumerate(answer["results"], 1))
+    render_search.search(_out, SearchResult(
+        query=answer["query"], mode=Mode(answer["mode"]), results=found, considered=found,
+        legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"]),
+        p["as_json"])
+
+
+def found_of(r: dict[str, Any], rank: int) -> Found:
+    """A result read back; its kind and conflict partners are not in the API's answer."""
+    return Found(id=r["id"], subject=r["subject"], predicate=r["predicate"], value=r["value"],
+                 unit=r["unit"], status=r["status"], kind="", score=r["score"],
+                 signals=r["signals"],
+                 sources=tuple(SourceView.model_validate(s) for s in r["sources"]),
+                 valid=(parse_instant(r["valid"][0], "valid"), _maybe(r["valid"][1])),
+                 knowledge=(parse_instant(r["knowledge"][0], "knowledge"),
+                            _maybe(r["knowledge"][1])),
+                 conflicts_with=(), rank=rank)
+
+
+def _maybe(text: str | None) -> Any:
+    return parse_instant(text, "instant") if text else None
+
+
+def context(remote: Remote, p: dict[str, Any]) -> None:
+    body = scoped(p) | {
+        "query": p["query"], "budget": p["budget"], "subjects": p["subject"],
+        "cutoff": instant(p["cutoff"], "cutoff"), "for_thread": p["for_thread"],
+        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]}
+    typer.echo(remote.call("POST", "/v1/context", body=body)["text"])
+
+
+def remember(remote: Remote, p: dict[str, Any]) -> None:
+    body = scoped(p) | {
+        "kind": p["kind"], "subject": p["subject"], "key": p["key"],
+        "value": typed_value(p["value"], p["typed"]), "source_kind": p["source_kind"],
+        "source_id": p["source_id"], "source_version": p["source_version"],
+        "observed_at": instant(p["observed_at"], "observed_at"), "owner": p["owner"],
+        "retention_reason": p["reason"], "ttl_seconds": p["ttl"],
+        "evidence": p["evidence"], "consent": p["consent"]}
+    if p["expected_revision"] is not None:
+        raise InvalidArgument("--expected-revision is not available over --server yet (the "
+                              "API takes it as If-Match)")
+    try:
+        answer = remote.call("POST", "/v1/memories", body=body)
+    except ServerRefused as exc:
+        answer = getattr(exc, "problem", {})
+        if answer.get("decision") not in (Decision.REFUSED, Decision.CONFLICT):
+            raise
+        answer = answer | {"reason": answer.get("detail", "")}
+    decided(Remembered(decision=Decision(answer["decision"]), reason=answer["reason"],
+                       key=p["key"], memory_id=answer.get("memory_id"),
+                       revision=answer.get("revision"), event_id=answer["event"]),
+            p["as_json"])
+
+
+def memories(remote: Remote, p: dict[str, Any]) -> None:
+    query = scoped(p) | {
+        "subject": p["subject"], "key": p["key"], "at": instant(p["at"], "at"),
+        "system_at": instant(p["system_at"], "system_at"),
+        "candidates": p["candidates"] or None, "hindsight": p["hindsight"] or None,
+        "all_scopes": p["all_scopes"] or None, "limit": 200}
+    found: list[MemoryView] = []
+    while True:  # every page: the local command prints them all
+        page = remote.call("GET", "/v1/memories", query=query)
+        found += [MemoryView.model_validate(m) for m in page["items"]]
+        if not page.get("next_cursor"):
+            break
+        query["cursor"] = page["next_cursor"]
+    render_memory.memories(_out, p["subject"], found, p["as_json"])
+
+
+def forget(remote: Remote, p: dict[str, Any]) -> None:
+    if p["everything"] and not p["user"]:
+        raise typer.BadParameter("--everything needs --user", param_hint="--everything")
+    body = scoped(p) | {"reason": p["reason"], "subject": p["subject"], "key": p["key"],
+                        "source": p["source"], "everything": p["everything"] or None}
+    gone = remote.call("POST", "/v1/forget", body=body)
+    if p["as_json"]:
+        print_json(_out, json.dumps(gone))
+    else:
+        _out.print(f"erased {gone['facts']} facts and {gone['derived']} derived from them "
+                   f"(by {gone['by']}); tombstone {safe(gone['event'])}")
+
+
+COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {
+    "search": search, "context": context, "remember": remember, "memories": memories,
+    "forget": forget}
+
+
+ARGS = "vintage.command_args"
+
+
+class KeepsArgs(TyperGroup):
+    """The ``vintage`` group, keeping the words of the command it resolved (``ctx.meta``) so
+    that ``--server`` can parse them with that command before it would run locally."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:  # typer's own Context
+        found = super().resolve_command(ctx, args)
+        ctx.meta[ARGS] = list(found[2])
+        return found
+
+
+def run_remote(ctx: typer.Context, server: str, key: str | None) -> None:
+    """Run the command ``ctx`` is about to invoke against ``server`` instead, then exit. Its
+    arguments are parsed by the command itself (so ``--help`` and every check are the
+    local ones); a command the API does not serve yet is refused, naming it."""
+    name = ctx.invoked_subcommand or ""
+    group: Any = ctx.command  # typer's own click Group
+    if name not in COMMANDS:
+        raise InvalidArgument(f"vintage {name} is not available over --server yet (it runs on "
+                              f"a local store; over the server: {', '.join(COMMANDS)})")
+    command = group.get_command(ctx, name)
+    assert command is not None
+    with command.make_context(name, list(ctx.meta.get(ARGS, [])), parent=ctx) as sub:
+        COMMANDS[name](Remote(server, key), dict(sub.params))
+    raise typer.Exit(0)
