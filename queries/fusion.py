@@ -99,15 +99,22 @@ class Scored:
 
 
 def fuse(legs: Mapping[str, Ranked], facts: Mapping[str, Fact], weights: Mapping[str, float],
-         at: datetime) -> list[Scored]:
+         at: datetime, exact: Mapping[str, float] | None = None) -> list[Scored]:
     """The items of ``facts`` (the legs' legal candidates) scored by the rule above as of the
     cutoff ``at``, best first. An id the legs found that ``facts`` lacks (no longer legal at the
-    re-read) is left out."""
+    re-read) is left out. ``exact``: each candidate's identifier count, when the caller counted
+    it on every candidate (else the exact leg's score, 0 for an item it did not return)."""
     positions = {leg: _tied_ranks(ranked) for leg, ranked in legs.items()}
     scores = {leg: dict(ranked) for leg, ranked in legs.items()}
+    if exact is not None and "exact" in legs:
+        # An item the exact leg cut among its ties has the rank its count shares in that leg.
+        by_count = {score: positions["exact"][i] for i, score in reversed(legs["exact"])}
+        positions["exact"] = {i: by_count[n] for i, n in exact.items() if n in by_count}
     found = []
     for i, fact in sorted(facts.items()):
         signals = {leg: scores[leg].get(i, 0.0) for leg in legs}
+        if exact is not None and "exact" in legs:
+            signals["exact"] = exact.get(i, 0.0)
         rrf = sum(1 / (RRF_K + pos[i]) for pos in positions.values() if i in pos)
         signals["recency"] = SIGNAL / (RRF_K + recency_rank(fact.available_at, at))
         signals["authority"] = SIGNAL / (RRF_K + max(1, 1 + Authority.USER_STATEMENT

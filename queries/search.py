@@ -41,6 +41,7 @@ from graph.kinds import FactKind, Status
 from graph.memory.ranking import weights
 from graph.memory.scoping import record_wide_read, require_read_scope
 from graph.model import Fact, Scope, Source, Value
+from graph.retrieval.documents import describe
 from graph.retrieval.embedder import Embedder
 from graph.retrieval.index import SearchStore, TextQuery
 from graph.retrieval.indexer import refresh
@@ -128,7 +129,7 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
     while True:  # deeper until no item below the legs' depth could reach the results
         hits = ranker.rank(spec, query)
         legs = legs_of(request.mode, hits)
-        considered = _considered(store, spec, legs)
+        considered = _considered(store, spec, legs, query.identifiers)
         seconds = _conflict_seconds(considered)
         leaders = [f.score for f in considered if f.id not in seconds]
         if deep_enough(legs, query.per_leg, hits.legal, leaders, request.limit):
@@ -139,13 +140,17 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
                         query.per_leg)
 
 
-def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked]) -> tuple[Found, ...]:
+def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked],
+                identifiers: Sequence[str]) -> tuple[Found, ...]:
     """The legs' legal candidates fused, checked and shown (module docstring, steps 2-3)."""
     ids = sorted({i for ranked in legs.values() for i, _ in ranked})
     read = _reread(store, spec, ids)
     assert spec.known_at is not None
+    exact = _exact_counts(store, spec.scope.tenant, read, identifiers) if "exact" in legs \
+        else None
     scored = fuse(legs, {i: f for i, (f, _) in read.items()},
-                  weights(store, spec.scope.tenant, ids, spec.known_at), spec.known_at)
+                  weights(store, spec.scope.tenant, ids, spec.known_at), spec.known_at,
+                  exact=exact)
     checked = arrange(store, spec, scored, read)
     return tuple(_found(c, n) for n, c in enumerate(checked, start=1))
 
@@ -218,6 +223,22 @@ def _reread(store: Store, spec: AsOf, ids: Sequence[str]) -> dict[str, tuple[Fac
     assert spec.known_at is not None and spec.system_at is not None
     return {f.id: (as_known(f, spec.known_at, spec.system_at), cited)
             for f, cited in store.read_cited(replace(spec, ids=tuple(ids)))}
+
+
+def _exact_counts(store: Store, tenant: str, read: dict[str, tuple[Fact, tuple[Source, ...]]],
+                  identifiers: Sequence[str]) -> dict[str, float]:
+    """How many of the query's identifiers each candidate carries, counted on every candidate,
+    not only on those the exact leg returned: that leg is cut at its depth among items that tie
+    (every Q1 2018 figure carries "2018" and "q1"), and a candidate another leg found must not
+    lose its exact rank for the order the cut broke ties in. Counted on the document as of the
+    cutoff (the sources it cites then), so a filing not yet public adds nothing."""
+    wanted = set(identifiers)
+    if not wanted or not read:
+        return {}
+    names = sorted({f.subject for f, _ in read.values()})
+    subjects = {s.id: s for s in store.subjects(tenant, names)}
+    return {i: float(len(wanted & set(describe(f, subjects.get(f.subject), cited).terms)))
+            for i, (f, cited) in read.items()}
 
 
 def _found(c: Checked, rank: int) -> Found:

@@ -46,6 +46,21 @@ def test_an_item_carrying_an_identifier_ranks_before_every_item_carrying_none() 
     assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0003", "f0001", "f0002"]
 
 
+def test_an_item_the_exact_leg_cut_among_its_ties_keeps_the_exact_rank_its_count_shares() -> None:
+    # Every Q1 2018 figure carries "2018" and "q1": the exact leg, cut at its depth, returned
+    # f0001 only (ties go by id). f0002, found by words, carries both identifiers too: counted
+    # on every candidate, it ranks as if the leg had returned it, and its words win.
+    facts = {f.id: f for f in (item(1), item(2))}
+    legs = {"exact": ranked({"f0001": 2.0}),
+            "keyword": ranked({"f0002": 9.0, "f0001": 1.0}),
+            "semantic": ranked({"f0002": 0.9, "f0001": 0.1})}
+    cut = fuse(legs, facts, {}, AT)
+    assert [s.id for s in cut] == ["f0001", "f0002"]  # scored on the legs that returned it
+    counted = fuse(legs, facts, {}, AT, exact={"f0001": 2.0, "f0002": 2.0})
+    assert [s.id for s in counted] == ["f0002", "f0001"]
+    assert counted[0].signals["exact"] == 2.0
+
+
 def test_demotion_multiplies_the_fused_score_and_signals_reorder_only_near_equals() -> None:
     facts = {"f0001": item(1, age_days=400), "f0002": item(2), "f0003": item(3)}
     legs = {"keyword": ranked({"f0001": 3.0, "f0002": 3.0, "f0003": 2.9})}
