@@ -151,7 +151,7 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
         reason, _ = reason_cypher(spec, "f")
         params["text"] = lucene(_scope_filters(spec), terms)
         text = _TEXT.format(index=FACT_TEXT, reason=reason.replace("\n", "\n    "),
-                            scope=scope_clause(spec, "f"))
+                            scope=scope_clause(spec, "f"), exact=_EXACT if identifiers else "0")
         columns = "keyword, exact, matched, excluded"
     semantic = "\n  RETURN size(legal) AS legal, [] AS semantic"
     if vector is not None and model is not None:
@@ -198,7 +198,7 @@ CALL () {{
   WHERE f.tenant = $asof_tenant AND {scope}
   WITH f, score, {reason} AS reason
   WITH collect(CASE WHEN reason IS NULL THEN {{id: f.id, score: score,
-         exact: size([i IN $identifiers WHERE i IN split(f.search_terms, ' ')])}} END) AS hits,
+         exact: {exact}}} END) AS hits,
        collect(reason) AS reasons, count(f) AS matched
   CALL (hits) {{
     UNWIND hits AS h
@@ -218,6 +218,11 @@ CALL () {{
   }}
   RETURN keyword, exact, matched, excluded
 }}"""
+
+# How many identifiers an entry carries, without splitting its terms into a list per hit (a
+# tenant-wide search matches tens of thousands of entries, and those lists filled the
+# transaction's memory): each token stands between spaces once one is appended.
+_EXACT = ("size([i IN $identifiers WHERE (f.search_terms + ' ') CONTAINS (' ' + i + ' ')])")
 
 # Neo4j's cosine is normalised to [0, 1] as (1 + cos) / 2; the seam's score is the cosine.
 _SEMANTIC = """

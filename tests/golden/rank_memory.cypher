@@ -13,7 +13,7 @@ CALL () {
       WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
       ELSE null END AS reason
   WITH collect(CASE WHEN reason IS NULL THEN {id: f.id, score: score,
-         exact: size([i IN $identifiers WHERE i IN split(f.search_terms, ' ')])} END) AS hits,
+         exact: size([i IN $identifiers WHERE (f.search_terms + ' ') CONTAINS (' ' + i + ' ')])} END) AS hits,
        collect(reason) AS reasons, count(f) AS matched
   CALL (hits) {
     UNWIND hits AS h

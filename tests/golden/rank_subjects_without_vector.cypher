@@ -13,7 +13,7 @@ CALL () {
       WHEN NOT (f.subject IN $asof_subjects) THEN 'another subject'
       ELSE null END AS reason
   WITH collect(CASE WHEN reason IS NULL THEN {id: f.id, score: score,
-         exact: size([i IN $identifiers WHERE i IN split(f.search_terms, ' ')])} END) AS hits,
+         exact: 0} END) AS hits,
        collect(reason) AS reasons, count(f) AS matched
   CALL (hits) {
     UNWIND hits AS h
