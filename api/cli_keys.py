@@ -15,7 +15,7 @@ import typer
 
 from api.options import AsJson, Options
 from api.terminal import console, print_json, safe, table
-from graph.access import KeyInfo, Role, create_key, list_keys, revoke
+from graph.access import KeyInfo, Principal, Role, create_key, list_keys, revoke
 
 keys_app = typer.Typer(no_args_is_help=True,
                        help="API keys of the tenant: create (shown once), list, revoke.")
@@ -38,6 +38,11 @@ def create_cmd(
     with options.opened() as store:
         principal, key = create_key(store, options.scope().tenant, role, user=user,
                                     project=project, name=name, actor=options.actor)
+    show_created(principal, key, as_json)
+
+
+def show_created(principal: Principal, key: str, as_json: bool) -> None:
+    """A new key as ``keys create`` prints it (also over ``--server``: ``api.client_keys``)."""
     if as_json:
         print_json(_out, json.dumps({
             "key": key, "key_id": principal.key_id, "tenant": principal.tenant,
@@ -58,13 +63,18 @@ def list_cmd(ctx: typer.Context, as_json: AsJson = False) -> None:
     options: Options = ctx.obj
     with options.opened() as store:
         found = list_keys(store, options.scope().tenant)
+    show_keys(options.scope().tenant, found, as_json)
+
+
+def show_keys(tenant: str, found: list[KeyInfo], as_json: bool) -> None:
+    """A listing as ``keys list`` prints it (also over ``--server``: ``api.client_keys``)."""
     if as_json:
         print_json(_out, json.dumps([_info(k) for k in found]))
         return
     if not found:
         _out.print("no keys")
         return
-    grid = table(f"keys of tenant {safe(options.scope().tenant)}", "key id", "role", "user",
+    grid = table(f"keys of tenant {safe(tenant)}", "key id", "role", "user",
                  "project", "name", "created", "revoked")
     for k in found:
         grid.add_row(safe(k.key_id), k.role.value, safe(k.user or "-"),

@@ -5,8 +5,11 @@ very command they were written for (same options, same checks), become one reque
 made with the key of ``--key`` or ``VINTAGE_KEY``, and the JSON answer is read back into the
 views the local renderers print, so that the output is the local one (``--json`` prints the
 same JSON as locally). The tenant, scope and actor are the key's: ``--tenant`` and ``--actor``
-do not travel. ``search``, ``context``, ``remember``, ``memories`` and ``forget`` run over the
-server; any other command is refused in one line naming it (exit 2).
+do not travel. ``search``, ``context``, ``remember``, ``memories`` and ``forget`` run here; the
+fact reads (``asof``, ``facts``, ``history``, ``explain``, ``impact``) in ``api.client_facts``;
+``audit``, ``trace``, ``used`` and the other memory verbs in ``api.client_memory``; ``keys``
+in ``api.client_keys``. Any other command (ingest, retract, sources, ...) is refused in one
+line naming it (exit 2).
 
 A problem+json answer is one line on stderr: 401, 403, 404, 400, 409 and 422 are refusals (exit
 2), 503 or no answer at all is ``StoreUnreachable`` (exit 69), a gate's refusal or conflict is a
@@ -16,9 +19,6 @@ decision printed as locally (exit 3). Only the standard library speaks HTTP: no 
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -26,94 +26,20 @@ import typer
 from typer.core import TyperGroup
 
 from api import render_memory, render_search
-from api.cli_memory import decided
+from api.client_facts import FACT_COMMANDS
+from api.client_http import Remote, instant, scoped
+from api.client_keys import KEY_COMMANDS
+from api.client_memory import MEMORY_COMMANDS, decide
 from api.options import typed_value
 from api.terminal import console, print_json, safe
-from graph.errors import InvalidArgument, UserError
-from graph.memory.gate import Decision
-from graph.memory.remember import Remembered
-from graph.store import StoreUnreachable
+from graph.errors import InvalidArgument
 from graph.temporal import parse_instant
 from queries.fusion import Mode
 from queries.recall import MemoryView
 from queries.search import Found, SearchResult
 from queries.views import SourceView
 
-TIMEOUT_SECONDS = 60.0
 _out = console()
-
-
-class ServerRefused(UserError):
-    """The server answered with a problem: said in one line, its title then its detail."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class Remote:
-    """One server and one key."""
-
-    def __init__(self, server: str, key: str | None) -> None:
-        parsed = urllib.parse.urlsplit(server)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise InvalidArgument(f"--server {server[:80]!r}: an http:// or https:// URL")
-        if not key:
-            raise InvalidArgument("--server needs an API key: --key or VINTAGE_KEY")
-        self.base = server.rstrip("/")
-        self.key = key
-
-    def call(self, method: str, path: str, *, body: dict[str, Any] | None = None,
-             query: dict[str, Any] | None = None) -> Any:
-        """The decoded JSON answer of a 2xx; a problem raises (module docstring)."""
-        url = self.base + path
-        if query:
-            url += "?" + urllib.parse.urlencode(dropped_none(query), doseq=True)
-        data = None if body is None else json.dumps(dropped_none(body)).encode()
-        request = urllib.request.Request(url, data=data, method=method, headers={
-            "Authorization": f"Bearer {self.key}", "Accept": "application/json",
-            **({"Content-Type": "application/json"} if data is not None else {})})
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
-                return json.loads(answer.read() or b"null")
-        except urllib.error.HTTPError as exc:
-            raise problem_error(exc.code, exc.read()) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            raise StoreUnreachable(f"the server {self.base} did not answer: "
-                                   f"{getattr(exc, 'reason', exc)}") from None
-
-
-def problem_error(status: int, raw: bytes) -> Exception:
-    try:
-        problem = json.loads(raw)
-    except ValueError:
-        problem = {}
-    if not isinstance(problem, dict):
-        problem = {}
-    title = str(problem.get("title") or f"HTTP {status}")
-    detail = problem.get("detail")
-    said = f"{title}: {detail}" if detail else title
-    if status == 503:
-        return StoreUnreachable(f"the server's store does not answer: {said}")
-    if status >= 500:
-        return RuntimeError(f"the server failed ({status}): {said}")
-    error = ServerRefused(f"{said} (HTTP {status})", status)
-    error.problem = problem  # type: ignore[attr-defined]
-    return error
-
-
-def dropped_none(fields: dict[str, Any]) -> dict[str, Any]:
-    """What the request says: an option not given (None, an empty repeatable) is left out."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()
-            if v is not None and not (isinstance(v, list | tuple) and not v)}
-
-
-def instant(text: str | None, name: str) -> str | None:
-    return parse_instant(text, name).isoformat() if text else None
-
-
-def scoped(p: dict[str, Any]) -> dict[str, Any]:
-    return {"user": p.get("user"), "project": p.get("project"), "thread": p.get("thread")}
 
 
 def search(remote: Remote, p: dict[str, Any]) -> None:
@@ -167,17 +93,7 @@ def remember(remote: Remote, p: dict[str, Any]) -> None:
     if p["expected_revision"] is not None:
         raise InvalidArgument("--expected-revision is not available over --server yet (the "
                               "API takes it as If-Match)")
-    try:
-        answer = remote.call("POST", "/v1/memories", body=body)
-    except ServerRefused as exc:
-        answer = getattr(exc, "problem", {})
-        if answer.get("decision") not in (Decision.REFUSED, Decision.CONFLICT):
-            raise
-        answer = answer | {"reason": answer.get("detail", "")}
-    decided(Remembered(decision=Decision(answer["decision"]), reason=answer["reason"],
-                       key=p["key"], memory_id=answer.get("memory_id"),
-                       revision=answer.get("revision"), event_id=answer["event"]),
-            p["as_json"])
+    decide(remote, "/v1/memories", body, p["as_json"], key=p["key"])
 
 
 def memories(remote: Remote, p: dict[str, Any]) -> None:
@@ -185,14 +101,8 @@ def memories(remote: Remote, p: dict[str, Any]) -> None:
         "subject": p["subject"], "key": p["key"], "at": instant(p["at"], "at"),
         "system_at": instant(p["system_at"], "system_at"),
         "candidates": p["candidates"] or None, "hindsight": p["hindsight"] or None,
-        "all_scopes": p["all_scopes"] or None, "limit": 200}
-    found: list[MemoryView] = []
-    while True:  # every page: the local command prints them all
-        page = remote.call("GET", "/v1/memories", query=query)
-        found += [MemoryView.model_validate(m) for m in page["items"]]
-        if not page.get("next_cursor"):
-            break
-        query["cursor"] = page["next_cursor"]
+        "all_scopes": p["all_scopes"] or None}
+    found = [MemoryView.model_validate(m) for m in remote.pages("/v1/memories", query)]
     render_memory.memories(_out, p["subject"], found, p["as_json"])
 
 
@@ -211,7 +121,7 @@ def forget(remote: Remote, p: dict[str, Any]) -> None:
 
 COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {
     "search": search, "context": context, "remember": remember, "memories": memories,
-    "forget": forget}
+    "forget": forget} | FACT_COMMANDS | MEMORY_COMMANDS | KEY_COMMANDS
 
 
 ARGS = "vintage.command_args"
@@ -230,14 +140,22 @@ class KeepsArgs(TyperGroup):
 def run_remote(ctx: typer.Context, server: str, key: str | None) -> None:
     """Run the command ``ctx`` is about to invoke against ``server`` instead, then exit. Its
     arguments are parsed by the command itself (so ``--help`` and every check are the
-    local ones); a command the API does not serve yet is refused, naming it."""
+    local ones); a command the API does not serve yet is refused, naming it. A group's
+    command (``keys list``) is named by both words."""
     name = ctx.invoked_subcommand or ""
     group: Any = ctx.command  # typer's own click Group
+    command: Any = group.get_command(ctx, name)
+    words = list(ctx.meta.get(ARGS, []))
+    if isinstance(command, TyperGroup):
+        if not (words and command.get_command(ctx, words[0])):
+            command.make_context(name, words, parent=ctx)  # its --help, or usage: local
+        else:
+            name, command, words = (f"{name} {words[0]}", command.get_command(ctx, words[0]),
+                                    words[1:])
     if name not in COMMANDS:
         raise InvalidArgument(f"vintage {name} is not available over --server yet (it runs on "
                               f"a local store; over the server: {', '.join(COMMANDS)})")
-    command = group.get_command(ctx, name)
     assert command is not None
-    with command.make_context(name, list(ctx.meta.get(ARGS, [])), parent=ctx) as sub:
+    with command.make_context(name, words, parent=ctx) as sub:
         COMMANDS[name](Remote(server, key), dict(sub.params))
     raise typer.Exit(0)

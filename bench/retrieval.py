@@ -200,7 +200,7 @@ def run_size(args: argparse.Namespace, size: int, queries: list[Query], embedder
             if "embedded" in args.backends and not args.quick:
                 say("neo4j: the raw references")
                 retrieval_raw.cleanup(driver)
-                loaded = retrieval_raw.load(driver, embedded, truth, names)
+                loaded = retrieval_raw.load(driver, embedded, truth, {t: t for t in names})
                 out["neo4j"]["raw"] = {"load": loaded, "queries": retrieval_raw.compare(
                     driver, embedder, queries, answers, truth)}
                 retrieval_raw.cleanup(driver)

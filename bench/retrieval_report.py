@@ -28,14 +28,16 @@ def _runs(out: Result) -> list[tuple[str, Result]]:
 
 
 def ladder(out: Result) -> list[str]:
-    lines = ["| items | backend | mode | recall@1 | recall@5 | MRR | illegal | p50 ms | p95 ms |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| items | backend | mode | recall@1 | recall@5 | MRR | illegal | failed | p50 ms "
+             "| p95 ms | memories p50 / p95 ms |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for backend, run in _runs(out):
         for mode, m in run["modes"].items():
             lines.append(f"| {_n(run['corpus_items'])} | {backend} | {mode} | {_f(m['recall@1'])} "
                          f"| {_f(m['recall@5'])} | {_f(m['mrr'])} "
-                         f"| {m['illegal']} ({m['illegal_considered']}) "
-                         f"| {_f(m['p50_ms'], 1)} | {_f(m['p95_ms'], 1)} |")
+                         f"| {m['illegal']} ({m['illegal_considered']}) | {m['errors']} "
+                         f"| {_f(m['p50_ms'], 1)} | {_f(m['p95_ms'], 1)} "
+                         f"| {_f(m['memories_p50_ms'], 1)} / {_f(m['memories_p95_ms'], 1)} |")
     return lines
 
 
@@ -96,6 +98,10 @@ def targets(out: Result) -> list[Result]:
     found = []
     runs = _runs(out)
     for backend, run in runs:
+        failed = sum(m["errors"] for m in run["modes"].values())
+        found.append({"target": f"every search answers ({backend}, "
+                                f"{_n(run['corpus_items'])} items)",
+                      "value": f"{failed} failed", "met": failed == 0})
         r5 = run["modes"]["hybrid"]["recall@5"]
         found.append({"target": f"hybrid recall@5 >= {RECALL_TARGET} ({backend}, "
                                 f"{_n(run['corpus_items'])} items)",
@@ -106,10 +112,11 @@ def targets(out: Result) -> list[Result]:
     biggest = max((run["corpus_items"] for b, run in runs if b == "neo4j"), default=None)
     for backend, run in runs:
         if backend == "neo4j" and run["corpus_items"] == biggest:
-            p95 = run["modes"]["hybrid"]["p95_ms"]
-            found.append({"target": f"Neo4j hybrid p95 <= {P95_TARGET_MS:.0f} ms "
-                                    f"({_n(biggest)} items)", "value": p95,
-                          "met": p95 <= P95_TARGET_MS})
+            for what, key in (("all queries", "p95_ms"), ("memory queries", "memories_p95_ms")):
+                p95 = run["modes"]["hybrid"][key]
+                found.append({"target": f"Neo4j hybrid p95 <= {P95_TARGET_MS:.0f} ms "
+                                        f"({_n(biggest)} items, {what})", "value": p95,
+                              "met": p95 <= P95_TARGET_MS})
     return found
 
 

@@ -148,8 +148,12 @@ def score(queries: Sequence[Query], answers: Sequence[Answer], truth: Truth) -> 
         cats: dict[str, list[tuple[Query, Answer]]] = defaultdict(list)
         for q, a in rows:
             cats[q.category].append((q, a))
+        memories = [a.ms for q, a in rows if q.tenant != "sec" and a.error is None]
         out[mode] = {
             **summarise(rows, truth),
+            # The memory queries alone: the filings' tenant-wide reads are another workload.
+            "memories_p50_ms": percentile(memories, 50),
+            "memories_p95_ms": percentile(memories, 95),
             "by_category": {c: summarise(r, truth) for c, r in sorted(cats.items())},
             "missed_at_5": [q.id for q, a in rows if q.expected and hit(q, a.ids)[1] < 1],
             "illegal_items": [[q.id, i] for q, a in rows for i in illegal(q, a.ids, truth,

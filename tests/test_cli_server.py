@@ -1,13 +1,16 @@
 """``vintage --server URL``: the command line as a client of a real ``vintage serve`` on
-loopback, as the key's principal. Its output is the local command's; a refusal is one line with
-the local exit code; a command the API does not serve yet is refused, naming it."""
+loopback, as the key's principal. Its output is the local command's on the same store (facts,
+history, asof, explain in every format, impact, audit, trace, memories, keys); a refusal is one
+line with the local exit code; a command the API does not serve yet is refused, naming it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +19,7 @@ import pytest
 
 from graph.access import create_key
 from graph.backends import open_store
+from tests.test_http_api import KPIS
 from tests.test_http_serve import ROOT, free_port, up
 
 CLI = [sys.executable, "-c", "from api.cli import main; main()"]
@@ -30,6 +34,7 @@ class Served:
     directory: str
     writer: str
     agent: str
+    admin: str
 
 
 def env() -> dict[str, str]:
@@ -49,7 +54,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     store = open_store(directory)
     _, writer = create_key(store, "acme", "writer", user="42", actor="test")
     _, agent = create_key(store, "acme", "agent", user="42", actor="test")
+    _, admin = create_key(store, "acme", "admin", actor="test")
     store.close()
+    table = tmp_path_factory.mktemp("kpis") / "kpis.csv"
+    table.write_text(KPIS)
+    loaded = vintage("--store", directory, "--tenant", "acme", "ingest", "facts", str(table))
+    assert loaded.returncode == 0, loaded.stderr
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([*CLI, "--store", directory, "serve", "--port", str(port)],
@@ -57,7 +67,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                               stderr=subprocess.PIPE)
     try:
         up(base, server)
-        yield Served(base, directory, writer, agent)
+        yield Served(base, directory, writer, agent, admin)
     finally:
         server.send_signal(signal.SIGTERM)
         server.communicate(timeout=30)
@@ -92,9 +102,10 @@ def test_an_agent_key_may_not_forget_over_the_server(served: Served) -> None:
 
 
 def test_a_command_not_served_yet_is_refused_naming_it(served: Served) -> None:
-    refused = vintage("--server", served.base, "audit", key=served.writer)
+    refused = vintage("--server", served.base, "retract", "--source", "er-q1", "--reason", "r",
+                      key=served.admin)
     assert refused.returncode == 2
-    assert refused.stderr.startswith("error: vintage audit is not available over --server yet")
+    assert refused.stderr.startswith("error: vintage retract is not available over --server yet")
 
 
 def test_no_server_answering_is_exit_69(served: Served) -> None:
@@ -104,17 +115,167 @@ def test_no_server_answering_is_exit_69(served: Served) -> None:
     assert len(gone.stderr.strip().splitlines()) == 1
 
 
+def local_copy(served: Served, tmp_path: Path) -> str:
+    """The served store is locked by the server: the local command reads a copy of it."""
+    copy = str(tmp_path / "copy")
+    for suffix in ("", ".keys"):  # the store and the key file its memories are sealed with
+        if Path(served.directory + suffix).exists():  # no key file until a memory is sealed
+            subprocess.run(["cp", "-r", served.directory + suffix, copy + suffix], check=True)
+    return copy
+
+
+def same_output(served: Served, tmp_path: Path, key: str, commands: list[list[str]],
+                local: tuple[str, ...] = ()) -> list[str]:
+    """Each command run over the server, then on a copy of its store as the owner (with
+    ``local``, the scope the key binds): the outputs are the same; they are returned."""
+    remote = [vintage("--server", served.base, *c, key=key) for c in commands]
+    for done in remote:
+        assert done.returncode == 0, done.stderr
+    copy = local_copy(served, tmp_path)
+    for command, done in zip(commands, remote, strict=True):
+        here = vintage("--store", copy, "--tenant", "acme", *command, *local)
+        assert here.returncode == 0, here.stderr
+        assert done.stdout == here.stdout, command
+    return [done.stdout for done in remote]
+
+
 def test_over_the_server_memories_prints_what_the_local_command_prints(
     served: Served, tmp_path: Path,
 ) -> None:
-    remote = vintage("--server", served.base, "memories", "user:42", "--json",
+    (listed,) = same_output(served, tmp_path, served.writer,
+                            [["memories", "user:42", "--json"]], local=("--user", "42"))
+    assert "ship to the office" in listed
+
+
+REVENUE = ["us-gaap:Revenues", "--subject", "PAY"]
+
+
+def test_over_the_server_facts_history_and_asof_print_what_the_local_commands_print(
+    served: Served, tmp_path: Path,
+) -> None:
+    outputs = same_output(served, tmp_path, served.admin, [
+        ["facts", *REVENUE, "--cutoff", "2024-05-01"],
+        ["facts", *REVENUE, "--json"],
+        ["history", *REVENUE, "--period", "2024-01-01..2024-04-01", "--unit", "USD"],
+        ["history", *REVENUE, "--period", "2024-01-01..2024-04-01", "--json"],
+        ["asof", "revenue", "--subject", "PAY", "--cutoff", "2025-03-01", "--period", "FY2024"],
+        ["asof", "revenue", "--subject", "PAY", "--cutoff", "2025-03-01", "--period", "FY2024",
+         "--json"]])
+    assert "us-gaap:Revenues as of 2024-05-01" in outputs[0] and "er-q1" in outputs[0]
+    assert outputs[1].count('"predicate": "us-gaap:Revenues"') == 5
+    assert '"value": 460' in outputs[5]
+
+
+def fixed_revenue(served: Served) -> str:
+    """The id of the corrected Q1 revenue (105)."""
+    found = vintage("--server", served.base, "facts", *REVENUE, "--json", key=served.admin)
+    assert found.returncode == 0, found.stderr
+    (fixed,) = (f["id"] for f in json.loads(found.stdout) if f["value"] == 105)
+    return str(fixed)
+
+
+def test_over_the_server_explain_prints_its_tree_json_prov_and_graphml_as_locally(
+    served: Served, tmp_path: Path,
+) -> None:
+    fixed, at = fixed_revenue(served), ["--system-at", "2100-01-01"]
+    tree, as_json, prov, graph = same_output(served, tmp_path, served.admin, [
+        ["explain", fixed], ["explain", fixed, "--json", *at],
+        ["explain", fixed, "--prov", *at], ["explain", fixed, "--graphml", *at]])
+    assert "er-q1-fix" in tree and "corrects" in tree
+    assert json.loads(as_json)["root"]["fact"]["id"] == fixed
+    assert "entity" in json.loads(prov)
+    assert graph.startswith("<graphml")
+
+
+def test_over_the_server_impact_and_audit_print_what_the_local_commands_print(
+    served: Served, tmp_path: Path,
+) -> None:
+    fixed = fixed_revenue(served)
+    gift = [*REMEMBER[:3], "gift.wrap", "no gift wrap", *REMEMBER[5:]]
+    written = vintage("--server", served.base, *gift, key=served.writer)
+    assert written.returncode == 0, written.stderr
+    about = ["--subject", "user:42", "--key", "gift.wrap"]
+    by_source, by_fact, trail, table = same_output(served, tmp_path, served.admin, [
+        ["impact", "--source", "er-q1-fix"], ["impact", "--fact", fixed],
+        ["audit", *about, "--json"], ["audit", *about]])
+    assert "impact of source er-q1-fix: 1 changed" in by_source
+    assert f"impact of fact {fixed}" in by_fact
+    (event,) = json.loads(trail)
+    assert event["action"] == "record" and event["actor"].startswith("key:")
+    assert "remember" in table
+
+
+def test_over_the_server_an_unknown_fact_is_one_line_and_exit_2(served: Served) -> None:
+    missing = vintage("--server", served.base, "explain", "f-nope", key=served.admin)
+    assert missing.returncode == 2
+    assert missing.stderr.strip().endswith("(HTTP 404)")
+    assert len(missing.stderr.strip().splitlines()) == 1
+
+
+def test_over_the_server_the_memory_verbs_answer_as_the_local_commands_do(
+    served: Served,
+) -> None:
+    def over(*args: str, key: str = served.writer) -> str:
+        done = vintage("--server", served.base, *args, key=key)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    plan = [*REMEMBER[:3], "plan", "pro", *REMEMBER[5:]]
+    first = json.loads(over(*plan))["memory"]
+    corrected = json.loads(over("correct", first, "enterprise", "--source-id", "msg-2",
+                                "--json"))
+    assert (corrected["decision"], corrected["revision"]) == ("active", 2)
+    assert over("demote", "user:42", "plan", "--reason", "rarely useful", "--weight",
+                "0.2").startswith(f"user:42 plan ({corrected['memory']}): weight 1 -> 0.2")
+    assert over("review").strip() == "no open conflicts"
+    summary = json.loads(over("summarise", "user:42", "--key", "plan", "--json"))
+    assert "enterprise" in summary["value"]
+    assert over("invalidate", "user:42", "plan", "--reason", "cancelled").startswith(
+        "invalidated user:42 plan;")
+    stale = vintage("--server", served.base, "correct", first, "basic", "--source-id",
+                    "msg-3", key=served.writer)
+    assert stale.returncode in (2, 3) and len(stale.stderr.strip().splitlines()) <= 1
+
+
+def test_over_the_server_a_context_trace_prints_what_the_local_command_prints(
+    served: Served, tmp_path: Path,
+) -> None:
+    assert vintage("--server", served.base, *REMEMBER, key=served.writer).returncode == 0
+    asked = urllib.request.Request(
+        f"{served.base}/v1/context", method="POST", data=json.dumps({
+            "query": "shipping preference", "budget": 400, "for_thread": "support-7"}).encode(),
+        headers={"Authorization": f"Bearer {served.writer}",
+                 "Content-Type": "application/json"})
+    with urllib.request.urlopen(asked, timeout=60) as answer:
+        pack = json.loads(answer.read())
+    injection = pack["injection"]
+    assert pack["items"], pack
+    marked = vintage("--server", served.base, "used", injection, *pack["items"][:1],
                      key=served.writer)
-    assert remote.returncode == 0, remote.stderr
-    assert "ship to the office" in remote.stdout
-    copy = tmp_path / "copy"  # the served store is locked by the server: read a copy of it
-    for suffix in ("", ".keys"):  # the store and the key file its memories are sealed with
-        subprocess.run(["cp", "-r", served.directory + suffix, str(copy) + suffix], check=True)
-    local = vintage("--store", str(copy), "--tenant", "acme", "memories", "user:42",
-                    "--user", "42", "--json")
-    assert local.returncode == 0, local.stderr
-    assert remote.stdout == local.stdout
+    assert marked.returncode == 0, marked.stderr
+    assert marked.stdout.startswith(f"marked used from context {injection}")
+    trace, as_json = same_output(served, tmp_path, served.writer, [
+        ["trace", injection], ["trace", injection, "--json", "--item", "f-nope"]])
+    assert f"injection {injection}" in trace
+    assert json.loads(as_json)["used"] == pack["items"][:1]
+
+
+def test_over_the_server_an_admin_key_creates_lists_and_revokes_keys_as_locally(
+    served: Served, tmp_path: Path,
+) -> None:
+    made = vintage("--server", served.base, "keys", "create", "--role", "reader", "--user",
+                   "7", "--name", "dashboards", "--json", key=served.admin)
+    assert made.returncode == 0, made.stderr
+    created = json.loads(made.stdout)
+    assert (created["tenant"], created["role"], created["user"]) == ("acme", "reader", "7")
+    assert created["actor"] == f"key:{created['key_id']}(dashboards)"
+    listed, _ = same_output(served, tmp_path, served.admin, [["keys", "list"],
+                                                             ["keys", "list", "--json"]])
+    assert "keys of tenant acme" in listed and created["key_id"] in listed
+    revoked = vintage("--server", served.base, "keys", "revoke", created["key_id"],
+                      key=served.admin)
+    assert revoked.returncode == 0, revoked.stderr
+    assert revoked.stdout.startswith(f"revoked key {created['key_id']} (event ")
+    refused = vintage("--server", served.base, "memories", "user:7", key=created["key"])
+    assert refused.returncode == 2 and "(HTTP 401)" in refused.stderr
+    writer = vintage("--server", served.base, "keys", "list", key=served.writer)
+    assert writer.returncode == 2 and "(HTTP 403)" in writer.stderr
