@@ -8,8 +8,9 @@ same JSON as locally). The tenant, scope and actor are the key's: ``--tenant`` a
 do not travel. ``search``, ``context``, ``remember``, ``memories`` and ``forget`` run here; the
 fact reads (``asof``, ``facts``, ``history``, ``explain``, ``impact``) in ``api.client_facts``;
 ``audit``, ``trace``, ``used`` and the other memory verbs in ``api.client_memory``; ``keys``
-in ``api.client_keys``. Any other command (ingest, retract, sources, ...) is refused in one
-line naming it (exit 2).
+in ``api.client_keys``; ``ingest`` (an upload followed as a job) and ``retract`` in
+``api.client_ingest``. Any other command (sources, serve, ...) is refused in one line naming
+it (exit 2), and so is an option the API cannot honour.
 
 A problem+json answer is one line on stderr: 401, 403, 404, 400, 409 and 422 are refusals (exit
 2), 503 or no answer at all is ``StoreUnreachable`` (exit 69), a gate's refusal or conflict is a
@@ -28,6 +29,7 @@ from typer.core import TyperGroup
 from api import render_memory, render_search
 from api.client_facts import FACT_COMMANDS
 from api.client_http import Remote, instant, scoped
+from api.client_ingest import INGEST_COMMANDS
 from api.client_keys import KEY_COMMANDS
 from api.client_memory import MEMORY_COMMANDS, decide
 from api.options import typed_value
@@ -121,7 +123,7 @@ def forget(remote: Remote, p: dict[str, Any]) -> None:
 
 COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {
     "search": search, "context": context, "remember": remember, "memories": memories,
-    "forget": forget} | FACT_COMMANDS | MEMORY_COMMANDS | KEY_COMMANDS
+    "forget": forget} | FACT_COMMANDS | MEMORY_COMMANDS | KEY_COMMANDS | INGEST_COMMANDS
 
 
 ARGS = "vintage.command_args"

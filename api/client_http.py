@@ -11,7 +11,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from graph.errors import InvalidArgument, UserError
 from graph.store import StoreUnreachable
@@ -60,15 +61,26 @@ class Remote:
                 return
             query["cursor"] = page["next_cursor"]
 
+    def upload(self, path: str, file: Path, query: dict[str, Any]) -> Any:
+        """POST the file itself as the body, streamed from disk (never read whole)."""
+        with file.open("rb") as body:
+            return json.loads(self.send("POST", path, query=query, raw=body,
+                                        length=file.stat().st_size) or b"null")
+
     def send(self, method: str, path: str, *, body: dict[str, Any] | None = None,
-             query: dict[str, Any] | None = None, accept: str = "application/json") -> bytes:
+             query: dict[str, Any] | None = None, accept: str = "application/json",
+             raw: BinaryIO | None = None, length: int = 0) -> bytes:
         url = self.base + path
         if query:
             url += "?" + urllib.parse.urlencode(dropped_none(query), doseq=True)
         data = None if body is None else json.dumps(dropped_none(body)).encode()
-        request = urllib.request.Request(url, data=data, method=method, headers={
-            "Authorization": f"Bearer {self.key}", "Accept": accept,
-            **({"Content-Type": "application/json"} if data is not None else {})})
+        # A known length: http.client sends a file in blocks under it, not chunked.
+        kind = ({"Content-Type": "application/json"} if data is not None else
+                {"Content-Type": "application/octet-stream", "Content-Length": str(length)}
+                if raw is not None else {})
+        request = urllib.request.Request(url, data=raw if raw is not None else data,
+                                         method=method, headers={
+            "Authorization": f"Bearer {self.key}", "Accept": accept, **kind})
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
                 read: bytes = answer.read()

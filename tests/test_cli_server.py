@@ -1,7 +1,8 @@
 """``vintage --server URL``: the command line as a client of a real ``vintage serve`` on
 loopback, as the key's principal. Its output is the local command's on the same store (facts,
-history, asof, explain in every format, impact, audit, trace, memories, keys); a refusal is one
-line with the local exit code; a command the API does not serve yet is refused, naming it."""
+history, asof, explain in every format, impact, audit, trace, memories, keys, ingest, retract);
+a refusal is one line with the local exit code; a command the API does not serve yet is
+refused, naming it, and so is an option it cannot honour."""
 
 from __future__ import annotations
 
@@ -102,10 +103,10 @@ def test_an_agent_key_may_not_forget_over_the_server(served: Served) -> None:
 
 
 def test_a_command_not_served_yet_is_refused_naming_it(served: Served) -> None:
-    refused = vintage("--server", served.base, "retract", "--source", "er-q1", "--reason", "r",
-                      key=served.admin)
+    refused = vintage("--server", served.base, "sources", "trusted", key=served.admin)
     assert refused.returncode == 2
-    assert refused.stderr.startswith("error: vintage retract is not available over --server yet")
+    assert refused.stderr.startswith(
+        "error: vintage sources trusted is not available over --server yet")
 
 
 def test_no_server_answering_is_exit_69(served: Served) -> None:
@@ -279,3 +280,86 @@ def test_over_the_server_an_admin_key_creates_lists_and_revokes_keys_as_locally(
     assert refused.returncode == 2 and "(HTTP 401)" in refused.stderr
     writer = vintage("--server", served.base, "keys", "list", key=served.writer)
     assert writer.returncode == 2 and "(HTTP 403)" in writer.stderr
+
+
+LPA = ROOT / "ingest" / "data" / "companyfacts" / "CIK0001997711_LPA.json.gz"
+SHARES = ["dei:EntityCommonStockSharesOutstanding", "--subject", "LPA"]
+GADGETS = """\
+subject,predicate,value,unit,period_start,period_end,source_id,available_at,form,source_kind
+GDG,us-gaap:Revenues,40,USD,2024-01-01,2024-03-31,gd-q1,2024-04-20,8-K,earnings_release
+GDG,us-gaap:Revenues,45,USD,2024-04-01,2024-06-30,gd-q2,2024-07-20,8-K,earnings_release
+"""
+
+
+def here_and_there(served: Served, tmp_path: Path, command: list[str]) -> str:
+    """``command`` run on a copy of the store taken just before, then over the server: both
+    print the same; that output."""
+    tmp_path.mkdir(exist_ok=True)
+    copy = local_copy(served, tmp_path)
+    done = vintage("--server", served.base, *command, key=served.admin)
+    assert done.returncode == 0, done.stderr
+    here = vintage("--store", copy, "--tenant", "acme", *command)
+    assert here.returncode == 0, here.stderr
+    assert done.stdout == here.stdout, command
+    return done.stdout
+
+
+def test_over_the_server_a_companyfacts_file_is_uploaded_then_its_facts_are_read(
+    served: Served, tmp_path: Path,
+) -> None:
+    said = here_and_there(served, tmp_path, ["ingest", "companyfacts", str(LPA)])
+    assert said.startswith("CIK0001997711_LPA.json.gz ingested: subject LPA; 3 sources;")
+    found = vintage("--server", served.base, "facts", *SHARES, "--json", key=served.admin)
+    assert found.returncode == 0, found.stderr
+    assert {f["subject"] for f in json.loads(found.stdout)} == {"LPA"}
+
+
+def test_over_the_server_a_table_is_ingested_retracted_and_restored_as_locally(
+    served: Served, tmp_path: Path,
+) -> None:
+    table = tmp_path / "gadgets.csv"
+    table.write_text(GADGETS)
+    said = here_and_there(served, tmp_path / "ingest", ["ingest", "facts", str(table)])
+    assert said.startswith("gadgets.csv ingested: subject GDG; 2 sources; 2 rows -> 2 new")
+    values = ["facts", "us-gaap:Revenues", "--subject", "GDG", "--json"]
+    reason = ["--source", "gd-q2", "--reason", "the release was withdrawn"]
+    gone = here_and_there(served, tmp_path / "retract", ["retract", *reason])
+    assert gone.startswith("1 facts left without support")
+    held = vintage("--server", served.base, *values, key=served.admin)
+    assert [f["value"] for f in json.loads(held.stdout)] == [40]
+    back = here_and_there(served, tmp_path / "undo", ["retract", *reason, "--undo"])
+    assert back.startswith("1 facts held again")
+    held = vintage("--server", served.base, *values, key=served.admin)
+    assert sorted(f["value"] for f in json.loads(held.stdout)) == [40, 45]
+
+
+def test_over_the_server_an_option_the_api_cannot_honour_is_refused_naming_it(
+    served: Served, tmp_path: Path,
+) -> None:
+    times = tmp_path / "accepted.csv"
+    times.write_text("accession,accepted_at\n")
+    refused = vintage("--server", served.base, "ingest", "companyfacts", str(LPA),
+                      "--accepted", str(times), key=served.admin)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("error: --accepted is not available over --server")
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_over_the_server_an_agent_key_may_not_retract_and_is_told_in_one_line(
+    served: Served,
+) -> None:
+    refused = vintage("--server", served.base, "retract", "--source", "er-q1", "--reason",
+                      "r", key=served.agent)
+    assert refused.returncode == 2 and "(HTTP 403)" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_over_the_server_a_table_the_job_refuses_is_one_line_and_exit_2(
+    served: Served, tmp_path: Path,
+) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text(GADGETS.replace("40,USD", "forty,USD"))
+    refused = vintage("--server", served.base, "ingest", "facts", str(bad), key=served.admin)
+    assert refused.returncode == 2 and refused.stdout == "", refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "(HTTP 4" in refused.stderr
