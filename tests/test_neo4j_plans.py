@@ -164,6 +164,11 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     "read_cited_facts": (lambda p: reads.read_cited_facts(_read(
         p, known_at=CUTOFF, subjects=("GOOGL",), predicates=("Revenues",)), 5),
         {"vintage_fact_lookup"}),
+    # A search re-reads its ranked ids with their citations: one key seek each, never the
+    # tenant's range index (unhinted, the planner chose it on the retrieval bench's 100k
+    # tenant and read 50k facts per search; on this small data it picks the key either way).
+    "read_cited_facts/ids": (lambda p: reads.read_cited_facts(_read(
+        p, known_at=CUTOFF, ids=tuple(p.facts[:3])), None), {KEYS[FACT]}),
     "read_confirmed_facts": (lambda p: reads.read_confirmed_facts(_read(
         p, subjects=SUBJECTS, predicates=("Revenues",))), {"vintage_fact_lookup"}),
     "supports": (lambda p: reads.supports(p.tenant, p.facts[:3]), {KEYS[FACT]}),

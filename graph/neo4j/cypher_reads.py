@@ -26,7 +26,11 @@ def read_facts(spec: AsOf, limit: int | None) -> Query:
     # handful of versions per assertion; left alone, the planner may prefer the knowledge-time
     # range index, which for an early cutoff still scans most of the tenant.
     hint = ""
-    if spec.subjects is not None:
+    if spec.ids is not None:
+        # Named versions (a search re-reading its ranked ids): one seek of the (tenant, id)
+        # key each; left alone, the planner scanned the tenant by knowledge time.
+        hint = f"\nUSING INDEX f:{FACT}(tenant, id)"
+    elif spec.subjects is not None:
         hint = f"\nUSING INDEX f:{FACT}(tenant, subject, predicate)"
         if spec.predicates is None:  # the index's prefix: every predicate of those subjects
             where += "\n  AND f.predicate IS NOT NULL"
