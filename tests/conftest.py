@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +21,9 @@ from ingest.companyfacts import ParsedFile, read_companyfacts
 from tests.factories import BACKENDS, PinnedClock, make_store
 from tests.neo4j_server import Neo4jTarget, neo4j_uri_for_tests
 from tests.sec_files import TICKERS, data_file
+
+if TYPE_CHECKING:
+    from tests.http_api import Api
 
 SERVER_FIXTURES = frozenset({"neo4j_target", "neo4j_driver_store"})
 
@@ -90,3 +94,23 @@ def store_args(request: pytest.FixtureRequest, tmp_path: Path, tenant: str) -> I
     monkeypatch.setenv("VINTAGE_KEYS", str(tmp_path / "neo4j.keys"))
     yield ["--store", target.uri, "--tenant", tenant]
     shared.purge_tenant(tenant)
+
+
+# The HTTP app over each backend (tests/http_api.py), imported when a test asks for it: the
+# server-free tier does not load FastAPI for tests that never serve.
+@pytest.fixture(params=BACKENDS)
+def api(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
+        tenant: str) -> Iterator[Api]:
+    from tests.http_api import serving
+
+    with serving(request.param, clock, tmp_path, tenant, request) as served:
+        yield served
+
+
+@pytest.fixture
+def embedded(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
+             tenant: str) -> Iterator[Api]:
+    from tests.http_api import serving
+
+    with serving("embedded", clock, tmp_path, tenant, request) as served:
+        yield served

@@ -5,7 +5,6 @@ undoing, metric questions; health and readiness; every error a problem with a st
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,7 @@ from api.http import routes_facts
 from api.http.app import create_app
 from graph.backends import open_store
 from graph.keyfile import FileKeyStore
-from tests.factories import BACKENDS, PinnedClock
-from tests.http_api import Api, Key, finished, problem_of, serving
+from tests.http_api import Api, Key, finished, problem_of
 
 FILES = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
 # Revenue of a payments company as its earnings releases stated it, Q1 corrected a fortnight on.
@@ -31,20 +29,6 @@ PAY,us-gaap:Revenues,460,USD,2024-01-01,2024-12-31,er-q4,2025-02-05,8-K,earnings
 PAY,us-gaap:Revenues,105,USD,2024-01-01,2024-03-31,er-q1-fix,2024-05-10,8-K,earnings_release
 """
 REVENUE = {"predicate": "us-gaap:Revenues", "subject": "PAY"}
-
-
-@pytest.fixture(params=BACKENDS)
-def api(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-        tenant: str) -> Iterator[Api]:
-    with serving(request.param, clock, tmp_path, tenant, request) as served:
-        yield served
-
-
-@pytest.fixture
-def embedded(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-             tenant: str) -> Iterator[Api]:
-    with serving("embedded", clock, tmp_path, tenant, request) as served:
-        yield served
 
 
 def loaded(api: Api, rows: str = KPIS) -> Key:

@@ -6,8 +6,6 @@ the stable ``invalid-argument`` problem, not ``about:blank``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -18,8 +16,8 @@ from api.mcp.server import build_server
 from graph.access import Forbidden, Principal, Role, check_exit, create_key
 from graph.retrieval.embedder import minilm
 from graph.store import Store
-from tests.factories import BACKENDS, REFUND, PinnedClock
-from tests.http_api import Api, Key, problem_of, serving
+from tests.factories import REFUND
+from tests.http_api import Api, Key, problem_of
 
 MEMORY = {"subject": "user:42", "key": "shipping.preference"}
 EXITS: list[tuple[str, dict[str, Any]]] = [
@@ -29,13 +27,6 @@ EXITS: list[tuple[str, dict[str, Any]]] = [
     ("/v1/memories/invalidation", MEMORY | {"reason": "no longer holds"}),
     ("/v1/memories/demotion", MEMORY | {"reason": "rarely useful", "weight": 0.1}),
 ]
-
-
-@pytest.fixture(params=BACKENDS)
-def api(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-        tenant: str) -> Iterator[Api]:
-    with serving(request.param, clock, tmp_path, tenant, request) as served:
-        yield served
 
 
 def held(api: Api, key: Key) -> list[tuple[str, float]]:

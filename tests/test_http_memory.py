@@ -3,28 +3,10 @@ statuses, listings in pages of one snapshot, and every verb the command line has
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.factories import BACKENDS, REFUND, PinnedClock
-from tests.http_api import Api, Key, problem_of, serving
-
-
-@pytest.fixture(params=BACKENDS)
-def api(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-        tenant: str) -> Iterator[Api]:
-    with serving(request.param, clock, tmp_path, tenant, request) as served:
-        yield served
-
-
-@pytest.fixture
-def embedded(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-             tenant: str) -> Iterator[Api]:
-    with serving("embedded", clock, tmp_path, tenant, request) as served:
-        yield served
+from tests.factories import REFUND
+from tests.http_api import Api, Key, problem_of
 
 
 def current(api: Api, key: Key, **where: str) -> tuple[str, Any]:

@@ -4,31 +4,12 @@ items used is a write (a reader key may not)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from api.render_search import result_json
 from graph.retrieval.embedder import minilm
 from queries.search import Mode, SearchRequest, search
-from tests.factories import BACKENDS, PinnedClock
-from tests.http_api import Api, Key, problem_of, serving
-
-
-@pytest.fixture(params=BACKENDS)
-def api(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-        tenant: str) -> Iterator[Api]:
-    with serving(request.param, clock, tmp_path, tenant, request) as served:
-        yield served
-
-
-@pytest.fixture
-def embedded(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-             tenant: str) -> Iterator[Api]:
-    with serving("embedded", clock, tmp_path, tenant, request) as served:
-        yield served
+from tests.http_api import Api, Key, problem_of
 
 
 def remembered(api: Api, user: str, value: str) -> tuple[Key, str]:

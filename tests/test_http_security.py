@@ -4,31 +4,14 @@ another user answers 404 exactly like an id that does not exist; the audit names
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import httpx2
-import pytest
 
-from tests.factories import BACKENDS, PinnedClock
-from tests.http_api import Api, Key, finished, problem_of, serving
+from tests.http_api import Api, Key, finished, problem_of
 from tests.test_http_api import KPIS
 
 REFUSED = "invalid or revoked API key"
-
-
-@pytest.fixture(params=BACKENDS)
-def api(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-        tenant: str) -> Iterator[Api]:
-    with serving(request.param, clock, tmp_path, tenant, request) as served:
-        yield served
-
-
-@pytest.fixture
-def embedded(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-             tenant: str) -> Iterator[Api]:
-    with serving("embedded", clock, tmp_path, tenant, request) as served:
-        yield served
 
 
 def remembered(api: Api, key: Key, **fields: str) -> str:
