@@ -28,6 +28,7 @@ from api.terminal import console, print_json, safe
 from graph.cascade import Fate, Outcome
 from graph.corrections import ExitReport
 from graph.errors import InvalidArgument
+from graph.reach import FactRef
 from graph.temporal import parse_instant
 from ingest.batches import Summary
 
@@ -94,8 +95,7 @@ def summary_of(data: dict[str, Any]) -> Summary:
         new = c["new_value"] if c["new_value"] is not None else (
             c["old_value"] if c["new_fact"] else None)
         return Outcome(
-            fact=shown_fact(id=c["fact"], subject=c["subject"], predicate=c["predicate"],
-                            value=c["old_value"], unit=None),
+            fact=FactRef(c["fact"], c["predicate"], c["subject"], c["old_value"]),
             depth=c["depth"], path=(), fate=Fate(c["fate"]), ends_at=None,
             replacement=shown_fact(id=c["new_fact"], value=new, unit=None)
             if c["new_fact"] else None)
@@ -113,7 +113,7 @@ def retract(remote: Remote, p: dict[str, Any]) -> None:
 
     def touched(t: dict[str, Any]) -> Outcome:
         ends = t.get("known_until")
-        return Outcome(fact=shown_fact(id=t["fact"], predicate=t["predicate"]),
+        return Outcome(fact=FactRef(t["fact"], t["predicate"]),
                        depth=t.get("depth") or 0, path=(), fate=Fate(t["fate"]),
                        ends_at=parse_instant(ends, "known_until") if ends else None)
     report = ExitReport(event_id=done["event"], invalidated=list(done["facts"]),

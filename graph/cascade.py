@@ -10,26 +10,33 @@ both axes:
 
 where ``None`` is "open" (never ends). On the knowledge axis an end is ``superseded_at``; on the
 system axis it is the instant the input was invalidated or lost its last source.
+
+The store answers the subgraph as ids and instants (``graph.reach``): a cascade over 110,000
+derived facts decides on strings and datetimes, never on decoded property maps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from graphlib import TopologicalSorter
 
-from graph.labels import FACT, GENERATED, USED
 from graph.model import Fact
-from graph.store import Direction, Justification, StoreTx, Walk
+from graph.reach import MAX_DEPTH, Downstream, Ends, FactRef
+from graph.store import Justification, StoreTx
 
-MAX_DEPTH = 256
+__all__ = ["MAX_DEPTH", "Affected", "Axis", "Chains", "Fate", "Outcome", "Plan", "downstream",
+           "justified_until", "plan"]
 
 
 class Axis(StrEnum):
     KNOWLEDGE = "knowledge"  # a supersede: the fact stops being current at superseded_at
     SYSTEM = "system"  # an invalidation or retraction: the engine stops holding the fact
+
+    def end(self, ends: Ends) -> datetime | None:
+        return ends.knowledge if self is Axis.KNOWLEDGE else ends.system
 
 
 class Fate(StrEnum):
@@ -45,7 +52,7 @@ class Fate(StrEnum):
 class Outcome:
     """What a change did to one fact (``graph.corrections``, ``graph.reinstate``)."""
 
-    fact: Fact
+    fact: FactRef
     depth: int
     path: tuple[str, ...]
     fate: Fate
@@ -55,7 +62,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Affected:
-    fact: Fact
+    fact: FactRef
     depth: int  # derivation steps from the nearest changed input (1: derived from it directly)
     path: tuple[str, ...]  # fact ids, changed input first, this fact last
     ends_at: datetime | None  # None: another justification still holds it
@@ -63,30 +70,119 @@ class Affected:
 
 @dataclass
 class Plan:
+    """The decided cascade of a change: each reached fact still open on the axis, in
+    topological order, with the end its justifications give it."""
+
     changed: dict[str, datetime]
+    down: Downstream
     affected: list[Affected] = field(default_factory=list)
-    justifications: dict[str, list[Justification]] = field(default_factory=dict)
-    facts: dict[str, Fact] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)
-    paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def closing(self) -> list[Affected]:
         return [a for a in self.affected if a.ends_at is not None]
 
+    def inputs(self, fid: str) -> list[tuple[str, ...]]:
+        """The input ids of each live justification of a reached fact."""
+        return [ids for _, ids in self.down.reached[fid].justifications]
+
+
+def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime) -> Plan:
+    """Decide, without writing, which downstream derived facts end, and when."""
+    down = tx.downstream(sorted(changed), now)
+    result = Plan(dict(changed), down)
+    ends: dict[str, datetime | None] = dict(changed)
+    paths = _paths(down, set(changed))
+    for fid in _order(down):
+        already = axis.end(down.ends[fid])
+        if already is not None:
+            ends[fid] = already
+            continue
+        ends[fid] = justified_until(result.inputs(fid), _lookup(ends, down, axis))
+        path = paths.get(fid, (fid,))
+        result.affected.append(Affected(down.reached[fid].fact, (len(path) - 1) or 1, path,
+                                        ends[fid]))
+    return result
+
+
+def _lookup(
+    ends: Mapping[str, datetime | None], down: Downstream, axis: Axis,
+) -> Callable[[str], datetime | None]:
+    return lambda i: ends[i] if i in ends else axis.end(down.ends[i])
+
+
+def justified_until(
+    justifications: Iterable[Sequence[str]], end_of: Callable[[str], datetime | None],
+) -> datetime | None:
+    """The end a fact's justifications (each its input ids) give it; None: it holds."""
+    latest: datetime | None = None
+    seen = False
+    for inputs in justifications:
+        seen = True
+        finite = [s for s in map(end_of, inputs) if s is not None]
+        if not finite:
+            return None  # every input of this justification holds: so does the fact
+        first = min(finite)  # a justification ends with the first of its inputs to end
+        latest = first if latest is None or first > latest else latest
+    return latest if seen else None  # no live derivation: nothing for the cascade to decide
+
+
+def _order(down: Downstream) -> list[str]:
+    """Reached facts, each after the reached facts it is derived from (ties by id, so both
+    backends list a cascade in one order)."""
+    reached = down.reached
+    graph = {fid: sorted({i for _, ids in reached[fid].justifications for i in ids
+                          if i in reached})
+             for fid in sorted(reached)}
+    return list(TopologicalSorter(graph).static_order())
+
+
+def _paths(down: Downstream, starts: set[str]) -> dict[str, tuple[str, ...]]:
+    """Shortest fact-to-fact path from a changed input to each reached fact (ties: the
+    smallest derivation id, then the smallest output id)."""
+    fed: dict[str, set[str]] = {}  # input fact -> derivations that used it
+    made: dict[str, set[str]] = {}  # derivation -> facts it generated
+    for fid, reach in down.reached.items():
+        for did, ids in reach.justifications:
+            made.setdefault(did, set()).add(fid)
+            for i in ids:
+                fed.setdefault(i, set()).add(did)
+    paths: dict[str, tuple[str, ...]] = {s: (s,) for s in sorted(starts)}
+    frontier = sorted(starts)
+    while frontier:
+        nxt = []
+        for fid in frontier:
+            for d in sorted(fed.get(fid, ())):
+                for out in sorted(made[d]):
+                    if out not in paths:
+                        paths[out] = (*paths[fid], out)
+                        nxt.append(out)
+        frontier = nxt
+    return paths
+
+
+@dataclass
+class Chains:
+    """The downstream subgraph with whole facts and justifications: what re-ending knowledge
+    (``graph.reinstate``) and reopening need, which compare versions and revisions."""
+
+    justifications: dict[str, list[Justification]] = field(default_factory=dict)
+    facts: dict[str, Fact] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
 
 def downstream(
     tx: StoreTx, starts: Sequence[str], now: datetime, also: Sequence[str] = (),
-) -> Plan:
+) -> Chains:
     """Every fact derived downstream of ``starts`` (live ``USED``/``GENERATED`` edges), and
     the facts of ``also`` (starts that must be decided too), with their live justifications
     and the facts those use, in topological order; no end decided yet."""
-    result = Plan({})
+    result = Chains()
     if not starts:
         return result
-    walk = tx.walk(sorted(starts), Direction.DOWNSTREAM, now, MAX_DEPTH, (USED, GENERATED))
-    derived = sorted((walk.ids(FACT) - set(starts)) | set(also))
-    result.paths = _paths(walk, set(starts))
+    down = tx.downstream(sorted(starts), now)
+    derived = sorted(set(down.reached) | set(also))
+    result.paths = _paths(down, set(starts))
     if not derived:
         return result
     justs = tx.justifications(derived, now)
@@ -95,71 +191,8 @@ def downstream(
     inputs = {fid for j in justs for fid, _ in j.inputs}
     result.facts = tx.get_facts(sorted(set(derived) | inputs))
     reached = set(derived)  # a set: membership is tested once per input edge
-    graph = {fid: {i for j in result.justifications.get(fid, []) for i, _ in j.inputs
-                   if i in reached}
+    graph = {fid: sorted({i for j in result.justifications.get(fid, []) for i, _ in j.inputs
+                          if i in reached})
              for fid in derived}
     result.order = list(TopologicalSorter(graph).static_order())
     return result
-
-
-def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime) -> Plan:
-    """Decide, without writing, which downstream derived facts end, and when."""
-    result = downstream(tx, sorted(changed), now)
-    result.changed = dict(changed)
-    ends: dict[str, datetime | None] = dict(changed)
-    paths = result.paths
-    for fid in result.order:
-        fact = result.facts[fid]
-        already = _end(fact, axis)
-        if already is not None:
-            ends[fid] = already
-            continue
-        ends[fid] = justified_until(result.justifications.get(fid, []), ends, result.facts,
-                                     axis)
-        path = paths.get(fid, (fid,))
-        result.affected.append(Affected(fact, (len(path) - 1) or 1, path, ends[fid]))
-    return result
-
-
-def _end(fact: Fact, axis: Axis) -> datetime | None:
-    return fact.superseded_at if axis is Axis.KNOWLEDGE else fact.invalidated_at
-
-
-def justified_until(
-    justs: list[Justification], ends: Mapping[str, datetime | None],
-    facts: Mapping[str, Fact], axis: Axis,
-) -> datetime | None:
-    if not justs:
-        return None  # no live derivation: nothing here for the cascade to decide
-    latest: datetime | None = None
-    for j in justs:
-        stops = [ends[i] if i in ends else _end(facts[i], axis) for i, _ in j.inputs]
-        finite = [s for s in stops if s is not None]
-        if not finite:
-            return None  # every input of this justification holds: so does the fact
-        first = min(finite)  # a justification ends with the first of its inputs to end
-        latest = first if latest is None or first > latest else latest
-    return latest
-
-
-def _paths(walk: Walk, starts: set[str]) -> dict[str, tuple[str, ...]]:
-    """Shortest fact-to-fact path from a changed input to each reached fact."""
-    fed: dict[str, list[str]] = {}  # input fact -> derivations that used it
-    made: dict[str, list[str]] = {}  # derivation -> facts it generated
-    for e in walk.edges:
-        if e.type == USED:
-            fed.setdefault(e.end, []).append(e.start)
-        elif e.type == GENERATED:
-            made.setdefault(e.start, []).append(e.end)
-    paths: dict[str, tuple[str, ...]] = {s: (s,) for s in sorted(starts)}
-    frontier = sorted(starts)
-    while frontier:
-        nxt = []
-        for fid in frontier:
-            for d in sorted(fed.get(fid, [])):
-                for out in sorted(made.get(d, [])):
-                    if out not in paths:
-                        paths[out] = (*paths[fid], out)
-                        nxt.append(out)
-        frontier = nxt
-    return paths

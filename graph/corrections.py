@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from graph.cascade import Axis, Fate, Outcome, justified_until, plan
+from graph.cascade import Axis, Fate, Outcome, Plan, downstream, justified_until, plan
 from graph.derivations import Output, derive_in
 from graph.labels import FACT, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Value, new_event_id
+from graph.reach import FactRef
 from graph.recipes import RecipeError, from_derivation
 from graph.reinstate import settle_knowledge
 from graph.store import (
@@ -41,19 +42,37 @@ def cascade_knowledge(
 ) -> list[Outcome]:
     """Close (or recompute) every derived fact whose inputs were superseded."""
     p = plan(tx, changed, Axis.KNOWLEDGE, now)
-    ends: dict[str, datetime | None] = dict(changed)
+    if not recompute:
+        tx.close_knowledge([Closure(a.fact.id, a.ends_at, now) for a in p.affected
+                            if a.ends_at is not None])
+        return [Outcome(a.fact, a.depth, a.path, Fate.SURVIVES if a.ends_at is None
+                        else Fate.CLOSED, a.ends_at) for a in p.affected]
+    return _recompute(tx, now, p, successors, actor, tolerance)
+
+
+def _recompute(
+    tx: StoreTx, now: datetime, p: Plan, successors: Mapping[str, str], actor: str,
+    tolerance: float,
+) -> list[Outcome]:
+    ends: dict[str, datetime | None] = dict(p.changed)
     replaced = dict(successors)
+    ids = [a.fact.id for a in p.affected]
+    facts = tx.get_facts(ids)
+    justs: dict[str, list[Justification]] = {}
+    for j in tx.justifications(ids, now):
+        justs.setdefault(j.output_id, []).append(j)
     closures: list[Closure] = []
     outcomes = []
     for a in p.affected:
         fid = a.fact.id
-        end = justified_until(p.justifications.get(fid, []), ends, p.facts, Axis.KNOWLEDGE)
+        end = justified_until(p.inputs(fid), lambda i: ends[i] if i in ends
+                              else p.down.ends[i].knowledge)
         ends[fid] = end
         if end is None:
             outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.SURVIVES, None))
             continue
-        fresh = _recomputed(tx, now, a.fact, p.justifications.get(fid, []), replaced,
-                            tolerance, end, actor) if recompute else None
+        fresh = _recomputed(tx, now, facts[fid], justs.get(fid, []), replaced, tolerance, end,
+                            actor)
         if fresh is None:
             closures.append(Closure(fid, end, now))
             outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.CLOSED, end))
@@ -202,7 +221,7 @@ def restore_source(
 def _reopen_downstream(
     tx: StoreTx, now: datetime, reopened: Sequence[str], retracted: datetime,
 ) -> list[Outcome]:
-    p = plan(tx, dict.fromkeys(reopened, now), Axis.SYSTEM, now)
+    p = downstream(tx, reopened, now)
     live = {fid: f.invalidated_at is None for fid, f in p.facts.items()} | dict.fromkeys(
         reopened, True)
     outcomes = []
@@ -216,7 +235,8 @@ def _reopen_downstream(
                for j in p.justifications.get(fid, [])):
             live[fid] = True
             path = p.paths.get(fid, (fid,))
-            outcomes.append(Outcome(fact, (len(path) - 1) or 1, path, Fate.REOPENED, None))
+            outcomes.append(Outcome(FactRef.of(fact), (len(path) - 1) or 1, path,
+                                    Fate.REOPENED, None))
     tx.reopen_facts([Reopening(o.fact.id, now) for o in outcomes])
     return outcomes
 

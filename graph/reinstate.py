@@ -30,9 +30,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from graph.cascade import Axis, Fate, Outcome, Plan, downstream, justified_until
+from graph.cascade import Chains, Fate, Outcome, downstream, justified_until
 from graph.labels import SUPERSEDES
 from graph.model import Fact
+from graph.reach import FactRef
 from graph.store import Direction, KnowledgeEnd, StoreTx
 
 
@@ -62,7 +63,7 @@ def settle_knowledge(
         ends[fid] = end
         if end != fact.superseded_at:
             path = plan.paths.get(fid, (fid,))
-            moved.append(Outcome(fact, len(path) - 1, path,
+            moved.append(Outcome(FactRef.of(fact), len(path) - 1, path,
                                  Fate.REINSTATED if end is None else Fate.CLOSED, end))
     tx.set_knowledge_ends([KnowledgeEnd(o.fact.id, o.ends_at, now) for o in moved])
     return moved
@@ -85,12 +86,13 @@ def _next(fact: Fact, versions: Sequence[Fact]) -> datetime | None:
     return min(after, default=None)
 
 
-def _justified(plan: Plan, fid: str, ends: Mapping[str, datetime | None]) -> datetime | None:
+def _justified(plan: Chains, fid: str, ends: Mapping[str, datetime | None]) -> datetime | None:
     # Only justifications whose inputs are all held count: one resting on a version that left
     # justifies nothing now (the system-axis cascade already decided whether the fact stays).
-    held = [j for j in plan.justifications.get(fid, [])
+    held = [[i for i, _ in j.inputs] for j in plan.justifications.get(fid, [])
             if all(plan.facts[i].invalidated_at is None for i, _ in j.inputs)]
-    return justified_until(held, ends, plan.facts, Axis.KNOWLEDGE)
+    return justified_until(held, lambda i: ends[i] if i in ends else
+                           plan.facts[i].superseded_at)
 
 
 def _earliest(a: datetime | None, b: datetime | None) -> datetime | None:

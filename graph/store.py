@@ -17,6 +17,7 @@ from graph.asof import AsOf
 from graph.errors import UserError
 from graph.labels import LINEAGE_TYPES
 from graph.model import DerivationIn, Event, Fact, FactIn, Scope, Source, Subject
+from graph.reach import Downstream
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
@@ -27,8 +28,7 @@ class StoreError(UserError, RuntimeError):
 
 
 class StoreUnreachable(StoreError):
-    """The store's server did not answer: nothing was read or written. Try again later, or
-    check the store URI."""
+    """The store's server did not answer: nothing was read or written (retry; check the URI)."""
 
 
 class ConflictError(StoreError):
@@ -246,6 +246,8 @@ class StoreTx(Protocol):
         types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk: ...
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]: ...
+    # What a cascade decides on: the facts derived downstream, as ids and instants.
+    def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream: ...
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None: ...
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
         """Close every live support edge to the source; return the facts left with none."""

@@ -72,8 +72,9 @@ def _impact(tx: StoreTx, source_id: str | None, fact_id: str | None, at: datetim
         changed_ids, kept = [fact_id], []
     changed = tx.get_facts(changed_ids + kept)
     p = plan(tx, dict.fromkeys(changed_ids, at), Axis.SYSTEM, at)
+    reached = tx.get_facts([a.fact.id for a in p.affected])
     affected = tuple(
-        ImpactedFact(fact=FactView.of(a.fact), depth=a.depth, path=a.path,
+        ImpactedFact(fact=FactView.of(reached[a.fact.id]), depth=a.depth, path=a.path,
                      survives=a.ends_at is None)
         for a in sorted(p.affected, key=lambda a: (a.depth, a.fact.id))
     )

@@ -53,9 +53,12 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "merge_subjects": lambda: cypher.merge_subjects("acme", ROWS),
     "create_sources": lambda: cypher.create_sources("acme", ROWS),
     "create_facts": lambda: cypher.create_facts("acme", ROWS),
-    "add_support": lambda: cypher.add_support("acme", ROWS),
-    "close_knowledge": lambda: cypher.close_knowledge("acme", ROWS),
-    "link_supersedes": lambda: cypher.link_supersedes("acme", ROWS),
+    "add_support": lambda: cypher.add_support("acme", [
+        {"fact_id": f, "source_id": "s1", "available_at": T, "recorded_at": T} for f in "ab"]),
+    "close_knowledge": lambda: cypher.close_knowledge("acme", [
+        {"fact_id": f, "superseded_at": T, "recorded_at": T} for f in "ab"]),
+    "link_supersedes": lambda: cypher.link_supersedes("acme", [
+        {"new_id": "b", "old_id": "a", "source_id": "s1", "at": T, "recorded_at": T}]),
     "link_conflicts": lambda: cypher.link_conflicts(
         "acme", [{"fact_id": "a", "other_id": "b", "recorded_at": T}]),
     "create_derivation": lambda: cypher.create_derivation(
@@ -92,6 +95,7 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "justifications": lambda: lineage.justifications("acme", ["f1"], T),
     "generated_by": lambda: lineage.generated_by("acme", ["d1"]),
     "invalidate_facts": lambda: lineage.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
+    "downstream_level": lambda: lineage.downstream_level("acme", ["x", "y"], T),
     "erase_facts": lambda: lineage.erase_facts("acme", [{"fact_id": "f", "at": T}]),
     "erased_among": lambda: lineage.erased_among("acme", ["f", "g"]),
     "retract_support": lambda: lineage.retract_support("acme", "s1", T),

@@ -204,6 +204,8 @@ CASES: dict[str, tuple[Build, set[str]]] = {
         set()),  # an elementId seek: no index
     "justifications": (lambda p: lineage.justifications(p.tenant, p.derived, p.now),
                        {KEYS[FACT]}),
+    "downstream_level": (lambda p: lineage.downstream_level(p.tenant, p.facts[:3], p.now),
+                         {KEYS[FACT]}),
     "generated_by": (lambda p: lineage.generated_by(p.tenant, p.derivations),
                      {KEYS[DERIVATION]}),
     "retract_support": (lambda p: lineage.retract_support(p.tenant, "10-Q", p.now),

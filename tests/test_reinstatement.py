@@ -71,7 +71,9 @@ def test_retracting_the_only_source_of_a_restatement_makes_the_restated_value_cu
     report = retract_source(store, scope, RECAST.id, actor="t", reason="wrong filing")
     assert income(store, scope, AFTER_RECAST) == [7001]  # public since 2018, never retracted
     assert income(store, scope, BEFORE_RECAST) == [7001]
-    first, recast = store.history(scope.tenant, report.knowledge[0].fact.key)
+    reinstated = report.knowledge[0].fact.id
+    key = store.reading(scope.tenant, lambda tx: tx.get_facts([reinstated]))[reinstated].key
+    first, recast = store.history(scope.tenant, key)
     assert [(o.fact.id, o.fate, o.ends_at) for o in report.knowledge] == [
         (first.id, Fate.REINSTATED, None)]
     # A new system-time version of the interval: open again from its original available_at...

@@ -15,11 +15,13 @@ import numpy as np
 
 from graph.asof import AsOf
 from graph.embedded import reads
+from graph.embedded.downstream import by_walk
 from graph.embedded.state import Entry, Indexed, Journal, State, Unindexing
 from graph.errors import InvalidArgument
 from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Source, Subject
+from graph.reach import Downstream
 from graph.retrieval.index import IndexEntry
 from graph.store import (
     Closure,
@@ -192,6 +194,9 @@ class EmbeddedTx:
 
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
         return reads.justifications(self.state, self.tenant, fact_ids, at)
+
+    def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream:
+        return by_walk(self, list(start_ids), at)
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         return reads.generated_by(self.state, self.tenant, derivation_ids)

@@ -27,18 +27,16 @@ from graph.labels import (
     USED,
 )
 from graph.model import Fact, Scope
+from graph.neo4j.params import FACT_INSTANTS, grouped, instants_as_text, parsed_instants
 from graph.sealing import CIPHERTEXT
 
 FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 
 
-_FACT_INSTANTS = ("valid_from", "valid_to", "available_at", "superseded_at",
-                  "superseded_recorded_at", "recorded_at", "invalidated_at", "expires_at",
-                  "erased_at")
 # Named, not ``.*``: a fact node also holds its search entry (terms, a vector of hundreds of
 # floats), which no read of facts wants decoded.
 _FACT_PROPERTIES = (*(k for k in Fact.model_fields
-                      if k not in (*_FACT_INSTANTS, "gaps_from", "gaps_to")), CIPHERTEXT)
+                      if k not in (*FACT_INSTANTS, "gaps_from", "gaps_to")), CIPHERTEXT)
 
 
 def fact_map(alias: str) -> str:
@@ -47,7 +45,7 @@ def fact_map(alias: str) -> str:
     dominated by that decoding. ``graph.model.Fact`` parses them back to UTC datetimes."""
     a = alias
     stored = ", ".join(f".{k}" for k in _FACT_PROPERTIES)
-    instants = ", ".join(f"{k}: toString({a}.{k})" for k in _FACT_INSTANTS)
+    instants = ", ".join(f"{k}: toString({a}.{k})" for k in FACT_INSTANTS)
     gaps = ", ".join(f"{k}: [t IN coalesce({a}.{k}, []) | toString(t)]"
                      for k in ("gaps_from", "gaps_to"))
     return f"{a} {{{stored}, {instants}, {gaps}}}"
@@ -154,45 +152,55 @@ SET s = row, s.tenant = $tenant""", {"tenant": tenant, "rows": rows})
 
 
 def create_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # Born without a search entry: the indexer finds it by the second label (unindexed()).
+    # Instants travel as text (graph.neo4j.params). Born without a search entry: the indexer
+    # finds it by the second label (unindexed()).
     return Query(f"""
 UNWIND $rows AS row
 MATCH (s:{SUBJECT} {{tenant: $tenant, id: row.subject}})
 CREATE (f:{FACT}:{UNINDEXED})
-SET f = row
-CREATE (f)-[:{ABOUT} {{role: 'subject', recorded_at: row.recorded_at}}]->(s)""",
-                 {"tenant": tenant, "rows": rows})
+SET f = row {{.*, {parsed_instants('row')}}}
+CREATE (f)-[:{ABOUT} {{role: 'subject', recorded_at: f.recorded_at}}]->(s)""",
+                 {"tenant": tenant, "rows": [instants_as_text(r) for r in rows]})
 
 
 def add_support(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    # Per source: a batch of 10,000 filed rows cites a few dozen filings.
+    groups = grouped(rows, ("source_id", "available_at", "recorded_at"), lambda r: r["fact_id"])
     return Query(f"""
-UNWIND $rows AS row
-MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
-MATCH (s:{SOURCE} {{tenant: $tenant, id: row.source_id}})
+UNWIND $groups AS g
+MATCH (s:{SOURCE} {{tenant: $tenant, id: g.source_id}})
+UNWIND g.members AS fact_id
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
 MERGE (f)-[r:{SUPPORTED_BY}]->(s)
-ON CREATE SET r.available_at = row.available_at, r.recorded_at = row.recorded_at""",
-                 {"tenant": tenant, "rows": rows})
+ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at""",
+                 {"tenant": tenant, "groups": groups})
 
 
 def close_knowledge(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # The IS NULL guard makes a concurrent second close match nothing; the caller compares
-    # the count with the rows it sent and reports a conflict.
+    # Grouped by their two instants (graph.neo4j.params). The IS NULL guard makes a concurrent
+    # second close match nothing; the caller compares the count with the rows it sent and
+    # reports a conflict.
     return Query(f"""
-UNWIND $rows AS row
-MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+UNWIND $groups AS g
+UNWIND g.members AS fact_id
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
 WHERE f.superseded_at IS NULL
-SET f.superseded_at = row.superseded_at, f.superseded_recorded_at = row.recorded_at
-RETURN count(f) AS closed""", {"tenant": tenant, "rows": rows})
+SET f.superseded_at = g.superseded_at, f.superseded_recorded_at = g.recorded_at
+RETURN count(f) AS closed""", {"tenant": tenant, "groups": grouped(
+        rows, ("superseded_at", "recorded_at"), lambda r: r["fact_id"])})
 
 
 def link_supersedes(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    groups = grouped(rows, ("source_id", "at", "recorded_at"),
+                      lambda r: [r["new_id"], r["old_id"]])
     return Query(f"""
-UNWIND $rows AS row
-MATCH (new:{FACT} {{tenant: $tenant, id: row.new_id}})
-MATCH (old:{FACT} {{tenant: $tenant, id: row.old_id}})
-CREATE (new)-[:{SUPERSEDES} {{source_id: row.source_id, at: row.at,
-                             recorded_at: row.recorded_at}}]->(old)""",
-                 {"tenant": tenant, "rows": rows})
+UNWIND $groups AS g
+UNWIND g.members AS pair
+MATCH (new:{FACT} {{tenant: $tenant, id: pair[0]}})
+MATCH (old:{FACT} {{tenant: $tenant, id: pair[1]}})
+CREATE (new)-[:{SUPERSEDES} {{source_id: g.source_id, at: g.at,
+                             recorded_at: g.recorded_at}}]->(old)""",
+                 {"tenant": tenant, "groups": groups})
 
 
 def link_conflicts(tenant: str, rows: list[dict[str, Any]]) -> Query:

@@ -23,6 +23,7 @@ from graph.labels import (
     USED,
 )
 from graph.neo4j.cypher import Query, fact_map
+from graph.neo4j.params import grouped
 from graph.store import Direction
 
 WALKABLE = (*LINEAGE_TYPES, CONFLICTS_WITH)  # a conflict set is walked like lineage
@@ -93,6 +94,39 @@ RETURN f.id AS output, properties(d) AS derivation,
 ORDER BY output, derivation.id""", {"tenant": tenant, "ids": list(fact_ids), "at": at})
 
 
+def _micros(x: str, prop: str) -> str:
+    # An instant as integer microseconds since the epoch: exact for what Python writes, and
+    # 110,000 of them decode as ints instead of DATETIME values (graph.reach).
+    return f"{x}.{prop}.epochSeconds * 1000000 + {x}.{prop}.microsecond"
+
+
+def downstream_level(tenant: str, frontier: Sequence[str], at: Any) -> Query:
+    """One level of a cascade's walk: the facts derived from ``frontier`` (live ``USED`` then
+    ``GENERATED``), each with the fields a report names, its ends, and its live
+    justifications as ``[derivation id, [[input id, knowledge end, system end], ...]]``."""
+    return Query(f"""
+UNWIND $frontier AS fid
+MATCH (:{FACT} {{tenant: $tenant, id: fid}})<-[u:{USED}]-(d:{DERIVATION})
+      -[g:{GENERATED}]->(f:{FACT})
+WHERE d.tenant = $tenant AND f.tenant = $tenant
+  AND {holds_at("u", "$at", _AND)}
+  AND {holds_at("g", "$at", _AND)}
+WITH DISTINCT f
+CALL (f) {{
+  MATCH (j:{DERIVATION})-[h:{GENERATED}]->(f)
+  WHERE j.tenant = $tenant AND {holds_at("h", "$at", _AND)}
+  OPTIONAL MATCH (j)-[v:{USED}]->(x:{FACT})
+  WHERE {holds_at("v", "$at", _AND)}
+  WITH j, collect(DISTINCT x) AS xs
+  RETURN collect([j.id, [x IN xs | [x.id, {_micros("x", "superseded_at")},
+                                    {_micros("x", "invalidated_at")}]]]) AS justs
+}}
+RETURN f.id AS id, f.subject AS subject, f.predicate AS predicate, f.value AS value,
+       f.unit AS unit, f.ciphertext IS NOT NULL AS sealed,
+       {_micros("f", "superseded_at")} AS knowledge, {_micros("f", "invalidated_at")} AS system,
+       justs""", {"tenant": tenant, "frontier": list(frontier), "at": at})
+
+
 def generated_by(tenant: str, derivation_ids: Sequence[str]) -> Query:
     return Query(f"""
 MATCH (d:{DERIVATION})-[:{GENERATED}]->(f:{FACT})
@@ -125,11 +159,14 @@ RETURN f.id AS id, toString(f.erased_at) AS at""", {"tenant": tenant, "ids": lis
 
 
 def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    # Grouped by instant (graph.neo4j.params).
     return Query(f"""
-UNWIND $rows AS row
-MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+UNWIND $groups AS g
+UNWIND g.members AS fact_id
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
 WHERE f.invalidated_at IS NULL
-SET f.invalidated_at = row.at""", {"tenant": tenant, "rows": rows})
+SET f.invalidated_at = g.at""", {"tenant": tenant,
+                                 "groups": grouped(rows, ("at",), lambda r: r["fact_id"])})
 
 
 def retract_support(tenant: str, source_id: str, at: Any) -> Query:

@@ -21,6 +21,8 @@ from graph.model import DerivationIn, Event, Fact, Scope, Source, Subject
 from graph.neo4j import cypher
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
+from graph.neo4j.downstream import read_downstream
+from graph.reach import Downstream
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import (
     Closure,
@@ -43,6 +45,7 @@ from graph.store import (
 )
 
 _FACT_FIELDS = tuple(Fact.model_fields)
+
 _FACT_LISTS = ("scope", "gaps_from", "gaps_to", "past_superseded_at", "past_superseded_from",
                "past_superseded_to")
 
@@ -272,6 +275,9 @@ class Neo4jTx:
 
     def set_knowledge_ends(self, rows: Sequence[KnowledgeEnd]) -> None:
         self._records(lineage.set_knowledge_ends, rows)
+
+    def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream:
+        return read_downstream(self.tx, self.tenant, start_ids, at, self.get_facts)
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._run(lineage.generated_by(self.tenant, derivation_ids))

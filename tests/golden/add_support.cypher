@@ -1,14 +1,20 @@
-UNWIND $rows AS row
-MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
-MATCH (s:Source {tenant: $tenant, id: row.source_id})
+UNWIND $groups AS g
+MATCH (s:Source {tenant: $tenant, id: g.source_id})
+UNWIND g.members AS fact_id
+MATCH (f:Fact {tenant: $tenant, id: fact_id})
 MERGE (f)-[r:SUPPORTED_BY]->(s)
-ON CREATE SET r.available_at = row.available_at, r.recorded_at = row.recorded_at
+ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at
 // params
 {
-  "rows": [
+  "groups": [
     {
-      "id": "x",
-      "recorded_at": "2019-04-30 00:00:00+00:00"
+      "available_at": "2019-04-30 00:00:00+00:00",
+      "members": [
+        "a",
+        "b"
+      ],
+      "recorded_at": "2019-04-30 00:00:00+00:00",
+      "source_id": "s1"
     }
   ],
   "tenant": "acme"

@@ -1,14 +1,19 @@
-UNWIND $rows AS row
-MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
+UNWIND $groups AS g
+UNWIND g.members AS fact_id
+MATCH (f:Fact {tenant: $tenant, id: fact_id})
 WHERE f.superseded_at IS NULL
-SET f.superseded_at = row.superseded_at, f.superseded_recorded_at = row.recorded_at
+SET f.superseded_at = g.superseded_at, f.superseded_recorded_at = g.recorded_at
 RETURN count(f) AS closed
 // params
 {
-  "rows": [
+  "groups": [
     {
-      "id": "x",
-      "recorded_at": "2019-04-30 00:00:00+00:00"
+      "members": [
+        "a",
+        "b"
+      ],
+      "recorded_at": "2019-04-30 00:00:00+00:00",
+      "superseded_at": "2019-04-30 00:00:00+00:00"
     }
   ],
   "tenant": "acme"

@@ -1,13 +1,16 @@
-UNWIND $rows AS row
-MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
+UNWIND $groups AS g
+UNWIND g.members AS fact_id
+MATCH (f:Fact {tenant: $tenant, id: fact_id})
 WHERE f.invalidated_at IS NULL
-SET f.invalidated_at = row.at
+SET f.invalidated_at = g.at
 // params
 {
-  "rows": [
+  "groups": [
     {
       "at": "2019-04-30 00:00:00+00:00",
-      "fact_id": "f"
+      "members": [
+        "f"
+      ]
     }
   ],
   "tenant": "acme"

@@ -1,14 +1,22 @@
-UNWIND $rows AS row
-MATCH (new:Fact {tenant: $tenant, id: row.new_id})
-MATCH (old:Fact {tenant: $tenant, id: row.old_id})
-CREATE (new)-[:SUPERSEDES {source_id: row.source_id, at: row.at,
-                             recorded_at: row.recorded_at}]->(old)
+UNWIND $groups AS g
+UNWIND g.members AS pair
+MATCH (new:Fact {tenant: $tenant, id: pair[0]})
+MATCH (old:Fact {tenant: $tenant, id: pair[1]})
+CREATE (new)-[:SUPERSEDES {source_id: g.source_id, at: g.at,
+                             recorded_at: g.recorded_at}]->(old)
 // params
 {
-  "rows": [
+  "groups": [
     {
-      "id": "x",
-      "recorded_at": "2019-04-30 00:00:00+00:00"
+      "at": "2019-04-30 00:00:00+00:00",
+      "members": [
+        [
+          "b",
+          "a"
+        ]
+      ],
+      "recorded_at": "2019-04-30 00:00:00+00:00",
+      "source_id": "s1"
     }
   ],
   "tenant": "acme"
