@@ -6,27 +6,24 @@ a second level ``E_i = D_i * 2`` (``Metric{i}x2``).
 ``derive()`` writes one transaction (and several queries) per derived fact, far too slow for
 100k. The records here are made exactly as ``graph.derivations.derive_in`` makes them (same key,
 id, value, interval, derivation id and props) and written through the store's own primitives
-(``create_facts``, ``put_derivation``); on Neo4j the derivations go through one ``UNWIND`` per
-chunk that creates the same nodes and edges as ``cypher.create_derivation``. :func:`shape`
+(``create_facts``, ``put_derivations``), on Neo4j in chunks of their own transactions. :func:`shape`
 reads back what was stored, so the benchmark can compare it with one fact made by ``derive()``.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-import neo4j
-
 from graph.derivations import Output, derive
 from graph.embedded.store import EmbeddedStore
 from graph.kinds import FactKind, SourceKind, Status
-from graph.labels import DERIVATION, FACT, GENERATED, USED
+from graph.labels import DERIVATION, FACT, GENERATED
 from graph.model import Event, Fact, FactIn, Scope, SourceIn, Subject, assertion_key, digest
 from graph.neo4j.store import Neo4jStore
-from graph.neo4j.tx import derivation_props
 from graph.recipes import Recipe, expression
 from graph.store import DerivationWrite, Store, StoreTx
 from graph.writes import Batch, record
@@ -43,22 +40,6 @@ NEO4J_CHUNK = 5_000
 
 SCALED = expression("scaled", "1", "x * k + y", k=1)
 DOUBLE = expression("double", "1", "d * 2")
-
-_BULK_DERIVATIONS = f"""
-UNWIND $rows AS row
-CREATE (d:{DERIVATION})
-SET d = row.props, d.tenant = $tenant
-WITH d, row
-CALL (d, row) {{
-  UNWIND row.used AS u
-  MATCH (f:{FACT} {{tenant: $tenant, id: u.fact_id}})
-  CREATE (d)-[:{USED} {{role: u.role, recorded_at: d.recorded_at}}]->(f)
-}}
-CALL (d, row) {{
-  UNWIND row.generated AS gid
-  MATCH (f:{FACT} {{tenant: $tenant, id: gid}})
-  CREATE (d)-[:{GENERATED} {{recorded_at: d.recorded_at}}]->(f)
-}}"""
 
 _SHAPE = f"""
 MATCH (d:{DERIVATION} {{tenant: $tenant, id: $id}})-[r]->(f:{FACT})
@@ -168,9 +149,8 @@ def build_embedded(store: EmbeddedStore, inputs: Inputs, n: int) -> Planned:
 
     def work(tx: StoreTx) -> None:
         tx.create_facts(planned.facts)
-        for write in planned.writes:
-            tx.put_derivation(write)
-        tx.append_event(event)
+        tx.put_derivations(*planned.writes)
+        tx.append_events(event)
 
     store.write(inputs.scope.tenant, work)
     return planned
@@ -179,29 +159,25 @@ def build_embedded(store: EmbeddedStore, inputs: Inputs, n: int) -> Planned:
 def build_neo4j(store: Neo4jStore, inputs: Inputs, n: int) -> Planned:
     planned, event = plan_graph(inputs, n, store.now())
     tenant = inputs.scope.tenant
-    for start in range(0, len(planned.facts), NEO4J_CHUNK):
-        _create_facts(store, tenant, planned.facts[start:start + NEO4J_CHUNK])
-    rows = [
-        {"props": derivation_props(w.derivation, w.recorded_at),
-         "used": [{"fact_id": fid, "role": role} for fid, role in w.used],
-         "generated": list(w.generated)}
-        for w in planned.writes
-    ]
-    with store.driver.session(database=store.database) as session:
-        for start in range(0, len(rows), NEO4J_CHUNK):
-            session.execute_write(_bulk_derivations, tenant, rows[start:start + NEO4J_CHUNK])
-    store.write(tenant, lambda tx: tx.append_event(event))
+    write_neo4j(store, tenant, planned.facts, planned.writes)
+    store.write(tenant, lambda tx: tx.append_events(event))
     return planned
 
 
-def _create_facts(store: Neo4jStore, tenant: str, facts: list[Fact]) -> None:
-    store.write(tenant, lambda tx: tx.create_facts(facts))
+def write_neo4j(store: Neo4jStore, tenant: str, facts: list[Fact],
+                writes: list[DerivationWrite]) -> None:
+    """Facts, then derivations, through the store's primitives, in chunks of their own
+    transactions: a whole 100k graph in one would not fit the launcher's default heap."""
+    def facts_of(chunk: list[Fact]) -> Callable[[StoreTx], None]:
+        return lambda tx: tx.create_facts(chunk)
 
+    def derivations_of(chunk: list[DerivationWrite]) -> Callable[[StoreTx], None]:
+        return lambda tx: tx.put_derivations(*chunk)
 
-def _bulk_derivations(
-    tx: neo4j.ManagedTransaction, tenant: str, rows: list[dict[str, Any]],
-) -> None:
-    tx.run(_BULK_DERIVATIONS, rows=rows, tenant=tenant).consume()
+    for start in range(0, len(facts), NEO4J_CHUNK):
+        store.write(tenant, facts_of(facts[start:start + NEO4J_CHUNK]))
+    for start in range(0, len(writes), NEO4J_CHUNK):
+        store.write(tenant, derivations_of(writes[start:start + NEO4J_CHUNK]))
 
 
 def shape(store: Store, tenant: str, derivation_id: str) -> dict[str, Any]:

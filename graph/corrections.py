@@ -1,11 +1,7 @@
 """Applying a change and its cascade in one transaction: supersede (knowledge axis), invalidate
 and retract a source (system axis). History is kept: intervals close, nothing is deleted.
 
-Recompute (on request, knowledge axis): each derived fact whose justifications all broke is
-computed again from the current inputs, in topological order. A value equal to the old one
-(within ``tolerance``) becomes a second justification of the old fact, which therefore stays
-current, and the cascade stops there; a different value becomes a new version that supersedes
-the old one, and the cascade carries on with it.
+Recompute (on request, knowledge axis) is ``graph.recompute``.
 """
 
 from __future__ import annotations
@@ -15,19 +11,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from graph.cascade import Axis, Fate, Outcome, Plan, downstream, justified_until, plan
-from graph.derivations import Output, derive_in
+from graph.cascade import Axis, Fate, Outcome, downstream, plan
 from graph.labels import FACT, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Value, new_event_id
 from graph.reach import FactRef
-from graph.recipes import RecipeError, from_derivation
+from graph.recompute import recompute_plan
 from graph.reinstate import settle_knowledge
 from graph.store import (
     Closure,
-    DerivationWrite,
     Direction,
     Invalidation,
-    Justification,
     Reopening,
     Store,
     StoreError,
@@ -47,85 +40,7 @@ def cascade_knowledge(
                             if a.ends_at is not None])
         return [Outcome(a.fact, a.depth, a.path, Fate.SURVIVES if a.ends_at is None
                         else Fate.CLOSED, a.ends_at) for a in p.affected]
-    return _recompute(tx, now, p, successors, actor, tolerance)
-
-
-def _recompute(
-    tx: StoreTx, now: datetime, p: Plan, successors: Mapping[str, str], actor: str,
-    tolerance: float,
-) -> list[Outcome]:
-    ends: dict[str, datetime | None] = dict(p.changed)
-    replaced = dict(successors)
-    ids = [a.fact.id for a in p.affected]
-    facts = tx.get_facts(ids)
-    justs: dict[str, list[Justification]] = {}
-    for j in tx.justifications(ids, now):
-        justs.setdefault(j.output_id, []).append(j)
-    closures: list[Closure] = []
-    outcomes = []
-    for a in p.affected:
-        fid = a.fact.id
-        end = justified_until(p.inputs(fid), lambda i: ends[i] if i in ends
-                              else p.down.ends[i].knowledge)
-        ends[fid] = end
-        if end is None:
-            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.SURVIVES, None))
-            continue
-        fresh = _recomputed(tx, now, facts[fid], justs.get(fid, []), replaced, tolerance, end,
-                            actor)
-        if fresh is None:
-            closures.append(Closure(fid, end, now))
-            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.CLOSED, end))
-        elif fresh.id == fid:
-            ends[fid] = None
-            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.UNCHANGED, None))
-        else:
-            replaced[fid] = fresh.id
-            outcomes.append(Outcome(a.fact, a.depth, a.path, Fate.RECOMPUTED, end, fresh))
-    # A recompute may already have closed some of these (a sibling version of the same
-    # assertion); a second close would be a conflict, so close only what is still open.
-    still_open = tx.get_facts([c.fact_id for c in closures])
-    tx.close_knowledge([c for c in closures if still_open[c.fact_id].superseded_at is None])
-    return outcomes
-
-
-def _recomputed(
-    tx: StoreTx, now: datetime, fact: Fact, justs: list[Justification],
-    replaced: Mapping[str, str], tolerance: float, end: datetime, actor: str,
-) -> Fact | None:
-    usable = [j for j in justs if any(i in replaced for i, _ in j.inputs)]
-    if not usable:
-        return None  # nothing to recompute from: the broken inputs have no successor
-    j = min(usable, key=lambda x: x.derivation.id)
-    try:
-        recipe = from_derivation(j.derivation)
-    except RecipeError:
-        return None  # a recipe nobody can run again (an inference's evidence): it just closes
-    inputs = {role: replaced.get(i, i) for i, role in j.inputs}
-    values = tx.get_facts(sorted(set(inputs.values())))
-    value = recipe.evaluate({role: values[i].value for role, i in inputs.items()})
-    if _same(value, fact.value, tolerance):
-        derivation = recipe.derivation(inputs, fact.key)
-        used = tuple(sorted((i, role) for role, i in inputs.items()))
-        tx.put_derivation(DerivationWrite(derivation, used, (fact.id,), now))
-        return fact
-    if tx.get_facts([fact.id])[fact.id].superseded_at is None:
-        tx.close_knowledge([Closure(fact.id, end, now)])
-    scope = Scope.from_terms(fact.tenant, list(fact.scope))
-    output = Output(fact.subject, fact.predicate, fact.valid_from, fact.valid_to, fact.unit,
-                    fact.status)
-    cause = next(replaced[i] for i, _ in j.inputs if i in replaced)
-    # No cycle walk: a recompute only swaps inputs for newer versions of the same assertions,
-    # so the assertion-level graph (checked when the derivation was first written) is unchanged.
-    return derive_in(tx, now, scope, recipe, inputs, output, actor=actor, replaces=fact.id,
-                     cause=cause, check_cycles=False).fact
-
-
-def _same(new: Value, old: Value, tolerance: float) -> bool:
-    numeric = (int, float)
-    if isinstance(new, numeric) and isinstance(old, numeric) and not isinstance(new, bool):
-        return abs(float(new) - float(old)) <= tolerance
-    return new == old
+    return recompute_plan(tx, now, p, successors, actor, tolerance)
 
 
 def cascade_system(tx: StoreTx, now: datetime, invalid: Sequence[str]) -> list[Outcome]:
@@ -272,6 +187,6 @@ def _exit_event(
     if knowledge:
         details["knowledge_reinstated"] = sum(o.fate is Fate.REINSTATED for o in knowledge)
         details["knowledge_closed"] = sum(o.fate is Fate.CLOSED for o in knowledge)
-    tx.append_event(Event(id=event_id, tenant=tx.tenant, at=now, actor=actor, action=action,
+    tx.append_events(Event(id=event_id, tenant=tx.tenant, at=now, actor=actor, action=action,
                           reason=reason, details=details))
     return ExitReport(event_id, invalidated, cascade, list(knowledge))

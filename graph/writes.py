@@ -153,7 +153,7 @@ def record_in(
     then = how.get("then")
     if then is not None:
         then(tx, plan.report)
-    tx.append_event(_event(tx.tenant, event_id, now, how["actor"], "record", how.get("reason"),
+    tx.append_events(_event(tx.tenant, event_id, now, how["actor"], "record", how.get("reason"),
                            plan, how.get("details") or {}))
     plan.report.event_id = event_id
     return plan.report

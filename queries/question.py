@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from graph.asof import AsOf
-from graph.derivations import Output, derive_in
 from graph.errors import InvalidArgument
 from graph.model import Fact, Scope, Source, Value
 from graph.recipes import RecipeError
@@ -33,6 +32,7 @@ from queries.fiscal import (
 )
 from queries.hindsight import revisions, versions_since
 from queries.metrics import Metric
+from queries.persist import persist
 from queries.plans import Computed, Observed, PlanNode, Series
 from queries.subjects import resolve_subjects
 from queries.windows import Window, windows
@@ -255,7 +255,7 @@ def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: 
 
     def work(tx: StoreTx) -> tuple[Fact, dict[str, list[Fact]], dict[str, Source]]:
         # One transaction: persist the plan, and read what the answer cites beside it.
-        fact = node.fact if isinstance(node, Observed) else _persist(
+        fact = node.fact if isinstance(node, Observed) else persist(
             tx, store.now(), scope, subject, node, actor, derivations)
         since = versions_since(tx, store.now(), scope, used, cutoff, asked, hindsight)
         return fact, since, tx.get_sources(cited)
@@ -271,17 +271,3 @@ def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: 
         inputs=[InputFact.of(f, sources.get(known.first_source.get(f.id, ""))) for f in used],
         warnings=[*skipped, *revised], hindsight=later,
     )
-
-
-def _persist(tx: StoreTx, now: datetime, scope: Scope, subject: str, node: PlanNode, actor: str,
-             derivations: list[str]) -> Fact:
-    if isinstance(node, Observed):
-        return node.fact
-    inputs = {role: _persist(tx, now, scope, subject, child, actor, derivations).id
-              for role, child in node.inputs}
-    # Plans only ever feed derived:/metric: predicates from filed facts, so no cycle can form.
-    derived = derive_in(tx, now, scope, node.recipe, inputs, Output(
-        subject, node.predicate, node.span.valid_from, node.span.valid_to, node.unit),
-        actor=actor, check_cycles=False)
-    derivations.append(derived.derivation_id)
-    return derived.fact

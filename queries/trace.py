@@ -105,7 +105,7 @@ def mark_used(store: Store, tenant: str, injection_id: str, item_ids: Sequence[s
                   reason=f"used from context {injection_id}",
                   details={"injection": injection_id, "thread": injection.thread,
                            "items": ",".join(wanted), "count": len(wanted)})
-    store.write(tenant, lambda tx: tx.append_event(event))
+    store.write(tenant, lambda tx: tx.append_events(event))
     return event.id
 
 

@@ -61,9 +61,10 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         {"new_id": "b", "old_id": "a", "source_id": "s1", "at": T, "recorded_at": T}]),
     "link_conflicts": lambda: cypher.link_conflicts(
         "acme", [{"fact_id": "a", "other_id": "b", "recorded_at": T}]),
-    "create_derivation": lambda: cypher.create_derivation(
-        "acme", {"id": "d1"}, [{"fact_id": "a", "role": "x"}], ["b"]),
-    "create_event": lambda: cypher.create_event("acme", {"id": "e1"}),
+    "create_derivations": lambda: cypher.create_derivations("acme", [{
+        "props": {"id": "d1", "recorded_at": T}, "used": [{"fact_id": "a", "role": "x"}],
+        "generated": ["b"]}]),
+    "create_events": lambda: cypher.create_events("acme", [{"id": "e1", "at": T}]),
     "read_facts_defaults": lambda: reads.read_facts(AsOf(SCOPE).resolved(T), None),
     "read_facts_everything": lambda: reads.read_facts(AsOf(
         SCOPE, known_at=T, system_at=T, valid=from_to(T, None),

@@ -158,11 +158,11 @@ def test_a_rollback_failing_at_its_last_step_writes_nothing(
     write = store.write
 
     def event_refused(tenant: str, work: Callable[[StoreTx], T]) -> T:
-        def refuse(event: Event) -> None:
+        def refuse(*events: Event) -> None:
             raise RuntimeError("the event could not be written")
 
         def failing(tx: StoreTx) -> T:
-            monkeypatch.setattr(tx, "append_event", refuse)
+            monkeypatch.setattr(tx, "append_events", refuse)
             return work(tx)
 
         return write(tenant, failing)

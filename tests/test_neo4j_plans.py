@@ -238,11 +238,11 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     "subjects/all": (lambda p: reads.subjects(p.tenant), {KEYS[SUBJECT]}),
     "create_facts": (lambda p: cypher.create_facts(p.tenant, [{"id": "new", "subject": "NVDA"}]),
                      {KEYS[SUBJECT]}),
-    "create_derivation": (lambda p: cypher.create_derivation(
-        p.tenant, {"id": "d-new"}, [{"fact_id": p.facts[0], "role": "x"}], p.facts[1:2]),
-        {KEYS[FACT]}),
+    "create_derivations": (lambda p: cypher.create_derivations(p.tenant, [{
+        "props": {"id": "d-new"}, "used": [{"fact_id": p.facts[0], "role": "x"}],
+        "generated": p.facts[1:2]}]), {KEYS[FACT]}),
     "create_sources": (lambda p: cypher.create_sources(p.tenant, [{"id": "s-new"}]), set()),
-    "create_event": (lambda p: cypher.create_event(p.tenant, {"id": "e-new"}), set()),
+    "create_events": (lambda p: cypher.create_events(p.tenant, [{"id": "e-new"}]), set()),
     **{f"purge_tenant/{label}": (_purge(i), {KEYS[label]}) for i, label in enumerate(LABELS)},
     # The search index: its queue, its entries, and ranking inside the legal set. The full-text
     # procedure is no scan: Lucene finds the entries carrying the tokens asked for.

@@ -70,7 +70,7 @@ def create_key(store: Store, tenant: str, role: Role | str, *, user: str | None 
     details |= keystring.verifier(key)
     event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=CREATE,
                   reason=f"API key created ({role.value})", details=details)
-    store.write(tenant, lambda tx: tx.append_event(event))
+    store.write(tenant, lambda tx: tx.append_events(event))
     return Principal(tenant, role, key_id, name=name, user=user, project=project), key
 
 
@@ -112,7 +112,7 @@ def revoke(store: Store, tenant: str, key_id: str, actor: str, *, reason: str = 
                               f"(at {revoked.at.isoformat()})")
     event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=REVOKE,
                   reason=reason, details={"key_id": key_id})
-    store.write(tenant, lambda tx: tx.append_event(event))
+    store.write(tenant, lambda tx: tx.append_events(event))
     cache.forget(tenant, key_id)
     return event.id
 

@@ -123,11 +123,11 @@ class EmbeddedTx:
     def link_supersedes(self, rows: Sequence[Supersession]) -> None:
         self._do("supersedes", rows)
 
-    def put_derivation(self, write: DerivationWrite) -> None:
-        self._do("derivation", [write])
+    def put_derivations(self, *writes: DerivationWrite) -> None:
+        self._do("derivation", writes)
 
-    def append_event(self, event: Event) -> None:
-        self._do("event", [event])
+    def append_events(self, *events: Event) -> None:
+        self._do("event", events)
 
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None:
         # Like the Neo4j query: a fact already out keeps the instant it left.

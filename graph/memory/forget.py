@@ -101,7 +101,7 @@ def forget(
                       details={"by": by, "facts": len(targets), "derived": len(derived),
                                "scope": ",".join(scope.terms()) or "-",
                                "subjects": json.dumps(sorted(about))})
-        tx.append_event(event)
+        tx.append_events(event)
         return Forgotten(event.id, by, len(targets), len(derived))
 
     return store.write(scope.tenant, work)

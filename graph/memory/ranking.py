@@ -58,7 +58,7 @@ def demote(store: Store, scope: Scope, subject: str, key: str, *, weight: float,
                            "subject": subject, "key": key, "memory": memory_id,
                            "weight": weight, "previous": previous,
                            "scope": ",".join(scope.terms()) or "-"})
-    store.write(scope.tenant, lambda tx: tx.append_event(event))
+    store.write(scope.tenant, lambda tx: tx.append_events(event))
     return Demoted(event.id, memory_id, weight, previous)
 
 
@@ -93,7 +93,7 @@ def record_injection(store: Store, tenant: str, *, thread: str, subject: str | N
                            "memories": ",".join(memory_ids), "count": len(memory_ids),
                            "considered": len(memory_ids) + len(left_out),
                            "left_out": ",".join(left_out), **(more or {})})
-    store.write(tenant, lambda tx: tx.append_event(event))
+    store.write(tenant, lambda tx: tx.append_events(event))
     return event.id
 
 

@@ -221,7 +221,7 @@ def _evidence(m: MemoryIn, now: datetime) -> Step:
         (fact_id,) = report.created
         derivation = DerivationIn(id="d" + digest("inference", fact_id, sorted(m.evidence)),
                                   recipe="memory:inference", version="evidence")
-        tx.put_derivation(DerivationWrite(
+        tx.put_derivations(DerivationWrite(
             derivation, tuple((e, "evidence") for e in sorted(set(m.evidence))), (fact_id,),
             now))
 
@@ -234,7 +234,7 @@ def _decided(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Verdict
     event = Event(id=new_event_id(), tenant=m.tenant, at=now, actor=actor,
                   action=action, reason=f"{verdict.decision.value}: {verdict.reason}",
                   details=_details(m, verdict, note))
-    tx.append_event(event)
+    tx.append_events(event)
     return Remembered(verdict.decision, verdict.reason, key, current.id if current else None,
                       current.revision if current else None, event.id)
 

@@ -95,7 +95,7 @@ def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: Snaps
         event = Event(id=new_event_id(), tenant=scope.tenant, at=now, actor=actor,
                       action="rollback", reason=why, details=details)
         restore(tx)
-        tx.append_event(event)
+        tx.append_events(event)
         return RolledBack(event.id, len(reopened), len(retired))
     # Named by what it does (scope, target, instant): the same rollback is the same source.
     tag = digest(scope.terms(), to.isoformat(), now.isoformat())[:12]

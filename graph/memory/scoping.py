@@ -70,5 +70,5 @@ def record_wide_read(store: Store, tenant: str, *, actor: str | None, read: str,
                   reason=f"{read} across all scopes of the tenant",
                   details={"decision": ALL_SCOPES, "read": read, "subject": subject,
                            "key": key or "-", "scope": "-"})
-    store.write(tenant, lambda tx: tx.append_event(event))
+    store.write(tenant, lambda tx: tx.append_events(event))
     return event.id

@@ -38,7 +38,7 @@ def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, 
                   reason=reason,
                   details={"decision": "trusted" if trusted else "distrusted",
                            "source": source_id, "source_kind": kind.value})
-    store.write(tenant, lambda tx: tx.append_event(event))
+    store.write(tenant, lambda tx: tx.append_events(event))
     return event.id
 
 

@@ -27,7 +27,13 @@ from graph.labels import (
     USED,
 )
 from graph.model import Fact, Scope
-from graph.neo4j.params import FACT_INSTANTS, grouped, instants_as_text, parsed_instants
+from graph.neo4j.params import (
+    FACT_INSTANTS,
+    grouped,
+    instants_as_text,
+    parsed_instants,
+    with_text,
+)
 from graph.sealing import CIPHERTEXT
 
 FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
@@ -212,29 +218,33 @@ MERGE (a)-[r:{CONFLICTS_WITH}]->(b)
 ON CREATE SET r.recorded_at = row.recorded_at""", {"tenant": tenant, "rows": rows})
 
 
-def create_derivation(
-    tenant: str, props: dict[str, Any], used: list[dict[str, Any]], generated: list[str],
-) -> Query:
+def create_derivations(tenant: str, rows: list[dict[str, Any]]) -> Query:
+    """Each row ``{props, used: [{fact_id, role}], generated: [fact id]}``; ``recorded_at``
+    travels as text (``graph.neo4j.params``)."""
     return Query(f"""
+UNWIND $rows AS row
 CREATE (d:{DERIVATION})
-SET d = $props, d.tenant = $tenant
-WITH d
-CALL (d) {{
-  UNWIND $used AS u
+SET d = row.props, d.tenant = $tenant, d.recorded_at = datetime(row.props.recorded_at)
+WITH d, row
+CALL (d, row) {{
+  UNWIND row.used AS u
   MATCH (f:{FACT} {{tenant: $tenant, id: u.fact_id}})
   CREATE (d)-[:{USED} {{role: u.role, recorded_at: d.recorded_at}}]->(f)
 }}
-CALL (d) {{
-  UNWIND $generated AS gid
+CALL (d, row) {{
+  UNWIND row.generated AS gid
   MATCH (f:{FACT} {{tenant: $tenant, id: gid}})
   CREATE (d)-[:{GENERATED} {{recorded_at: d.recorded_at}}]->(f)
-}}""", {"tenant": tenant, "props": props, "used": used, "generated": generated})
+}}""", {"tenant": tenant, "rows": [{**r, "props": with_text(r["props"], ("recorded_at",))}
+                                   for r in rows]})
 
 
-def create_event(tenant: str, props: dict[str, Any]) -> Query:
+def create_events(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
+UNWIND $rows AS row
 CREATE (e:{EVENT})
-SET e = $props, e.tenant = $tenant""", {"tenant": tenant, "props": props})
+SET e = row, e.tenant = $tenant, e.at = datetime(row.at)""",
+                 {"tenant": tenant, "rows": [with_text(r, ("at",)) for r in rows]})
 
 
 def lock_subjects(tenant: str, ids: Sequence[str]) -> Query:

@@ -19,12 +19,18 @@ FACT_INSTANT_LISTS = ("gaps_from", "gaps_to", "past_superseded_at", "past_supers
                       "past_superseded_to")
 
 
-def instants_as_text(row: dict[str, Any]) -> dict[str, Any]:
-    """A fact row with its instants as ISO text (``parsed_instants`` reads them back)."""
+def with_text(row: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """``row`` with the instants under ``keys`` as ISO text, for ``datetime()`` to read back."""
     text = dict(row)
-    for k in FACT_INSTANTS:
+    for k in keys:
         if text.get(k) is not None:
             text[k] = text[k].isoformat()
+    return text
+
+
+def instants_as_text(row: dict[str, Any]) -> dict[str, Any]:
+    """A fact row with its instants as ISO text (``parsed_instants`` reads them back)."""
+    text = with_text(row, FACT_INSTANTS)
     for k in FACT_INSTANT_LISTS:
         if text.get(k) is not None:
             text[k] = [t.isoformat() for t in text[k]]

@@ -208,13 +208,11 @@ class Neo4jTx:
     def link_supersedes(self, rows: Sequence[Supersession]) -> None:
         self._records(cypher.link_supersedes, rows)
 
-    def put_derivation(self, write: DerivationWrite) -> None:
-        self._run(cypher.create_derivation(
-            self.tenant,
-            derivation_props(write.derivation, write.recorded_at),
-            [{"fact_id": fid, "role": role} for fid, role in write.used],
-            list(write.generated),
-        ))
+    def put_derivations(self, *writes: DerivationWrite) -> None:
+        self._batch(cypher.create_derivations, [{
+            "props": derivation_props(w.derivation, w.recorded_at),
+            "used": [{"fact_id": fid, "role": role} for fid, role in w.used],
+            "generated": list(w.generated)} for w in writes])
 
     def walk(
         self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
@@ -283,10 +281,10 @@ class Neo4jTx:
         rows = self._run(lineage.generated_by(self.tenant, derivation_ids))
         return {r["derivation"]: fact_from(r["f"], self.sealer) for r in rows}
 
-    def append_event(self, event: Event) -> None:
-        props = event.model_dump(exclude={"details"}, exclude_none=True)
-        props["details"] = json.dumps(event.details, sort_keys=True)
-        self._run(cypher.create_event(self.tenant, props))
+    def append_events(self, *events: Event) -> None:
+        self._batch(cypher.create_events, [{
+            **e.model_dump(exclude={"details"}, exclude_none=True),
+            "details": json.dumps(e.details, sort_keys=True)} for e in events])
 
 
 def _derivation(props: dict[str, Any]) -> DerivationIn:
