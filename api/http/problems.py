@@ -26,6 +26,7 @@ from graph.access import Forbidden, OutOfReach, Unauthorized
 from graph.embedded.log import LogCorrupt, StoreLocked
 from graph.errors import UserError
 from graph.keyfile import KeyFileCorrupt
+from graph.neo4j.memory import TransactionTooLarge
 from graph.store import ConflictError, CrossTenant, Refused, StoreUnreachable, UnknownReference
 
 PROBLEM_JSON = "application/problem+json"
@@ -57,6 +58,8 @@ REFUSED = Kind(422, "refused", "The store refused the write")
 MEMORY_REFUSED = Kind(422, "memory-refused", "The memory gate refused the write")
 MEMORY_CONFLICT = Kind(409, "memory-conflict", "Equal authority disagrees: held for review")
 UNAVAILABLE = Kind(503, "store-unavailable", "The store does not answer; try again later")
+# The server's configuration, not the request, is at fault: the detail names what to raise.
+STORE_MEMORY = Kind(507, "store-memory", "The store's memory is too small for this request")
 INTERNAL = Kind(500, "internal", "Internal error")
 
 # Most specific first: the first class an exception is an instance of decides.
@@ -72,6 +75,7 @@ PROBLEMS: tuple[tuple[type[BaseException], Kind], ...] = (
     (UnknownReference, NOT_FOUND),
     (ConflictError, CONFLICT),
     (Refused, REFUSED),
+    (TransactionTooLarge, STORE_MEMORY),
     (UserError, INVALID),
 )
 # Their message could name a server address (with its credentials), a path or another tenant:
@@ -197,4 +201,4 @@ def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
     kinds = {k.status: k for _, k in PROBLEMS} | {422: VALIDATION, 412: PRECONDITION}
     return {s: {"model": Problem, "content": {PROBLEM_JSON: {}},
                 "description": kinds[s].title if s in kinds else "A problem"}
-            for s in (*statuses, 401, 422, 500, 503)}
+            for s in (*statuses, 401, 422, 500, 503, 507)}

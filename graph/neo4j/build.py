@@ -23,6 +23,7 @@ HOME_ENV = "VINTAGE_NEO4J_HOME"
 HEAP_ENV = "VINTAGE_NEO4J_HEAP"
 PASSWORD_ENV = "VINTAGE_NEO4J_PASSWORD"
 PAGECACHE_ENV = "VINTAGE_NEO4J_PAGECACHE"
+TX_MEMORY_ENV = "VINTAGE_NEO4J_TX_MEMORY"  # db.memory.transaction.max; unset: Neo4j's default
 
 _DEFAULT_HEAP = "768m"
 _INITIAL_HEAP_BYTES = 128 * 1024**2
@@ -185,4 +186,13 @@ def java_command(port: int, home: Path, pagecache: str = "64m") -> list[str]:
         "--port", str(port),
         "--home", str(home),
         "--pagecache", pagecache,
+        *_tx_memory(),
     ]  # fmt: skip
+
+
+def _tx_memory() -> list[str]:
+    value = os.environ.get(TX_MEMORY_ENV)
+    if not value:
+        return []
+    _parse_size(value)
+    return ["--tx-memory", value]

@@ -22,6 +22,7 @@ from graph.model import Event, Fact, Source, Subject
 from graph.neo4j import cypher
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
+from graph.neo4j.memory import within_memory
 from graph.neo4j.schema import SCHEMA_STATEMENTS
 from graph.neo4j.search import SearchTx, prepare
 from graph.neo4j.search import rank as rank_hits
@@ -151,7 +152,8 @@ class Neo4jStore:
     def run(self, query: cypher.Query) -> list[dict[str, Any]]:
         """Run one read query in its own transaction."""
         def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-            return [r.data() for r in tx.run(query.text, query.params)]
+            with within_memory():
+                return [r.data() for r in tx.run(query.text, query.params)]
         with self._session() as session:
             return session.execute_read(work)
 
@@ -180,12 +182,14 @@ class Neo4jStore:
 
         def unit(tx: neo4j.ManagedTransaction) -> T:
             last[:] = [SearchTx(tx, tenant, self.sealer)]
-            result = work(last[0])
+            with within_memory():
+                result = work(last[0])
             if last[0].erased and self.sealer is not None:
                 self.sealer.mark(tenant, set(last[0].erased))
             return result
 
-        result = session.execute_write(unit)
+        with within_memory():  # at commit, past the unit: the driver has retried it by then
+            result = session.execute_write(unit)
         erased = last[0].erased if last else {}
         if erased and self.sealer is not None:
             self.sealer.destroy(tenant, set(erased), max(erased.values()))
@@ -258,10 +262,16 @@ class Neo4jStore:
 
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._session() as session:
-            return session.execute_read(lambda tx: work(SearchTx(tx, tenant, self.sealer)))
+            return session.execute_read(
+                lambda tx: _bounded(work, SearchTx(tx, tenant, self.sealer)))
 
 
 def _event(props: dict[str, Any]) -> Event:
     values = native_props(props)
     values["details"] = json.loads(values.get("details") or "{}")
     return Event.model_validate(values)
+
+
+def _bounded(work: Callable[[Any], T], tx: Neo4jTx) -> T:
+    with within_memory():
+        return work(tx)

@@ -39,6 +39,7 @@ public final class Launcher {
         int port = 7687;
         Path home = Path.of(".vintage", "neo4j", "data");
         String pagecache = "64m";
+        String txMemory = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (i + 1 >= args.length) {
@@ -48,6 +49,7 @@ public final class Launcher {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--home" -> home = Path.of(args[++i]);
                 case "--pagecache" -> pagecache = args[++i];
+                case "--tx-memory" -> txMemory = args[++i];
                 default -> usage("unknown argument " + arg);
             }
         }
@@ -57,7 +59,14 @@ public final class Launcher {
         String password = System.getenv(PASSWORD_ENV);
         boolean auth = password != null && !password.isEmpty();
 
-        DatabaseManagementService service = new DatabaseManagementServiceBuilder(home)
+        DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(home);
+        if (txMemory != null) {
+            // One transaction's memory cap (db.memory.transaction.max): past it the transaction
+            // fails with a clear error and rolls back, instead of filling the heap.
+            builder.setConfig(GraphDatabaseSettings.memory_transaction_max_size,
+                    SettingValueParsers.BYTES.parse(txMemory));
+        }
+        DatabaseManagementService service = builder
                 .setConfig(BoltConnector.enabled, true)
                 .setConfig(BoltConnector.listen_address, new SocketAddress(HOST, port))
                 .setConfig(BoltConnector.advertised_address, new SocketAddress(HOST, port))

@@ -1,0 +1,68 @@
+"""A transaction past Neo4j's memory cap ends in one clear error that names what to raise, and
+writes nothing: a cascade too large for the server's transaction memory is refused whole.
+
+The test runs its own server (the project's launcher, its own port and data directory) with a
+small cap (``VINTAGE_NEO4J_TX_MEMORY``, Neo4j's ``db.memory.transaction.max``): the shared
+test server is never touched."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.http.problems import kind_of
+from bench import cascade_setup
+from graph.asof import AsOf
+from graph.model import Scope
+from graph.neo4j import launcher, process
+from graph.neo4j.build import TX_MEMORY_ENV
+from graph.neo4j.memory import TransactionTooLarge
+from graph.neo4j.store import Neo4jStore
+from graph.writes import record
+from tests.factories import PinnedClock
+
+pytestmark = pytest.mark.neo4j
+
+CAP = "8m"
+DERIVED = 3_000  # each closed fact costs the transaction a few KiB: well past 8 MiB
+
+
+@pytest.fixture
+def small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Neo4jStore]:
+    monkeypatch.setenv(launcher.HOME_ENV, str(tmp_path / "neo4j"))
+    monkeypatch.setenv(TX_MEMORY_ENV, CAP)
+    monkeypatch.delenv(launcher.PASSWORD_ENV, raising=False)
+    monkeypatch.setattr(cascade_setup, "NEO4J_CHUNK", 200)  # the build's chunks fit the cap
+    info = launcher.start(port=process.free_port())
+    # A short retry: Neo4j calls the refusal transient, and one at commit is retried first.
+    store = Neo4jStore.connect(info.uri, PinnedClock(), retry_seconds=1.0)
+    try:
+        store.ensure_schema()
+        yield store
+    finally:
+        store.close()
+        launcher.stop()
+
+
+def test_a_cascade_past_the_transaction_memory_cap_is_refused_whole_with_the_settings_named(
+    small: Neo4jStore,
+) -> None:
+    scope = Scope(tenant=f"mem-{uuid.uuid4().hex[:8]}")
+    inputs = cascade_setup.record_inputs(small, scope)
+    cascade_setup.build_neo4j(small, inputs, DERIVED)
+    before = small.read(AsOf(scope))
+    began = time.monotonic()
+    with pytest.raises(TransactionTooLarge) as refused:
+        record(small, scope, cascade_setup.restatement(), actor="test")
+    said = str(refused.value)
+    for name in ("VINTAGE_NEO4J_HEAP", "VINTAGE_NEO4J_TX_MEMORY", "db.memory.transaction.max",
+                 "db.memory.transaction.total.max", "nothing was written"):
+        assert name in said
+    assert "8.0 MiB" in said  # the cap the server reported, so the caller knows what to beat
+    assert time.monotonic() - began < 30  # not the driver's 30 s of retries of the same work
+    assert small.read(AsOf(scope)) == before  # X not superseded, no derived fact closed
+    assert kind_of(refused.value).status == 507
