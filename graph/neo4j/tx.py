@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -133,8 +133,11 @@ class Neo4jTx:
 
     def _records(self, build: Callable[[str, list[dict[str, Any]]], cypher.Query],
                  rows: Sequence[Any]) -> list[dict[str, Any]]:
-        """``_batch`` of ``graph.store`` row dataclasses, sent as ``$rows`` maps."""
-        return self._batch(build, [asdict(r) for r in rows])
+        """``_batch`` of ``graph.store`` row dataclasses (flat: strings and instants), sent as
+        ``$rows`` maps. Shallow: ``asdict`` deep-copies every datetime, 0.6 s of an 11k
+        cascade."""
+        return self._batch(build, [{f.name: getattr(r, f.name) for f in fields(r)}
+                                   for r in rows])
 
     def lock_subjects(self, ids: Sequence[str]) -> None:
         self._batch(cypher.lock_subjects, ids)
