@@ -140,29 +140,43 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
     a count of what lies beyond it would tell this user what another holds), and gives each
     its reason to be excluded (``graph.exclusion``): the legal ones are ranked by BM25
     (keyword) and by how many identifiers they carry (exact), the rest counted by reason, never
-    as outside the scope. The legal part enumerates the
-    legal set (Lucene's filter tokens, or the indexes of named ids or subjects) under the
-    whole as-of predicate, counts it, and ranks its vectors of ``model`` by exact cosine."""
+    as outside the scope. The legal part enumerates the legal set (Lucene's filter tokens, or
+    the indexes of named ids or subjects) under the whole as-of predicate, counts it, and ranks
+    its vectors of ``model`` by exact cosine.
+
+    Each leg and each count is its own pass over the index's rows, ordered and cut there
+    (``ORDER BY ... LIMIT $per_leg``) or aggregated: no pass collects the rows into a list. A
+    tenant-wide search matches tens of thousands of entries, and a list of them unwound under
+    a top-k was charged about depth x its size against the transaction's memory (1.5 GB at
+    depth 200 on the SEC facts), where a cut stream holds only the ``per_leg`` rows it keeps."""
     where, params = to_cypher(spec, "f")
-    params.update(per_leg=per_leg, identifiers=list(identifiers))
-    text = ""
+    params.update(per_leg=per_leg)
+    parts = []
     columns = "[] AS keyword, [] AS exact, 0 AS matched, [] AS excluded"
     if terms:
         reason, _ = reason_cypher(spec, "f")
         params["text"] = lucene(_scope_filters(spec), terms)
-        text = _TEXT.format(index=FACT_TEXT, reason=reason.replace("\n", "\n    "),
-                            scope=scope_clause(spec, "f"), exact=_EXACT if identifiers else "0")
-        columns = "keyword, exact, matched, excluded"
-    semantic = "\n  RETURN size(legal) AS legal, [] AS semantic"
+
+        def hits(query: str) -> str:
+            return _HITS.format(index=FACT_TEXT, query=query, scope=scope_clause(spec, "f"),
+                                reason=reason.replace("\n", "\n    "))
+        parts += [_COUNTS.format(hits=hits("$text")), _KEYWORD.format(hits=hits("$text"))]
+        exact = "[] AS exact"
+        if identifiers:
+            # Only an entry carrying an identifier can count one: Lucene is asked for those.
+            params.update(identifiers=list(identifiers),
+                          identified=lucene(_scope_filters(spec), identifiers))
+            parts.append(_EXACT.format(hits=hits("$identified")))
+            exact = "exact"
+        columns = f"keyword, {exact}, matched, excluded"
+    legal = _legal_set(spec, where, params)
+    parts.append(f"CALL () {{\n  {legal}\n  RETURN count(f) AS legal\n}}")
+    semantic = "[] AS semantic"
     if vector is not None and model is not None:
         params.update(vector=list(vector), model=model)
-        semantic = _SEMANTIC
-    return Query(f"""{text}
-CALL () {{
-  {_legal_set(spec, where, params)}
-  WITH collect(f) AS legal{semantic}
-}}
-RETURN {columns}, legal, semantic""", params)
+        parts.append(_SEMANTIC.format(legal=legal))
+        semantic = "semantic"
+    return Query("\n" + "\n".join(parts) + f"\nRETURN {columns}, legal, {semantic}", params)
 
 
 def _legal_set(spec: AsOf, where: str, params: dict[str, Any]) -> str:
@@ -191,46 +205,43 @@ def _scope_filters(spec: AsOf) -> list[list[str]]:
 
 
 # The scope is tested again on what Lucene yields: its tokens are hashes, and the predicate,
-# not the tokens, decides (so no item of another scope is ever matched or counted).
-_TEXT = """
-CALL () {{
-  CALL db.index.fulltext.queryNodes('{index}', $text) YIELD node AS f, score
+# not the tokens, decides (so no item of another scope is ever matched or counted). A legal hit
+# is one with no reason: the text legs test the very expression the counts group by.
+_HITS = """CALL db.index.fulltext.queryNodes('{index}', {query}) YIELD node AS f, score
   WHERE f.tenant = $asof_tenant AND {scope}
-  WITH f, score, {reason} AS reason
-  WITH collect(CASE WHEN reason IS NULL THEN {{id: f.id, score: score,
-         exact: {exact}}} END) AS hits,
-       collect(reason) AS reasons, count(f) AS matched
-  CALL (hits) {{
-    UNWIND hits AS h
-    WITH h ORDER BY h.score DESC, h.id LIMIT $per_leg
-    RETURN collect([h.id, h.score]) AS keyword
-  }}
-  CALL (hits) {{
-    UNWIND hits AS h
-    WITH h WHERE h.exact > 0
-    ORDER BY h.exact DESC, h.id LIMIT $per_leg
-    RETURN collect([h.id, h.exact]) AS exact
-  }}
-  CALL (reasons) {{
-    UNWIND reasons AS reason
-    WITH reason, count(*) AS n ORDER BY reason
-    RETURN collect([reason, n]) AS excluded
-  }}
-  RETURN keyword, exact, matched, excluded
+  WITH f, score, {reason} AS reason"""
+
+_COUNTS = """CALL () {{
+  {hits}
+  WITH reason, count(*) AS n ORDER BY reason
+  RETURN sum(n) AS matched,
+         collect(CASE WHEN reason IS NOT NULL THEN [reason, n] END) AS excluded
 }}"""
 
-# How many identifiers an entry carries, without splitting its terms into a list per hit (a
-# tenant-wide search matches tens of thousands of entries, and those lists filled the
-# transaction's memory): each token stands between spaces once one is appended.
-_EXACT = ("size([i IN $identifiers WHERE (f.search_terms + ' ') CONTAINS (' ' + i + ' ')])")
+_KEYWORD = """CALL () {{
+  {hits}
+  WITH f, score WHERE reason IS NULL
+  WITH f.id AS id, score ORDER BY score DESC, id LIMIT $per_leg
+  RETURN collect([id, score]) AS keyword
+}}"""
+
+# How many identifiers an entry carries, without splitting its terms into a list per hit:
+# each token stands between spaces once one is appended.
+_EXACT = """CALL () {{
+  {hits}
+  WITH f WHERE reason IS NULL
+  WITH f.id AS id,
+       size([i IN $identifiers WHERE (f.search_terms + ' ') CONTAINS (' ' + i + ' ')]) AS exact
+  WITH id, exact WHERE exact > 0
+  WITH id, exact ORDER BY exact DESC, id LIMIT $per_leg
+  RETURN collect([id, exact]) AS exact
+}}"""
 
 # Neo4j's cosine is normalised to [0, 1] as (1 + cos) / 2; the seam's score is the cosine.
-_SEMANTIC = """
-  CALL (legal) {
-    UNWIND legal AS f
-    WITH f WHERE f.embedding_model = $model
-    WITH f.id AS id, vector.similarity.cosine(f.embedding, $vector) AS score
-    ORDER BY score DESC, id LIMIT $per_leg
-    RETURN collect([id, 2 * score - 1]) AS semantic
-  }
-  RETURN size(legal) AS legal, semantic"""
+_SEMANTIC = """CALL () {{
+  {legal}
+    AND f.embedding_model = $model
+  WITH f.id AS id, vector.similarity.cosine(f.embedding, $vector) AS score
+  ORDER BY score DESC, id LIMIT $per_leg
+  RETURN collect([id, 2 * score - 1]) AS semantic
+}}"""

@@ -12,26 +12,48 @@ CALL () {
       WHEN NOT (f.status IN $asof_statuses) THEN 'status not admitted'
       WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
       ELSE null END AS reason
-  WITH collect(CASE WHEN reason IS NULL THEN {id: f.id, score: score,
-         exact: size([i IN $identifiers WHERE (f.search_terms + ' ') CONTAINS (' ' + i + ' ')])} END) AS hits,
-       collect(reason) AS reasons, count(f) AS matched
-  CALL (hits) {
-    UNWIND hits AS h
-    WITH h ORDER BY h.score DESC, h.id LIMIT $per_leg
-    RETURN collect([h.id, h.score]) AS keyword
-  }
-  CALL (hits) {
-    UNWIND hits AS h
-    WITH h WHERE h.exact > 0
-    ORDER BY h.exact DESC, h.id LIMIT $per_leg
-    RETURN collect([h.id, h.exact]) AS exact
-  }
-  CALL (reasons) {
-    UNWIND reasons AS reason
-    WITH reason, count(*) AS n ORDER BY reason
-    RETURN collect([reason, n]) AS excluded
-  }
-  RETURN keyword, exact, matched, excluded
+  WITH reason, count(*) AS n ORDER BY reason
+  RETURN sum(n) AS matched,
+         collect(CASE WHEN reason IS NOT NULL THEN [reason, n] END) AS excluded
+}
+CALL () {
+  CALL db.index.fulltext.queryNodes('vintage_fact_text', $text) YIELD node AS f, score
+  WHERE f.tenant = $asof_tenant AND all(term IN $asof_scope WHERE term IN f.scope)
+  WITH f, score, CASE
+      WHEN NOT (all(term IN $asof_scope WHERE term IN f.scope)) THEN 'outside the scope'
+      WHEN NOT (f.erased_at IS NULL) THEN 'erased'
+      WHEN NOT (f.recorded_at <= $asof_system AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at) AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))) THEN 'not held at the system instant'
+      WHEN NOT (f.available_at <= $asof_known) THEN 'not yet public at the cutoff'
+      WHEN NOT ((f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at) AND (f.past_superseded_at IS NULL OR none(i IN range(0, size(f.past_superseded_at) - 1) WHERE f.past_superseded_from[i] <= $asof_system AND $asof_system < f.past_superseded_to[i] AND f.past_superseded_at[i] <= $asof_known))) THEN 'superseded by the cutoff'
+      WHEN NOT (true) THEN 'outside the valid time'
+      WHEN NOT (true) THEN 'expired'
+      WHEN NOT (f.status IN $asof_statuses) THEN 'status not admitted'
+      WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
+      ELSE null END AS reason
+  WITH f, score WHERE reason IS NULL
+  WITH f.id AS id, score ORDER BY score DESC, id LIMIT $per_leg
+  RETURN collect([id, score]) AS keyword
+}
+CALL () {
+  CALL db.index.fulltext.queryNodes('vintage_fact_text', $identified) YIELD node AS f, score
+  WHERE f.tenant = $asof_tenant AND all(term IN $asof_scope WHERE term IN f.scope)
+  WITH f, score, CASE
+      WHEN NOT (all(term IN $asof_scope WHERE term IN f.scope)) THEN 'outside the scope'
+      WHEN NOT (f.erased_at IS NULL) THEN 'erased'
+      WHEN NOT (f.recorded_at <= $asof_system AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at) AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))) THEN 'not held at the system instant'
+      WHEN NOT (f.available_at <= $asof_known) THEN 'not yet public at the cutoff'
+      WHEN NOT ((f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at) AND (f.past_superseded_at IS NULL OR none(i IN range(0, size(f.past_superseded_at) - 1) WHERE f.past_superseded_from[i] <= $asof_system AND $asof_system < f.past_superseded_to[i] AND f.past_superseded_at[i] <= $asof_known))) THEN 'superseded by the cutoff'
+      WHEN NOT (true) THEN 'outside the valid time'
+      WHEN NOT (true) THEN 'expired'
+      WHEN NOT (f.status IN $asof_statuses) THEN 'status not admitted'
+      WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
+      ELSE null END AS reason
+  WITH f WHERE reason IS NULL
+  WITH f.id AS id,
+       size([i IN $identifiers WHERE (f.search_terms + ' ') CONTAINS (' ' + i + ' ')]) AS exact
+  WITH id, exact WHERE exact > 0
+  WITH id, exact ORDER BY exact DESC, id LIMIT $per_leg
+  RETURN collect([id, exact]) AS exact
 }
 CALL () {
   CALL db.index.fulltext.queryNodes('vintage_fact_text', $legal) YIELD node AS f
@@ -46,15 +68,25 @@ CALL () {
     AND f.status IN $asof_statuses
     AND f.erased_at IS NULL
     AND f.kind IN $asof_kinds
-  WITH collect(f) AS legal
-  CALL (legal) {
-    UNWIND legal AS f
-    WITH f WHERE f.embedding_model = $model
-    WITH f.id AS id, vector.similarity.cosine(f.embedding, $vector) AS score
-    ORDER BY score DESC, id LIMIT $per_leg
-    RETURN collect([id, 2 * score - 1]) AS semantic
-  }
-  RETURN size(legal) AS legal, semantic
+  RETURN count(f) AS legal
+}
+CALL () {
+  CALL db.index.fulltext.queryNodes('vintage_fact_text', $legal) YIELD node AS f
+  WHERE f.tenant = $asof_tenant
+    AND all(term IN $asof_scope WHERE term IN f.scope)
+    AND f.available_at <= $asof_known
+    AND (f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at)
+    AND (f.past_superseded_at IS NULL OR none(i IN range(0, size(f.past_superseded_at) - 1) WHERE f.past_superseded_from[i] <= $asof_system AND $asof_system < f.past_superseded_to[i] AND f.past_superseded_at[i] <= $asof_known))
+    AND f.recorded_at <= $asof_system
+    AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at)
+    AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
+    AND f.status IN $asof_statuses
+    AND f.erased_at IS NULL
+    AND f.kind IN $asof_kinds
+    AND f.embedding_model = $model
+  WITH f.id AS id, vector.similarity.cosine(f.embedding, $vector) AS score
+  ORDER BY score DESC, id LIMIT $per_leg
+  RETURN collect([id, 2 * score - 1]) AS semantic
 }
 RETURN keyword, exact, matched, excluded, legal, semantic
 // params
@@ -72,6 +104,7 @@ RETURN keyword, exact, matched, excluded, legal, semantic
   ],
   "asof_system": "2019-04-30 00:00:00+00:00",
   "asof_tenant": "acme",
+  "identified": "+\"t.822b33ad87c148a0\"^0 +\"s.f4f27c0c2d8921bf\"^0 +\"b.2\"",
   "identifiers": [
     "b.2"
   ],
