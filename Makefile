@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench bench-retrieval bench-service clean
+.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
@@ -62,6 +62,12 @@ bench-retrieval: $(STAMP)
 # embedded and Neo4j (the launcher's server). QUICK=1 for the 3 s embedded smoke run.
 bench-service: $(STAMP)
 	$(BIN)/python -m bench.service_load $(if $(QUICK),--quick)
+
+# Scale: a synthetic SEC-shaped tenant on Neo4j (its own server), FACTS=1000000 by default (long:
+# about an hour here); FACTS=10000,100000 for the smaller runs. JSON: bench/results/scale-N.json.
+bench-scale: $(STAMP)
+	VINTAGE_NEO4J_HEAP=$${VINTAGE_NEO4J_HEAP:-2g} VINTAGE_NEO4J_PAGECACHE=$${VINTAGE_NEO4J_PAGECACHE:-1g} \
+		$(BIN)/python -m bench.scale --facts $(or $(FACTS),1000000)
 
 clean:
 	rm -rf $(VENV) build .vintage .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 from typing import Any
 
 Result = dict[str, Any]
-INGEST_TARGET = 0.30  # Vintage on Neo4j: at least 30% of the raw UNWIND throughput
-P95_TARGET_MS = 50.0  # a warm question on Neo4j: p95 under 50 ms
+INGEST_TARGET = 0.60  # Vintage on Neo4j: at least 60% of the raw UNWIND throughput (issue 15)
+P95_TARGET_MS = 30.0  # a warm question on Neo4j: p95 at most 30 ms (issue 15)
 
 
 class Profiles:
@@ -104,8 +104,8 @@ def verdicts(r: Result) -> list[str]:
                      f"{INGEST_TARGET:.2f}x): {'met' if ratio >= INGEST_TARGET else 'MISSED'}")
     if "neo4j" in r:
         p95 = r["neo4j"]["questions"]["warm"]["p95_ms"]
-        found.append(f"Neo4j warm question p95 {p95:.1f} ms (target < {P95_TARGET_MS:.0f} ms): "
-                     f"{'met' if p95 < P95_TARGET_MS else 'MISSED'}")
+        found.append(f"Neo4j warm question p95 {p95:.1f} ms (target <= {P95_TARGET_MS:.0f} ms): "
+                     f"{'met' if p95 <= P95_TARGET_MS else 'MISSED'}")
     if "question_disagreements" in r:
         found.append(f"questions whose answers differ between backends: "
                      f"{len(r['question_disagreements'])}")
