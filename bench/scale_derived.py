@@ -111,10 +111,6 @@ def _rates(store: Neo4jStore, scope: Scope) -> dict[int, Fact]:
     return {f.valid_from.year: f for f in found}
 
 
-def _write(store: Neo4jStore, tenant: str, planned: Planned) -> None:
-    cascade_setup.write_neo4j(store, tenant, planned.facts, planned.writes)
-
-
 def build(store: Neo4jStore, scope: Scope, n_subjects: int) -> dict[str, Any]:
     """Every company's derived facts, ``SUBJECTS_PER_CHUNK`` companies per read and write."""
     began = time.perf_counter()
@@ -134,7 +130,7 @@ def build(store: Neo4jStore, scope: Scope, n_subjects: int) -> dict[str, Any]:
             planned.facts += one.facts
             planned.writes += one.writes
             planned.on_cascade_rate += one.on_cascade_rate
-        _write(store, scope.tenant, planned)
+        cascade_setup.write_neo4j(store, scope.tenant, planned.facts, planned.writes)
         made += len(planned.facts)
         on_rate += planned.on_cascade_rate
     # One audit event for the bulk build, as bench.cascade_setup does (derive() writes one each).
@@ -167,7 +163,7 @@ def check_shape(store: Neo4jStore, first_file: Path) -> dict[str, Any]:
                    real_fact.valid_to, real_fact.unit), made.fact.recorded_at,
             made.fact.event_id)
         bulk = Planned(planned.facts[3:4], planned.writes[3:4])  # the next period's margin
-        _write(store, scope.tenant, bulk)
+        cascade_setup.write_neo4j(store, scope.tenant, bulk.facts, bulk.writes)
         same_record = predicted == made.fact and write.derivation.id == made.derivation_id
         real = cascade_setup.shape(store, scope.tenant, made.derivation_id)
         bulk_shape = cascade_setup.shape(store, scope.tenant, bulk.writes[0].derivation.id)

@@ -25,7 +25,7 @@ from graphlib import TopologicalSorter
 
 from graph.model import Fact
 from graph.reach import MAX_DEPTH, Downstream, Ends, FactRef
-from graph.store import Justification, StoreTx
+from graph.store import StoreTx
 
 __all__ = ["MAX_DEPTH", "Affected", "Axis", "Chains", "Fate", "Outcome", "Plan", "downstream",
            "justified_until", "plan"]
@@ -92,7 +92,7 @@ def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime
     result = Plan(dict(changed), down)
     ends: dict[str, datetime | None] = dict(changed)
     paths = _paths(down, set(changed))
-    for fid in _order(down):
+    for fid in _topological({fid: result.inputs(fid) for fid in down.reached}):
         already = axis.end(down.ends[fid])
         if already is not None:
             ends[fid] = already
@@ -126,13 +126,11 @@ def justified_until(
     return latest if seen else None  # no live derivation: nothing for the cascade to decide
 
 
-def _order(down: Downstream) -> list[str]:
-    """Reached facts, each after the reached facts it is derived from (ties by id, so both
-    backends list a cascade in one order)."""
-    reached = down.reached
-    graph = {fid: sorted({i for _, ids in reached[fid].justifications for i in ids
-                          if i in reached})
-             for fid in sorted(reached)}
+def _topological(inputs: Mapping[str, Iterable[Sequence[str]]]) -> list[str]:
+    """These facts, each after those of them it is derived from (``inputs``: per fact, the input
+    ids of each justification; ties by id, so both backends list a cascade in one order)."""
+    graph = {fid: sorted({i for ids in inputs[fid] for i in ids if i in inputs})
+             for fid in sorted(inputs)}
     return list(TopologicalSorter(graph).static_order())
 
 
@@ -162,10 +160,11 @@ def _paths(down: Downstream, starts: set[str]) -> dict[str, tuple[str, ...]]:
 
 @dataclass
 class Chains:
-    """The downstream subgraph with whole facts and justifications: what re-ending knowledge
-    (``graph.reinstate``) and reopening need, which compare versions and revisions."""
+    """The downstream subgraph with whole facts: what re-ending knowledge (``graph.reinstate``)
+    and reopening need, which compare versions and revisions. ``justifications``: per fact,
+    the input ids of each of its live justifications."""
 
-    justifications: dict[str, list[Justification]] = field(default_factory=dict)
+    justifications: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
     facts: dict[str, Fact] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -181,18 +180,17 @@ def downstream(
     if not starts:
         return result
     down = tx.downstream(sorted(starts), now)
-    derived = sorted(set(down.reached) | set(also))
     result.paths = _paths(down, set(starts))
+    result.justifications = {fid: [ids for _, ids in r.justifications]
+                             for fid, r in down.reached.items()}
+    extra = sorted(set(also) - set(down.reached))  # the subgraph holds the others' already
+    for j in tx.justifications(extra, now) if extra else []:
+        result.justifications.setdefault(j.output_id, []).append(
+            tuple(sorted({i for i, _ in j.inputs})))
+    derived = sorted(set(down.reached) | set(also))
     if not derived:
         return result
-    justs = tx.justifications(derived, now)
-    for j in justs:
-        result.justifications.setdefault(j.output_id, []).append(j)
-    inputs = {fid for j in justs for fid, _ in j.inputs}
+    inputs = {i for fid in derived for ids in result.justifications.get(fid, []) for i in ids}
     result.facts = tx.get_facts(sorted(set(derived) | inputs))
-    reached = set(derived)  # a set: membership is tested once per input edge
-    graph = {fid: sorted({i for j in result.justifications.get(fid, []) for i, _ in j.inputs
-                          if i in reached})
-             for fid in derived}
-    result.order = list(TopologicalSorter(graph).static_order())
+    result.order = _topological({fid: result.justifications.get(fid, []) for fid in derived})
     return result

@@ -146,8 +146,7 @@ def _reopen_downstream(
         fact = p.facts[fid]
         if fact.invalidated_at != retracted or fid in replaced:
             continue  # closed by something else (or never), or its assertion was written again
-        if any(all(live.get(i, False) for i, _ in j.inputs)
-               for j in p.justifications.get(fid, [])):
+        if any(all(live.get(i, False) for i in ids) for ids in p.justifications.get(fid, [])):
             live[fid] = True
             path = p.paths.get(fid, (fid,))
             outcomes.append(Outcome(FactRef.of(fact), (len(path) - 1) or 1, path,

@@ -148,15 +148,8 @@ def derive_all(
         r.recipe.check_roles(set(r.inputs))
     keys = [r.key for r in requests]
     if len(set(keys)) < len(keys):
-        rounds: list[list[int]] = []
-        seen: Counter[str] = Counter()
-        for n, key in enumerate(keys):
-            seen[key] += 1
-            if len(rounds) < seen[key]:
-                rounds.append([])
-            rounds[seen[key] - 1].append(n)
         done_in: dict[int, Derived] = {}
-        for part in rounds:
+        for part in rounds(keys):
             done_in.update(zip(part, derive_all(tx, now, [requests[n] for n in part],
                                                 actor=actor, check_cycles=check_cycles),
                                strict=True))
@@ -197,6 +190,19 @@ def derive_all(
                                   "new_fact": n in new}) for n in todo))
     return [Derived(done[d.id], d.id, created=False) if d.id in done
             else Derived(made[n], d.id, created=True) for n, d in enumerate(derivations)]
+
+
+def rounds(keys: Sequence[str]) -> list[list[int]]:
+    """Positions of ``keys`` in rounds of distinct keys: the first of each key in the first,
+    a second of one in the second, and so on, each round in order."""
+    found: list[list[int]] = []
+    seen: Counter[str] = Counter()
+    for n, key in enumerate(keys):
+        seen[key] += 1
+        if len(found) < seen[key]:
+            found.append([])
+        found[seen[key] - 1].append(n)
+    return found
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,12 @@ against the versions stored before it), instead of a dozen per fact.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from graph.cascade import Affected, Fate, Outcome, Plan, justified_until
-from graph.derivations import Output, Request, derive_all
+from graph.derivations import Output, Request, derive_all, rounds
 from graph.model import Fact, Scope, Value
 from graph.recipes import Recipe, RecipeError, from_derivation
 from graph.store import Closure, DerivationWrite, Justification, StoreTx
@@ -131,17 +130,10 @@ class _Run:
             self.ends[r.fact.id] = None
             a = r.affected
             self.decided[r.fact.id] = Outcome(a.fact, a.depth, a.path, Fate.UNCHANGED, None)
-        # Rounds of distinct assertions: two versions of one (rare) are derived one after the
-        # other.
-        seen: Counter[str] = Counter()
-        rounds: list[list[_Redo]] = []
-        for r in changed:
-            seen[r.fact.key] += 1
-            if len(rounds) < seen[r.fact.key]:
-                rounds.append([])
-            rounds[seen[r.fact.key] - 1].append(r)
-        for batch in rounds:
-            self.supersede(batch)
+        # Two versions of one assertion (rare) are superseded one after the other, each round
+        # closing before it derives, as one at a time would.
+        for part in rounds([r.fact.key for r in changed]):
+            self.supersede([changed[n] for n in part])
 
     def supersede(self, batch: list[_Redo]) -> None:
         # Each was open when the recompute began; only a version this recompute derived of the

@@ -89,8 +89,8 @@ def _next(fact: Fact, versions: Sequence[Fact]) -> datetime | None:
 def _justified(plan: Chains, fid: str, ends: Mapping[str, datetime | None]) -> datetime | None:
     # Only justifications whose inputs are all held count: one resting on a version that left
     # justifies nothing now (the system-axis cascade already decided whether the fact stays).
-    held = [[i for i, _ in j.inputs] for j in plan.justifications.get(fid, [])
-            if all(plan.facts[i].invalidated_at is None for i, _ in j.inputs)]
+    held = [ids for ids in plan.justifications.get(fid, [])
+            if all(plan.facts[i].invalidated_at is None for i in ids)]
     return justified_until(held, lambda i: ends[i] if i in ends else
                            plan.facts[i].superseded_at)
 
