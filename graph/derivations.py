@@ -169,9 +169,9 @@ def derive_all(
     tops = tx.top_revisions(fresh_keys) if fresh_keys else {}
     made, new = {}, set()
     for n, p in planned.items():
-        made[n] = p.existing(found, versions.get(keys[n], [])) or p.fact(versions.get(
-            keys[n], []), tops, now)
-        if made[n].id == p.fact_id and p.fact_id not in found:
+        existing = p.existing(found, versions.get(keys[n], []))
+        made[n] = existing or p.fact(versions.get(keys[n], []), tops, now)
+        if existing is None:
             new.add(n)
     tx.create_facts([made[n] for n in todo if n in new])
     _close_open_predecessors(tx, [(versions.get(keys[n], []), made[n], derivations[n].id)
