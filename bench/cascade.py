@@ -160,6 +160,9 @@ def bench_backend(
     return out
 
 
+BACKENDS = ("embedded", "neo4j", "neo4j-cypher")
+
+
 def _cell(value: Any, fmt: str, missing: str = "-") -> str:
     return missing if value is None else format(value, fmt)
 
@@ -171,7 +174,7 @@ def table(results: list[dict[str, Any]]) -> str:
         "|---:|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
-        for backend in ("embedded", "neo4j"):
+        for backend in BACKENDS:
             b = r.get(backend)
             if b is None:
                 continue
@@ -217,6 +220,19 @@ def _nothing() -> None:
     return None
 
 
+def _stores(uri_arg: str | None, wanted: bool) -> tuple[
+        Neo4jStore | None, dict[str, Neo4jStore | None], dict[str, Any], Callable[[], None]]:
+    """The store of each backend: the Neo4j ones share one server and driver."""
+    if not wanted:
+        return None, {"embedded": None}, {}, _nothing
+    uri, auth, server, stop = _server(uri_arg)
+    neo = Neo4jStore.connect(uri, clock, auth=auth)
+    neo.ensure_schema()
+    server["procedures"] = neo.procedures
+    cypher_only = Neo4jStore(neo.driver, clock, neo.database)  # procedures stay off
+    return neo, {"embedded": None, "neo4j": neo, "neo4j-cypher": cypher_only}, server, stop
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cascade", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -225,21 +241,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="largest fan-out also timed with recompute=True (default 10000)")
     parser.add_argument("--neo4j-recompute-max", type=int, default=1_000,
                         help="the same on Neo4j (default 1000: recompute is quadratic there)")
-    parser.add_argument("--backends", default="embedded,neo4j")
+    parser.add_argument("--backends", default="embedded,neo4j,neo4j-cypher",
+                        help="neo4j: with the launcher's vintage.cascade procedure where the "
+                             "server has it; neo4j-cypher: the same server, pure Cypher")
     parser.add_argument("--neo4j-uri", default=None)
     parser.add_argument("--out", type=Path, default=Path("bench/results/cascade.json"))
     args = parser.parse_args(argv)
     fanouts = [int(s.replace("_", "")) for s in args.fanouts.split(",") if s.strip()]
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-    if not fanouts or min(fanouts) < 2 or not set(backends) <= {"embedded", "neo4j"}:
-        parser.error("fan-outs must be at least 2; backends: embedded, neo4j")
-    neo: Neo4jStore | None = None
-    server: dict[str, Any] = {}
-    stop: Callable[[], None] = _nothing
-    if "neo4j" in backends:
-        uri, auth, server, stop = _server(args.neo4j_uri)
-        neo = Neo4jStore.connect(uri, clock, auth=auth)
-        neo.ensure_schema()
+    if not fanouts or min(fanouts) < 2 or not set(backends) <= set(BACKENDS):
+        parser.error(f"fan-outs must be at least 2; backends: {', '.join(BACKENDS)}")
+    neo, stores, server, stop = _stores(args.neo4j_uri, bool(set(backends) - {"embedded"}))
     results: list[dict[str, Any]] = []
     failed: dict[str, int] = {}
     try:
@@ -247,13 +259,13 @@ def main(argv: list[str] | None = None) -> int:
             results.append({"fanout": n})
             for backend in backends:
                 began = time.perf_counter()
-                limit = args.neo4j_recompute_max if backend == "neo4j" else args.recompute_max
+                limit = args.recompute_max if backend == "embedded" else args.neo4j_recompute_max
                 if backend in failed:
                     results[-1][backend] = {"error": f"skipped: failed at {failed[backend]:,}"}
                     continue
                 try:
-                    b = bench_backend(backend, neo if backend == "neo4j" else None, n, limit,
-                                      i == 0, i == len(fanouts) - 1)
+                    b = bench_backend(backend, stores[backend], n, limit, i == 0,
+                                      i == len(fanouts) - 1)
                 except (Neo4jError, StoreError, MemoryError) as exc:  # record it, go on
                     _say(f"{backend} {n:,} failed: {exc}")
                     failed[backend] = n

@@ -24,11 +24,11 @@ from enum import StrEnum
 from graphlib import TopologicalSorter
 
 from graph.model import Fact
-from graph.reach import MAX_DEPTH, Downstream, Ends, FactRef
+from graph.reach import MAX_DEPTH, Affected, Decides, Downstream, Ends, FactRef
 from graph.store import StoreTx
 
-__all__ = ["MAX_DEPTH", "Affected", "Axis", "Chains", "Fate", "Outcome", "Plan", "downstream",
-           "justified_until", "plan"]
+__all__ = ["MAX_DEPTH", "Affected", "Axis", "Chains", "Fate", "Outcome", "Plan", "decide",
+           "downstream", "justified_until", "plan"]
 
 
 class Axis(StrEnum):
@@ -58,14 +58,6 @@ class Outcome:
     fate: Fate
     ends_at: datetime | None
     replacement: Fact | None = None
-
-
-@dataclass(frozen=True)
-class Affected:
-    fact: FactRef
-    depth: int  # derivation steps from the nearest changed input (1: derived from it directly)
-    path: tuple[str, ...]  # fact ids, changed input first, this fact last
-    ends_at: datetime | None  # None: another justification still holds it
 
 
 @dataclass
@@ -102,6 +94,17 @@ def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime
         result.affected.append(Affected(down.reached[fid].fact, (len(path) - 1) or 1, path,
                                         ends[fid]))
     return result
+
+
+def decide(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis,
+           now: datetime) -> list[Affected]:
+    """``plan(...).affected``, decided by the store itself where it can (``graph.reach.Decides``):
+    what a close needs, without the subgraph that recompute needs."""
+    if isinstance(tx, Decides):
+        affected = tx.decide_cascade(changed, axis.value, now)
+        if affected is not None:
+            return affected
+    return plan(tx, changed, axis, now).affected
 
 
 def _lookup(

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from graph.cascade import Axis, Fate, Outcome, downstream, plan
+from graph.cascade import Axis, Fate, Outcome, decide, downstream, plan
 from graph.labels import FACT, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Value, new_event_id
 from graph.reach import FactRef
@@ -34,21 +34,23 @@ def cascade_knowledge(
     *, actor: str, recompute: bool = False, tolerance: float = 0.0,
 ) -> list[Outcome]:
     """Close (or recompute) every derived fact whose inputs were superseded."""
-    p = plan(tx, changed, Axis.KNOWLEDGE, now)
-    if not recompute:
-        tx.close_knowledge([Closure(a.fact.id, a.ends_at, now) for a in p.affected
-                            if a.ends_at is not None])
-        return [Outcome(a.fact, a.depth, a.path, Fate.SURVIVES if a.ends_at is None
-                        else Fate.CLOSED, a.ends_at) for a in p.affected]
-    return recompute_plan(tx, now, p, successors, actor, tolerance)
+    if recompute:
+        return recompute_plan(tx, now, plan(tx, changed, Axis.KNOWLEDGE, now), successors, actor,
+                              tolerance)
+    affected = decide(tx, changed, Axis.KNOWLEDGE, now)
+    tx.close_knowledge([Closure(a.fact.id, a.ends_at, now) for a in affected
+                        if a.ends_at is not None])
+    return [Outcome(a.fact, a.depth, a.path, Fate.SURVIVES if a.ends_at is None
+                    else Fate.CLOSED, a.ends_at) for a in affected]
 
 
 def cascade_system(tx: StoreTx, now: datetime, invalid: Sequence[str]) -> list[Outcome]:
     """Invalidate every derived fact left without a live justification."""
-    p = plan(tx, dict.fromkeys(invalid, now), Axis.SYSTEM, now)
-    tx.invalidate_facts([Invalidation(a.fact.id, now) for a in p.closing])
+    affected = decide(tx, dict.fromkeys(invalid, now), Axis.SYSTEM, now)
+    tx.invalidate_facts([Invalidation(a.fact.id, now) for a in affected
+                         if a.ends_at is not None])
     return [Outcome(a.fact, a.depth, a.path, Fate.CLOSED if a.ends_at else Fate.SURVIVES,
-                    a.ends_at) for a in p.affected]
+                    a.ends_at) for a in affected]
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ answer (``graph.neo4j.downstream``) is checked against.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol, runtime_checkable
 
 from graph.model import Fact, Value
 
@@ -67,3 +69,23 @@ class Downstream:
 
     reached: dict[str, Reach]
     ends: dict[str, Ends]
+
+
+@dataclass(frozen=True)
+class Affected:
+    """A reached fact still open on the cascade's axis, and the end its justifications give it."""
+
+    fact: FactRef
+    depth: int  # derivation steps from the nearest changed input (1: derived from it directly)
+    path: tuple[str, ...]  # fact ids, changed input first, this fact last
+    ends_at: datetime | None  # None: another justification still holds it
+
+
+@runtime_checkable
+class Decides(Protocol):
+    """A store transaction that can decide a cascade itself (``graph.cascade.decide``): Neo4j
+    with the launcher's server-side procedure. ``axis`` is ``knowledge`` or ``system``; None
+    means "not here" (a stock server), and the caller decides in Python."""
+
+    def decide_cascade(self, changed: Mapping[str, datetime | None], axis: str,
+                       at: datetime) -> list[Affected] | None: ...

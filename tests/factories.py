@@ -96,7 +96,9 @@ def make_store(
     if backend == "embedded":
         return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
-    return Neo4jStore(shared.driver, clock, shared.database, keys=FileKeyStore(tmp_path / "keys"))
+    store = Neo4jStore(shared.driver, clock, shared.database, keys=FileKeyStore(tmp_path / "keys"))
+    store.procedures = shared.procedures  # as open_store's store would find them
+    return store
 
 
 # -- memories -----------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Cascades over random derivation graphs, run on the embedded store and a real Neo4j at once:
 mixed single and multiple justifications, diamonds, chains deeper than five. The embedded
-backend decides on the reference subgraph (``graph.embedded.downstream``); Neo4j on its one query
-per level. Every outcome, every stored end and the subgraph itself must be identical."""
+backend decides on the reference subgraph (``graph.embedded.downstream``); Neo4j twice: on its
+one query per level (what a stock server runs), and inside the server with the launcher's
+``vintage.cascade`` procedure (``graph.neo4j.procedures``). Every outcome, every stored end and
+the subgraph itself must be identical."""
 
 from __future__ import annotations
 
@@ -107,14 +109,23 @@ def state(store: Store, scope: Scope, ids: list[str]) -> list[tuple[Any, ...]]:
 def two(neo4j_driver_store: Neo4jStore) -> Any:
     made: list[str] = []
 
-    def open_pair() -> tuple[list[Store], Scope]:
-        clock = PinnedClock(parse_instant("2026-01-01"))
-        scope = Scope(tenant="cascade-" + uuid.uuid4().hex[:10])
-        made.append(scope.tenant)
-        return [EmbeddedStore.open(None, clock), Neo4jStore(neo4j_driver_store.driver,
-                                                            clock)], scope
+    assert neo4j_driver_store.procedures, (
+        "the test server has no vintage.cascade procedure (the launcher registers it)")
 
-    yield open_pair
+    def open_pairs() -> list[tuple[list[Store], Scope]]:
+        """The reference beside each Neo4j path, one tenant per pair (ids, and with them the
+        order of ties, depend on the tenant)."""
+        clock = PinnedClock(parse_instant("2026-01-01"))
+        pairs: list[tuple[list[Store], Scope]] = []
+        for accelerated in (False, True):
+            scope = Scope(tenant="cascade-" + uuid.uuid4().hex[:10])
+            made.append(scope.tenant)
+            neo = Neo4jStore(neo4j_driver_store.driver, clock)
+            neo.procedures = accelerated
+            pairs.append(([EmbeddedStore.open(None, clock), neo], scope))
+        return pairs
+
+    yield open_pairs
     for tenant in made:
         neo4j_driver_store.purge_tenant(tenant)
 
@@ -126,7 +137,12 @@ def two(neo4j_driver_store: Neo4jStore) -> Any:
 def test_a_cascade_over_any_derivation_graph_is_decided_the_same_on_both_backends(
     two: Any, shape: Shape, change: str, base: int,
 ) -> None:
-    stores, scope = two()
+    for stores, scope in two():
+        _same_cascade(stores, scope, shape, change, base)
+
+
+def _same_cascade(stores: list[Store], scope: Scope, shape: Shape, change: str,
+                  base: int) -> None:
     built = [build(s, scope, shape) for s in stores]
     assert built[0] == built[1]
     ids = built[0]
@@ -171,15 +187,15 @@ def test_a_deep_diamond_chain_closes_to_the_depth_and_keeps_a_second_justificati
     # (a diamond back into the chain), and d7 justified twice: by d6, and by b3 alone.
     shape = Shape((((0, 1),), ((4,),), ((2, 5),), ((6,),), ((7,),), ((8,),), ((9,),),
                    ((10,), (3,))))
-    stores, scope = two()
-    built = [build(s, scope, shape) for s in stores]  # both stores hold the graph
-    ids = built[0]
-    src = SourceIn(id="amended", kind="filing", available_at=DAY0 + timedelta(days=30))
-    fix = FactIn(subject="A", predicate="b0", value=999, unit="USD", valid_from=PERIOD[0],
-                 valid_to=PERIOD[1], source="amended")
-    results = [outcomes(record(s, scope, Batch(sources=[src], facts=[fix]), actor="t"))
-               for s in stores]
-    assert results[0] == results[1]
-    fates = {fid: (fate.value, depth) for fid, fate, _, depth, _, _ in results[0]}
-    assert [fates[i] for i in ids[BASES:BASES + 7]] == [("closed", d) for d in range(1, 8)]
-    assert fates[ids[-1]] == ("survives", 8)  # b3 still justifies it
+    for stores, scope in two():
+        built = [build(s, scope, shape) for s in stores]  # both stores hold the graph
+        ids = built[0]
+        src = SourceIn(id="amended", kind="filing", available_at=DAY0 + timedelta(days=30))
+        fix = FactIn(subject="A", predicate="b0", value=999, unit="USD", valid_from=PERIOD[0],
+                     valid_to=PERIOD[1], source="amended")
+        results = [outcomes(record(s, scope, Batch(sources=[src], facts=[fix]), actor="t"))
+                   for s in stores]
+        assert results[0] == results[1]
+        fates = {fid: (fate.value, depth) for fid, fate, _, depth, _, _ in results[0]}
+        assert [fates[i] for i in ids[BASES:BASES + 7]] == [("closed", d) for d in range(1, 8)]
+        assert fates[ids[-1]] == ("survives", 8)  # b3 still justifies it

@@ -27,7 +27,7 @@ from graph.labels import (
     USED,
 )
 from graph.model import Scope
-from graph.neo4j import cypher
+from graph.neo4j import cypher, procedures
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j import cypher_search as search
@@ -97,6 +97,7 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "generated_by": lambda: lineage.generated_by("acme", ["d1"]),
     "invalidate_facts": lambda: lineage.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
     "downstream_level": lambda: lineage.downstream_level("acme", ["x", "y"], T),
+    "cascade_call": lambda: procedures.cascade_call("acme", {"x": T, "y": None}, "knowledge", T),
     "erase_facts": lambda: lineage.erase_facts("acme", [{"fact_id": "f", "at": T}]),
     "erased_among": lambda: lineage.erased_among("acme", ["f", "g"]),
     "retract_support": lambda: lineage.retract_support("acme", "s1", T),
@@ -145,7 +146,8 @@ def test_generated_cypher_matches_its_golden_file(name: str) -> None:
 def _builders() -> set[str]:
     """Every public function of the builder modules that returns Cypher."""
     return {f"{module.__name__}.{name}"
-            for module in (cypher, reads, lineage, search) for name, fn in vars(module).items()
+            for module in (cypher, reads, lineage, search, procedures)
+            for name, fn in vars(module).items()
             if inspect.isfunction(fn) and fn.__module__ == module.__name__
             and not name.startswith("_")
             and inspect.signature(fn).return_annotation in ("Query", "list[Query]")}
@@ -155,7 +157,8 @@ def test_every_builder_has_a_golden_file(monkeypatch: pytest.MonkeyPatch) -> Non
     expected, called = _builders(), set()
     for qualified in expected:
         module_name, name = qualified.rsplit(".", 1)
-        module = {m.__name__: m for m in (cypher, reads, lineage, search)}[module_name]
+        module = {m.__name__: m for m in (cypher, reads, lineage, search, procedures)}[
+            module_name]
         original = getattr(module, name)
 
         def spy(*args: object, _fn: Callable[..., object] = original, _name: str = qualified,

@@ -19,7 +19,7 @@ from neo4j.exceptions import (
 from graph.asof import AsOf
 from graph.labels import LINEAGE_TYPES, SOURCE
 from graph.model import Event, Fact, Source, Subject
-from graph.neo4j import cypher
+from graph.neo4j import cypher, procedures
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.memory import within_memory
@@ -91,6 +91,9 @@ class Neo4jStore:
         # With a key store, sealed facts are written as ciphertext (``graph.sealing``) and
         # erasing one destroys its key; without, everything is written plain.
         self.sealer = Sealer(keys) if keys is not None else None
+        # The launcher's server-side cascade (graph.neo4j.procedures): asked for by
+        # ensure_schema, so a store whose schema is not prepared decides in Python.
+        self.procedures = False
 
     @classmethod
     def connect(
@@ -135,6 +138,7 @@ class Neo4jStore:
             for statement in SCHEMA_STATEMENTS:
                 session.run(statement).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
+            self.procedures = procedures.available(session)
         self.finish_destruction()
 
     def finish_destruction(self) -> None:
@@ -181,7 +185,7 @@ class Neo4jStore:
         last: list[Neo4jTx] = []  # the driver may run the unit again after a transient error
 
         def unit(tx: neo4j.ManagedTransaction) -> T:
-            last[:] = [SearchTx(tx, tenant, self.sealer)]
+            last[:] = [SearchTx(tx, tenant, self.sealer, self.procedures)]
             with within_memory():
                 result = work(last[0])
             if last[0].erased and self.sealer is not None:
@@ -263,7 +267,7 @@ class Neo4jStore:
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._session() as session:
             return session.execute_read(
-                lambda tx: _bounded(work, SearchTx(tx, tenant, self.sealer)))
+                lambda tx: _bounded(work, SearchTx(tx, tenant, self.sealer, self.procedures)))
 
 
 def _event(props: dict[str, Any]) -> Event:

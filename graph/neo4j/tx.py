@@ -5,7 +5,7 @@ with ``graph.neo4j.store``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
@@ -18,11 +18,11 @@ from graph.asof import AsOf
 from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE
 from graph.model import DerivationIn, Event, Fact, Scope, Source, Subject
-from graph.neo4j import cypher
+from graph.neo4j import cypher, procedures
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.downstream import read_downstream
-from graph.reach import Downstream
+from graph.reach import Affected, Downstream
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import (
     Closure,
@@ -116,10 +116,11 @@ def source_from(props: dict[str, Any]) -> Source:
 
 class Neo4jTx:
     def __init__(self, tx: neo4j.ManagedTransaction, tenant: str,
-                 sealer: Sealer | None = None) -> None:
+                 sealer: Sealer | None = None, procedures: bool = False) -> None:
         self.tx = tx
         self.tenant = tenant
         self.sealer = sealer
+        self.procedures = procedures  # the server has the launcher's (graph.neo4j.procedures)
         self.erased: dict[str, datetime] = {}  # whose keys go once this commits
 
     def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
@@ -279,6 +280,12 @@ class Neo4jTx:
 
     def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream:
         return read_downstream(self.tx, self.tenant, start_ids, at, self.get_facts)
+
+    def decide_cascade(self, changed: Mapping[str, datetime | None], axis: str,
+                       at: datetime) -> list[Affected] | None:
+        if not self.procedures:
+            return None
+        return procedures.decided(self.tx, self.tenant, changed, axis, at, self.get_facts)
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._run(lineage.generated_by(self.tenant, derivation_ids))

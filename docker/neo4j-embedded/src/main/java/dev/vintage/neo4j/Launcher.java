@@ -20,6 +20,8 @@ import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.kernel.api.procedure.GlobalProcedures;
+import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /**
  * Runs a Neo4j Community DBMS in-process and exposes it over Bolt on loopback only.
@@ -106,6 +108,9 @@ public final class Launcher {
             if (!db.isAvailable(Duration.ofMinutes(3).toMillis())) {
                 throw new IllegalStateException("default database did not become available");
             }
+            // The optional cascade accelerator (Cascade.java); a stock server runs without it.
+            ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class)
+                    .registerProcedure(Cascade.class);
             if (auth) {
                 setPassword(service, password);
             }

@@ -1,0 +1,74 @@
+"""The launcher's optional server-side cascade (``docker/neo4j-embedded/.../Cascade.java``).
+
+A cascade over 110,000 derived facts spends most of its time shipping the subgraph to Python
+and deciding it there (bench/RESULTS.md, "Cascade"). The launcher registers ``vintage.cascade``,
+a port of ``graph.cascade.plan`` that finds and decides the subgraph inside the server and
+returns only the decided rows. A stock Neo4j (the compose file's image, a managed service) has
+no such procedure and runs the pure-Cypher path (``graph.neo4j.downstream``); both are tested
+against the embedded reference (tests/test_cascade_equivalence.py).
+
+Whether a server has it is asked once, when the store prepares its schema; nothing asks
+before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+
+import neo4j
+
+from graph.model import Fact
+from graph.neo4j.cypher import Query
+from graph.reach import Affected, FactRef
+
+CASCADE = "vintage.cascade"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def micros(at: datetime) -> int:
+    """An instant as integer microseconds since the epoch (the procedure's unit: no DATETIME
+    parameters to encode, none to decode)."""
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+def instant(value: int | None) -> datetime | None:
+    return None if value is None else _EPOCH + timedelta(microseconds=value)
+
+
+def available(session: neo4j.Session) -> bool:
+    rows = session.run("SHOW PROCEDURES YIELD name WHERE name = $name RETURN count(*) AS n",
+                       {"name": CASCADE}).single()
+    return bool(rows and rows["n"])
+
+
+def cascade_call(tenant: str, changed: Mapping[str, datetime | None], axis: str,
+                 at: datetime) -> Query:
+    return Query(f"""
+CALL {CASCADE}($tenant, $changed, $axis, $at)
+YIELD id, subject, predicate, value, unit, sealed, depth, path, end
+RETURN id, subject, predicate, value, unit, sealed, depth, path, end""", {
+        "tenant": tenant, "axis": axis, "at": micros(at),
+        "changed": {k: None if v is None else micros(v) for k, v in changed.items()}})
+
+
+def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, datetime | None],
+            axis: str, at: datetime, get_facts: Callable[[list[str]], dict[str, Fact]],
+            ) -> list[Affected]:
+    """``get_facts`` reads sealed facts whole, to open their values."""
+    query = cascade_call(tenant, changed, axis, at)
+    affected: list[Affected] = []
+    sealed: list[int] = []
+    for columns in tx.run(query.text, query.params):  # a chunk of facts per record, as columns
+        for fid, subject, predicate, value, unit, is_sealed, depth, path, end in zip(
+                *columns, strict=True):
+            if is_sealed:
+                sealed.append(len(affected))
+            affected.append(Affected(FactRef(fid, predicate, subject, value, unit), depth,
+                                     tuple(path), instant(end)))
+    if sealed:  # a sealed fact's value is ciphertext in the node: open it the usual way
+        opened = get_facts([affected[i].fact.id for i in sealed])
+        for i in sealed:
+            a = affected[i]
+            affected[i] = Affected(FactRef.of(opened[a.fact.id]), a.depth, a.path, a.ends_at)
+    return affected
