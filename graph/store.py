@@ -221,10 +221,11 @@ class StoreTx(Protocol):
         """Versions live in system time now, per assertion key, oldest revision first."""
         ...
     def read(self, spec: AsOf) -> list[Fact]:
-        """The as-of read, inside this transaction (so it sees the locks taken so far and the
-        writes made so far). ``spec`` must be resolved (``spec.resolved(now)``): a transaction
-        has no clock of its own, and an unresolved spec raises ``ValueError``."""
+        """The as-of read (and ``Store.read_confirmed``'s, below) inside this transaction: it
+        sees the locks and writes made so far. ``spec`` must be resolved (``spec.resolved(now)``):
+        a transaction has no clock of its own, and an unresolved spec raises ``ValueError``."""
         ...
+    def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]: ...
     def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
         """The highest revision ever recorded per assertion key, invalidated versions included
         (keys never written: absent). A new version takes the next one, so no id is reused."""
@@ -252,9 +253,8 @@ class StoreTx(Protocol):
     def retract_support(self, source_id: str, at: datetime) -> list[str]:
         """Close every live support edge to the source; return the facts left with none."""
         ...
-    def retracted_at(self, source_id: str) -> datetime | None:
-        """When the source's support was last retracted (None: it never was)."""
-        ...
+    # When the source's support was last retracted (None: it never was).
+    def retracted_at(self, source_id: str) -> datetime | None: ...
     def ever_supported_by(self, source_id: str) -> list[str]:
         """Every fact with a support edge to the source, live or not (a retracted edge still
         records that the source said it), sorted: what erasure by source has to reach."""

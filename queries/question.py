@@ -3,8 +3,8 @@
 Per subject: one store read of the metric's predicates *as known at the cutoff* (the filter runs
 inside the store, before anything is chosen), the company's fiscal calendar from its own
 periods, the latest window whose inputs exist and share one basis (``queries.plans``), and the
-computation persisted as derivations in one transaction, so that a later restatement cascades to
-the answer. A repeated question finds its derivations and writes nothing new.
+computation persisted as derivations, so that a later restatement cascades to the answer: a
+repeated question finds them all in its one read transaction, a first one writes them in one more.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 
 from graph.asof import AsOf
 from graph.errors import InvalidArgument
-from graph.model import Fact, Scope, Source, Value
+from graph.model import Fact, Scope, Source
 from graph.recipes import RecipeError
 from graph.store import Store, StoreTx
 from graph.temporal import Interval, day_start, from_to
@@ -32,7 +32,7 @@ from queries.fiscal import (
 )
 from queries.hindsight import revisions, versions_since
 from queries.metrics import Metric
-from queries.persist import persist
+from queries.persist import persist, persisted
 from queries.plans import Computed, Observed, PlanNode, Series
 from queries.subjects import resolve_subjects
 from queries.windows import Window, windows
@@ -58,13 +58,24 @@ def ask(
     # Companies are independent: on Neo4j their round trips overlap (each call opens its own
     # session); the embedded store serialises them under its lock.
     with ThreadPoolExecutor(max_workers=min(_WORKERS, len(ids))) as pool:
-        answers = list(pool.map(lambda s: _subject(
+        answers = list(pool.map(lambda s: _company(
             store, scope, metric, s, cutoff, period, actor, hindsight), ids))
     if hindsight:  # asked for: a refusal has none to say, not "none asked"
         answers = [a if a.hindsight is not None else a.model_copy(update={"hindsight": []})
                    for a in answers]
     return MetricAnswer(metric=metric.name, description=metric.description, cutoff=cutoff,
                         period=str(period), answers=answers)
+
+
+def _company(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
+             period: PeriodSpec, actor: str, hindsight: bool) -> SubjectAnswer:
+    """Read, plan, find the plan's derivations in one read transaction; a write if some lack."""
+    found = store.reading(scope.tenant, lambda tx: _subject(
+        tx, store, scope, metric, subject, cutoff, period, hindsight))
+    if isinstance(found, SubjectAnswer):  # refused
+        return found
+    saved = found.saved or store.write(scope.tenant, lambda tx: found.save(tx, store.now(), actor))
+    return found.answer(store, saved)
 
 
 @dataclass
@@ -75,24 +86,24 @@ class _Known:
     subject: str = ""  # whose facts: a refusal names the concepts tried for this subject
 
 
-def _known(store: Store, scope: Scope, subject: str, predicates: Sequence[str],
+def _known(tx: StoreTx, now: datetime, scope: Scope, subject: str, predicates: Sequence[str],
            cutoff: datetime, valid: Interval) -> _Known:
-    found = store.read_confirmed(AsOf(scope, known_at=cutoff, valid=valid, subjects=(subject,),
-                                      predicates=tuple(predicates)))
+    found = tx.read_confirmed(AsOf(scope, known_at=cutoff, valid=valid, subjects=(subject,),
+                                   predicates=tuple(predicates)).resolved(now))
     facts = [f for f, _ in found]
     seen = {f.id: c for f, c in found if c is not None}
     confirmed = {f.id: seen[f.id].last_at if f.id in seen else f.available_at for f in facts}
     return _Known(facts, confirmed, {fid: c.first_source for fid, c in seen.items()}, subject)
 
 
-def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
-             period: PeriodSpec, actor: str, hindsight: bool = False,
-             asked: datetime | None = None) -> SubjectAnswer:
+def _subject(tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: str,
+             cutoff: datetime, period: PeriodSpec, hindsight: bool = False,
+             asked: datetime | None = None) -> SubjectAnswer | _Answer:
     """``asked``: the question's cutoff, when ``cutoff`` is an earlier one that an answer on
     an earlier basis reads at (what was revised in between is the question's to know)."""
     predicates = sorted(metric.predicates_for(subject))
     # A declared fiscal year-end is read with the figures, as known at the same cutoff.
-    known = _known(store, scope, subject, [*predicates, FISCAL_YEAR_END], cutoff,
+    known = _known(tx, store.now(), scope, subject, [*predicates, FISCAL_YEAR_END], cutoff,
                    _reach(period, cutoff))
     year_end = declared_year_end(known.facts)
     known.facts = [f for f in known.facts if f.predicate != FISCAL_YEAR_END]
@@ -116,33 +127,37 @@ def _subject(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: d
             skipped.append(f"{window.label}: {exc}")
             continue
         if node is not None:
-            return _answered(store, scope, metric, subject, cutoff, window, node, known,
-                             skipped, actor, hindsight, asked or cutoff)
+            found = _Answer(scope, subject, cutoff, asked or cutoff, hindsight, window, node,
+                            known, skipped)
+            found.saved = found.find(tx, store.now())
+            return found
     mixed = any("mix vintages" in reason for reason in skipped)
     if mixed and period.kind != "ltm":
-        return _on_the_earlier_basis(store, scope, metric, subject, cutoff, period, actor,
-                                     basis, skipped, hindsight, asked or cutoff)
+        return _on_the_earlier_basis(tx, store, scope, metric, subject, cutoff, period, basis,
+                                     skipped, hindsight, asked or cutoff)
     return SubjectAnswer(subject=subject, refused="; ".join(skipped) or (
         f"no {period} window in {subject}'s fiscal calendar as known at {cutoff.date()}"))
 
 
 def _on_the_earlier_basis(
-    store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
-    period: PeriodSpec, actor: str, basis: Mapping[str, list[plans.BasisChange]],
-    skipped: list[str], hindsight: bool, asked: datetime,
-) -> SubjectAnswer:
+    tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
+    period: PeriodSpec, basis: Mapping[str, list[plans.BasisChange]], skipped: list[str],
+    hindsight: bool, asked: datetime,
+) -> SubjectAnswer | _Answer:
     """A fixed period whose current inputs straddle a restatement: answer it as it was known
     just before the latest restating filing (one consistent, older basis), and say so; refuse
     when that is mixed or missing too."""
     latest = max(c.at for changes in basis.values() for c in changes if c.at <= cutoff)
-    earlier = _subject(store, scope, metric, subject, latest - timedelta(microseconds=1),
-                       period, actor, hindsight, asked)
-    if earlier.refused is not None:
+    earlier = _subject(tx, store, scope, metric, subject, latest - timedelta(microseconds=1),
+                       period, hindsight, asked)
+    if isinstance(earlier, SubjectAnswer):
+        assert earlier.refused is not None
         return SubjectAnswer(subject=subject, refused="; ".join(
             [*skipped, f"as known before {latest.date()}: {earlier.refused}"]))
     note = (f"computed on the basis reported before {latest.date()} (as known then): the "
             f"restated basis of {period} is not complete at the cutoff")
-    return earlier.model_copy(update={"warnings": [*skipped, note, *earlier.warnings]})
+    earlier.warnings = [*skipped, note, *earlier.warnings]
+    return earlier
 
 
 def _reach(spec: PeriodSpec, cutoff: datetime) -> Interval:
@@ -244,30 +259,62 @@ def _missing(window: Window, s: Series) -> str:
     return f"covering it exactly: {', '.join(problems)}" if problems else "reported yet"
 
 
-def _answered(store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
-              window: Window, node: PlanNode, known: _Known, skipped: list[str],
-              actor: str, hindsight: bool, asked: datetime) -> SubjectAnswer:
-    value: Value = node.value
-    derivations: list[str] = []
-    used = sorted({f.id: f for f in plans.leaves(node)}.values(),
-                  key=lambda f: (f.valid_from, f.predicate))
-    cited = sorted({known.first_source[f.id] for f in used if f.id in known.first_source})
+@dataclass
+class _Saved:
+    fact: Fact  # the plan's root
+    derivations: list[str]  # post-order, the root's last
+    versions: dict[str, list[Fact]]  # what became of the inputs (``versions_since``)
+    sources: dict[str, Source]  # the cited ones
 
-    def work(tx: StoreTx) -> tuple[Fact, dict[str, list[Fact]], dict[str, Source]]:
-        # One transaction: persist the plan, and read what the answer cites beside it.
-        fact = node.fact if isinstance(node, Observed) else persist(
-            tx, store.now(), scope, subject, node, actor, derivations)
-        since = versions_since(tx, store.now(), scope, used, cutoff, asked, hindsight)
-        return fact, since, tx.get_sources(cited)
 
-    run = store.reading if isinstance(node, Observed) else store.write
-    fact, versions, sources = run(scope.tenant, work)
-    revised, later = revisions(store, scope.tenant, used, versions, asked, hindsight)
-    return SubjectAnswer(
-        subject=subject, value=value, unit=fact.unit, period=window.label,
-        span=str(node.span), method=_method(node), fact_id=fact.id,
-        derivation_id=derivations[-1] if derivations else None, derivations=derivations,
-        periods_used=sorted({str(Observed(f).span) for f in used}),
-        inputs=[InputFact.of(f, sources.get(known.first_source.get(f.id, ""))) for f in used],
-        warnings=[*skipped, *revised], hindsight=later,
-    )
+@dataclass
+class _Answer:
+    """A plan chosen for a window, and once its derivations exist, what the answer cites."""
+
+    scope: Scope
+    subject: str
+    cutoff: datetime
+    asked: datetime
+    hindsight: bool
+    window: Window
+    node: PlanNode
+    known: _Known
+    warnings: list[str]
+    saved: _Saved | None = None
+
+    @property
+    def used(self) -> list[Fact]:
+        return sorted({f.id: f for f in plans.leaves(self.node)}.values(),
+                      key=lambda f: (f.valid_from, f.predicate))
+
+    def find(self, tx: StoreTx, now: datetime) -> _Saved | None:
+        """The plan persisted already and what the answer cites; None: ``save`` it (a write)."""
+        derivations: list[str] = []
+        fact = persisted(tx, self.scope, self.subject, self.node, derivations)
+        return None if fact is None else self._cited(tx, now, fact, derivations)
+
+    def save(self, tx: StoreTx, now: datetime, actor: str) -> _Saved:
+        derivations: list[str] = []
+        fact = persist(tx, now, self.scope, self.subject, self.node, actor, derivations)
+        return self._cited(tx, now, fact, derivations)
+
+    def _cited(self, tx: StoreTx, now: datetime, fact: Fact, derivations: list[str]) -> _Saved:
+        used, first = self.used, self.known.first_source
+        since = versions_since(tx, now, self.scope, used, self.cutoff, self.asked,
+                               self.hindsight)
+        return _Saved(fact, derivations, since, tx.get_sources(
+            sorted({first[f.id] for f in used if f.id in first})))
+
+    def answer(self, store: Store, saved: _Saved) -> SubjectAnswer:
+        used, node, first = self.used, self.node, self.known.first_source
+        revised, later = revisions(store, self.scope.tenant, used, saved.versions, self.asked,
+                                   self.hindsight)
+        return SubjectAnswer(
+            subject=self.subject, value=node.value, unit=saved.fact.unit,
+            period=self.window.label, span=str(node.span), method=_method(node),
+            fact_id=saved.fact.id, derivations=saved.derivations,
+            derivation_id=saved.derivations[-1] if saved.derivations else None,
+            periods_used=sorted({str(Observed(f).span) for f in used}),
+            inputs=[InputFact.of(f, saved.sources.get(first.get(f.id, ""))) for f in used],
+            warnings=[*self.warnings, *revised], hindsight=later,
+        )

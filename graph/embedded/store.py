@@ -243,11 +243,7 @@ class EmbeddedStore:
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         resolved = spec.resolved(self.now())
-        with self._fresh():
-            facts = self.state.read(resolved, None)
-            seen = self.confirmations(spec.scope.tenant, [f.id for f in facts],
-                                      resolved.known_at or self.now(), resolved.system_at)
-        return [(f, seen.get(f.id)) for f in facts]
+        return self.reading(spec.scope.tenant, lambda tx: tx.read_confirmed(resolved))
 
     def history(self, tenant: str, key: str) -> list[Fact]:
         with self._fresh():

@@ -25,6 +25,7 @@ from graph.reach import Downstream
 from graph.retrieval.index import IndexEntry
 from graph.store import (
     Closure,
+    Confirmation,
     Conflict,
     ConflictError,
     DerivationWrite,
@@ -71,6 +72,13 @@ class EmbeddedTx:
     def read(self, spec: AsOf) -> list[Fact]:
         check_tenant(self.tenant, spec.scope)
         return self.state.read(spec)  # the write holds the store's lock already
+
+    def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
+        facts = self.read(spec)
+        known_at, system_at = spec._instants()
+        edges = reads.supports(self.state, self.tenant, [f.id for f in facts], system_at)
+        seen = reads.confirmed(edges, known_at)
+        return [(f, seen.get(f.id)) for f in facts]
 
     def facts_in(
         self, scope: Scope, kinds: Sequence[FactKind] | None = None,

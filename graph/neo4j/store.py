@@ -217,11 +217,8 @@ class Neo4jStore:
         return [(f, sources) for f, sources in cited if f.erased_at is None]
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
-        rows = self.run(reads.read_confirmed_facts(spec.resolved(self.now())))
-        confirmed = [(fact_from(r["f"], self.sealer), None if r["first_source"] is None else
-                      Confirmation(r["first_source"], parse_utc(r["first_at"]),
-                                   parse_utc(r["last_at"]))) for r in rows]
-        return [(f, c) for f, c in confirmed if f.erased_at is None]
+        resolved = spec.resolved(self.now())
+        return self.reading(spec.scope.tenant, lambda tx: tx.read_confirmed(resolved))
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
         return rank_hits(self.run, self.sealer, spec.resolved(self.now()), query)

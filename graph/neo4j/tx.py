@@ -26,6 +26,7 @@ from graph.reach import Affected, Downstream
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import (
     Closure,
+    Confirmation,
     Conflict,
     ConflictError,
     DerivationWrite,
@@ -155,6 +156,14 @@ class Neo4jTx:
         check_tenant(self.tenant, spec.scope)
         facts = [fact_from(r["f"], self.sealer) for r in self._run(reads.read_facts(spec, None))]
         return [f for f in facts if f.erased_at is None]  # a restored backup's erased facts
+
+    def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
+        check_tenant(self.tenant, spec.scope)
+        found = [(fact_from(r["f"], self.sealer), None if r["first_source"] is None else
+                  Confirmation(r["first_source"], parse_utc(r["first_at"]),
+                               parse_utc(r["last_at"])))
+                 for r in self._run(reads.read_confirmed_facts(spec))]
+        return [(f, c) for f, c in found if f.erased_at is None]
 
     def facts_in(
         self, scope: Scope, kinds: Sequence[FactKind] | None = None,

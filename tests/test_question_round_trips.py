@@ -1,0 +1,138 @@
+"""What a metric question costs in transactions: a repeat is answered by one read transaction per
+company (its as-of read, its plan's derivations found level by level, the sources it cites) and
+writes nothing; only a plan not all persisted yet opens a write transaction, and writes what a
+first ask always wrote."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+
+from graph.model import Scope
+from graph.neo4j.store import Neo4jStore
+from graph.store import Store
+from graph.temporal import parse_instant
+from ingest.companyfacts import ingest_companyfacts
+from queries.answers import MetricAnswer
+from queries.metrics import resolve_metric
+from queries.periods import parse_period
+from queries.question import ask
+from tests.factories import BACKENDS, PinnedClock, make_store
+from tests.test_questions import FILES, concepts
+
+COMPANIES = ["GOOGL", "NVDA"]
+
+
+class Counting:
+    """A store that counts the transactions a question opens through it (``reading``,
+    ``write``, and each one-shot store read such as the subject resolution)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.calls = store, Counter[str]()
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self.store, name)
+        if name == "now" or not callable(found):
+            return found
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return found(*args, **kwargs)
+        return counted
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def loaded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Store, Scope]]:
+    scope = Scope(tenant="rt-" + uuid.uuid4().hex[:10])
+    store = make_store(request.param, PinnedClock(), tmp_path_factory.mktemp("rt"), request)
+    for ticker in COMPANIES:
+        ingest_companyfacts(store, scope, FILES[ticker], actor="test",
+                            concepts=concepts("operating_margin", "revenue"))
+    yield store, scope
+    if isinstance(store, Neo4jStore):
+        store.purge_tenant(scope.tenant)
+
+
+def asked(store: Store | Counting, scope: Scope, metric: str, cutoff: str) -> MetricAnswer:
+    return ask(store, scope, resolve_metric(metric), COMPANIES, parse_instant(cutoff),
+               parse_period("LTM"))
+
+
+def test_a_repeated_question_is_one_read_transaction_per_company_and_writes_nothing(
+    loaded: tuple[Store, Scope],
+) -> None:
+    store, scope = loaded
+    first = Counting(store)
+    answer = asked(first, scope, "operating_margin", "2023-06-30")
+    assert all(a.derivations for a in answer.answers)  # computed, so persisted
+    assert first.calls == {"subjects": 1, "reading": 2, "write": 2}
+    events = store.events(scope.tenant)
+
+    again = Counting(store)
+    assert asked(again, scope, "operating_margin", "2023-06-30") == answer
+    assert again.calls == {"subjects": 1, "reading": 2}
+    assert store.events(scope.tenant) == events
+
+
+def test_a_plan_half_persisted_by_an_earlier_question_is_completed_in_one_write(
+    loaded: tuple[Store, Scope],
+) -> None:
+    store, scope = loaded
+    revenue = asked(store, scope, "revenue", "2022-06-30")
+    counting = Counting(store)
+    margin = asked(counting, scope, "operating_margin", "2022-06-30")
+    assert counting.calls == {"subjects": 1, "reading": 2, "write": 2}
+    for r, m in zip(revenue.answers, margin.answers, strict=True):
+        assert r.derivation_id in m.derivations  # the LTM revenue found, not derived again
+    derived = [e.details["derivation"] for e in store.events(scope.tenant, ["derive"])]
+    assert len(derived) == len(set(derived))  # one event per derivation ever made
+
+    again = Counting(store)
+    assert asked(again, scope, "operating_margin", "2022-06-30") == margin
+    assert "write" not in again.calls
+
+
+@pytest.mark.neo4j
+def test_on_neo4j_a_repeat_is_a_statement_per_plan_level_beside_its_read_and_sources(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = make_store("neo4j", PinnedClock(), tmp_path, request)
+    assert isinstance(store, Neo4jStore)
+    scope = Scope(tenant="rt-" + uuid.uuid4().hex[:10])
+    ingest_companyfacts(store, scope, FILES["GOOGL"], actor="test",
+                        concepts=concepts("operating_margin"))
+    try:
+        question = ("operating_margin", "2023-06-30")
+        (first,) = ask(store, scope, resolve_metric(question[0]), ["GOOGL"],
+                       parse_instant(question[1]), parse_period("LTM")).answers
+        counted = Counter[str]()
+
+        def counting(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+            def run(*args: Any, **kwargs: Any) -> Any:
+                counted[name] += 1
+                return real(*args, **kwargs)
+            return run
+
+        for cls, name in [(neo4j.Session, "execute_read"), (neo4j.Session, "execute_write"),
+                          (neo4j.ManagedTransaction, "run")]:
+            monkeypatch.setattr(cls, name, counting(name, getattr(cls, name)))
+        (again,) = ask(store, scope, resolve_metric(question[0]), ["GOOGL"],
+                       parse_instant(question[1]), parse_period("LTM")).answers
+    finally:
+        monkeypatch.undo()
+        store.purge_tenant(scope.tenant)
+    assert again == first
+    # Q4 2022 of operating income and revenue as the year less nine months, the LTM sums over
+    # it, then the margin: five derivations on three levels.
+    assert len(again.derivations) == 5
+    levels = 3
+    assert counted == {"execute_read": 2,  # the subject resolution, the company's read
+                       "run": 1 + 1 + levels + 1}  # resolution; as-of read, levels, sources
