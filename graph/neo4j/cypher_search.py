@@ -74,7 +74,7 @@ def unindexed(tenant: str, model: str, limit: int, after: str = "") -> Query:
     """The tenant's first facts by id after ``after`` with no entry, or with one by another
     model than ``model``: each way in is a seek, and each yields at most ``limit``."""
     branches = "\n  UNION\n".join(f"""  MATCH (f:{label})
-  USING INDEX f:{label}({props})
+  USING INDEX SEEK f:{label}({props})
   WHERE f.tenant = $tenant AND {narrow}f.id > $after AND f.erased_at IS NULL
   RETURN f ORDER BY f.id LIMIT $limit""" for label, props, narrow in (
         (UNINDEXED, "tenant, id", ""),

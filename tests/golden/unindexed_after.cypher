@@ -1,16 +1,16 @@
 CALL () {
   MATCH (f:Unindexed)
-  USING INDEX f:Unindexed(tenant, id)
+  USING INDEX SEEK f:Unindexed(tenant, id)
   WHERE f.tenant = $tenant AND f.id > $after AND f.erased_at IS NULL
   RETURN f ORDER BY f.id LIMIT $limit
   UNION
   MATCH (f:Fact)
-  USING INDEX f:Fact(tenant, embedding_model)
+  USING INDEX SEEK f:Fact(tenant, embedding_model)
   WHERE f.tenant = $tenant AND f.embedding_model < $model AND f.id > $after AND f.erased_at IS NULL
   RETURN f ORDER BY f.id LIMIT $limit
   UNION
   MATCH (f:Fact)
-  USING INDEX f:Fact(tenant, embedding_model)
+  USING INDEX SEEK f:Fact(tenant, embedding_model)
   WHERE f.tenant = $tenant AND f.embedding_model > $model AND f.id > $after AND f.erased_at IS NULL
   RETURN f ORDER BY f.id LIMIT $limit
 }
