@@ -23,6 +23,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.TerminationGuard;
 
 /**
  * The optional cascade accelerator: a change's downstream subgraph found and decided inside the
@@ -45,6 +46,9 @@ public class Cascade {
 
     @Context
     public Transaction tx;
+
+    @Context
+    public TerminationGuard guard; // a timed-out or killed transaction stops between levels
 
     // Facts per record. One record per fact costs the Python driver more than the decision;
     // records of 5,000 left the connection slow for the queries after it (a 0.6 s read took
@@ -136,6 +140,7 @@ public class Cascade {
         java.util.Set<String> visited = new java.util.HashSet<>(); // nodes, by element id
         Map<String, String> inputs = new HashMap<>(); // input fact element id -> its id
         for (int level = 0; level < MAX_DEPTH && !frontier.isEmpty(); level++) {
+            guard.check();
             List<Node> next = new ArrayList<>();
             for (Node x : frontier) {
                 for (Relationship u : x.getRelationships(Direction.INCOMING, USED)) {
@@ -258,6 +263,9 @@ public class Cascade {
                 }
             }
         }
+        if (order.size() != predecessors.size()) { // graphlib raises CycleError: so do we
+            throw new IllegalStateException("the derivation graph downstream of the change has a cycle");
+        }
         return order;
     }
 
@@ -312,7 +320,11 @@ public class Cascade {
         }
         Object from = p.get("gaps_from");
         Object to = p.get("gaps_to");
-        if (from instanceof ZonedDateTime[] starts && to instanceof ZonedDateTime[] stops) {
+        if (!empty(from) || !empty(to)) {
+            if (!(from instanceof ZonedDateTime[] starts) || !(to instanceof ZonedDateTime[] stops)
+                    || starts.length != stops.length) {
+                throw new IllegalStateException("gaps_from and gaps_to do not pair up");
+            }
             for (int i = 0; i < starts.length; i++) {
                 if (micros(starts[i]) <= at && at < micros(stops[i])) {
                     return false;
@@ -322,10 +334,19 @@ public class Cascade {
         return true;
     }
 
+    /** No gaps: absent, or an empty list (which Neo4j may hand back typed as any array). */
+    private static boolean empty(Object list) {
+        return list == null || (list.getClass().isArray() && java.lang.reflect.Array.getLength(list) == 0);
+    }
+
     private static Long micros(Object instant) {
+        if (instant == null) {
+            return null;
+        }
         if (instant instanceof ZonedDateTime t) {
             return t.toEpochSecond() * 1_000_000L + t.getNano() / 1_000;
         }
-        return null;
+        // Cypher would compare such a value as null and decide otherwise: refuse, not guess.
+        throw new IllegalStateException("an instant stored as " + instant.getClass().getSimpleName());
     }
 }
