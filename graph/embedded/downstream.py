@@ -16,7 +16,9 @@ from graph.store import Direction, StoreTx
 def by_walk(tx: StoreTx, starts: list[str], at: datetime) -> Downstream:
     """:class:`Downstream` from the general primitives: one walk, the justifications of what
     it reached, and those facts and their inputs."""
-    walk = tx.walk(sorted(set(starts)), Direction.DOWNSTREAM, at, MAX_DEPTH, (USED, GENERATED))
+    # A walk's depth counts nodes passed (fact, derivation, fact): a derivation step is two.
+    walk = tx.walk(sorted(set(starts)), Direction.DOWNSTREAM, at, 2 * MAX_DEPTH,
+                   (USED, GENERATED))
     derived = sorted(walk.ids(FACT) - set(starts))
     if not derived:
         return Downstream({}, {})
