@@ -21,7 +21,10 @@ from typing import Protocol, runtime_checkable
 
 from graph.model import Fact, Value
 
-MAX_DEPTH = 256  # derivation steps a cascade follows from a change
+# Derivation steps a cascade follows from a change; facts further down are left as they are.
+# 128: the walk primitive goes 256 nodes deep, and a derivation step passes two (the embedded
+# reference walks; Neo4j and its procedure count levels).
+MAX_DEPTH = 128
 
 
 @dataclass(frozen=True, slots=True)

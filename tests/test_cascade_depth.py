@@ -1,6 +1,7 @@
-"""A cascade follows derivations ``MAX_DEPTH`` steps deep on every backend: a restated input
-closes the last fact of a chain longer than half of it (a walk's depth counts the derivation
-nodes too, which once stopped the embedded reference at 128 steps while Neo4j went on)."""
+"""A cascade follows derivations ``MAX_DEPTH`` steps deep, the same on every backend: a
+restated input closes a chain to that depth and leaves what lies further down as it is (a
+walk's depth counts the derivation nodes too, which once stopped the embedded reference at half
+the depth while Neo4j went on)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import timedelta
 
 from graph.derivations import Output, derive
 from graph.model import FactIn, Scope, SourceIn, Subject
+from graph.reach import MAX_DEPTH
 from graph.recipes import expression
 from graph.store import Store
 from graph.temporal import parse_instant
@@ -15,10 +17,10 @@ from graph.writes import Batch, record
 
 DAY0 = parse_instant("2020-01-01")
 PERIOD = (parse_instant("2019-01-01"), parse_instant("2019-04-01"))
-STEPS = 130  # past 128, short of MAX_DEPTH (256)
+STEPS = MAX_DEPTH + 2
 
 
-def test_a_restatement_closes_a_chain_of_130_derivations_to_its_end(
+def test_a_restatement_closes_a_derivation_chain_to_the_cascade_depth_and_no_further(
     store: Store, scope: Scope,
 ) -> None:
     filed = record(store, scope, Batch(
@@ -39,4 +41,5 @@ def test_a_restatement_closes_a_chain_of_130_derivations_to_its_end(
         subject="A", predicate="base", value=2, unit="USD", valid_from=PERIOD[0],
         valid_to=PERIOD[1], source="10-K/A")]), actor="t")
     depths = {o.fact.id: (o.fate.value, o.depth) for o in report.cascade}
-    assert [depths.get(fid) for fid in chain] == [("closed", d) for d in range(1, STEPS + 1)]
+    assert [depths.get(fid) for fid in chain] == [
+        *[("closed", d) for d in range(1, MAX_DEPTH + 1)], None, None]

@@ -42,7 +42,7 @@ public class Cascade {
     private static final Label DERIVATION = Label.label("Derivation");
     private static final RelationshipType USED = RelationshipType.withName("USED");
     private static final RelationshipType GENERATED = RelationshipType.withName("GENERATED");
-    private static final int MAX_DEPTH = 256; // graph/reach.py MAX_DEPTH
+    private static final int MAX_DEPTH = 128; // graph/reach.py MAX_DEPTH
 
     @Context
     public Transaction tx;
