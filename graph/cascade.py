@@ -69,10 +69,6 @@ class Plan:
     down: Downstream
     affected: list[Affected] = field(default_factory=list)
 
-    @property
-    def closing(self) -> list[Affected]:
-        return [a for a in self.affected if a.ends_at is not None]
-
     def inputs(self, fid: str) -> list[tuple[str, ...]]:
         """The input ids of each live justification of a reached fact."""
         return [ids for _, ids in self.down.reached[fid].justifications]

@@ -9,20 +9,15 @@ walk this replaces spent 0.3-0.6 ms a fact decoding properties (bench/RESULTS.md
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import neo4j
 
 from graph.model import Fact
 from graph.neo4j import cypher_lineage as lineage
+from graph.neo4j.params import instant
 from graph.reach import MAX_DEPTH, Downstream, Ends, FactRef, Reach
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _instant(micros: int | None) -> datetime | None:
-    return None if micros is None else _EPOCH + timedelta(microseconds=micros)
 
 
 def read_downstream(tx: neo4j.ManagedTransaction, tenant: str, start_ids: Sequence[str],
@@ -45,7 +40,7 @@ def read_downstream(tx: neo4j.ManagedTransaction, tenant: str, start_ids: Sequen
                 continue  # reached at a shallower level, or a start
             seen.add(fid)
             frontier.append(fid)
-            ends[fid] = Ends(_instant(k), _instant(s))
+            ends[fid] = Ends(instant(k), instant(s))
             reached[fid] = Reach(FactRef(fid, predicate, subject, value, unit),
                                  _justifications(justs, ends))
             if is_sealed:
@@ -64,6 +59,6 @@ def _justifications(
     for did, inputs in justs:
         for iid, k, s in inputs:
             if iid not in ends:
-                ends[iid] = Ends(_instant(k), _instant(s))
+                ends[iid] = Ends(instant(k), instant(s))
         found.append((did, tuple(sorted({i[0] for i in inputs}))))
     return tuple(sorted(found))

@@ -5,11 +5,14 @@ the server spends writing the row it belongs to: a batch of 10,000 facts holds 4
 (most of a companyfacts ingest's time), and a cascade closes 110,000 facts at one or two
 instants. So the builders send a fact's own instants as ISO text that Cypher's ``datetime()``
 parses back to the same instant, and group rows that share instants under one copy of them.
+Instants that come back in bulk (a cascade's ends) travel as integer microseconds since the
+epoch, both ways: ``micros`` and ``instant``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 FACT_INSTANTS = ("valid_from", "valid_to", "available_at", "superseded_at",
@@ -17,6 +20,16 @@ FACT_INSTANTS = ("valid_from", "valid_to", "available_at", "superseded_at",
                  "erased_at")
 FACT_INSTANT_LISTS = ("gaps_from", "gaps_to", "past_superseded_at", "past_superseded_from",
                       "past_superseded_to")
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def micros(at: datetime) -> int:
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+def instant(value: int | None) -> datetime | None:
+    return None if value is None else _EPOCH + timedelta(microseconds=value)
 
 
 def with_text(row: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

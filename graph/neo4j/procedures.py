@@ -14,26 +14,16 @@ before.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 import neo4j
 
 from graph.model import Fact
 from graph.neo4j.cypher import Query
+from graph.neo4j.params import instant, micros
 from graph.reach import Affected, FactRef
 
-CASCADE = "vintage.cascade"
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def micros(at: datetime) -> int:
-    """An instant as integer microseconds since the epoch (the procedure's unit: no DATETIME
-    parameters to encode, none to decode)."""
-    return (at - _EPOCH) // timedelta(microseconds=1)
-
-
-def instant(value: int | None) -> datetime | None:
-    return None if value is None else _EPOCH + timedelta(microseconds=value)
+CASCADE = "vintage.cascade"  # its instants are integer microseconds (graph.neo4j.params)
 
 
 def available(session: neo4j.Session) -> bool:
