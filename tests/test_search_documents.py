@@ -48,7 +48,8 @@ def test_a_business_fact_is_described_by_company_concept_period_and_unit_not_its
     doc = describe(figure, ALPHABET, [FILING])
     # Embedded as two parts, what and when, each shared by many facts of the company.
     assert doc.parts == ("Alphabet Inc. GOOGL CIK 0001652044 Operating Income Loss USD",
-                         "Q1 2018 first quarter 2018 January to March 2018")
+                         "Q1 2018 first quarter 2018 January to March 2018 three months ended"
+                         " March 31, 2018")
     assert doc.shared
     # exact identifiers a query may name: the concept whole, the CIK, the accession
     assert {"us-gaap:operatingincomeloss", "cik:0001652044", "0001652044-18-000016",
@@ -66,11 +67,12 @@ def test_a_memory_is_described_by_its_key_in_words_and_its_value() -> None:
 
 def test_periods_and_concepts_read_as_people_say_them() -> None:
     assert period_words(parse_instant("2018-01-01"), parse_instant("2019-01-01")) == (
-        "FY2018 fiscal year 2018 January to December 2018")
+        "FY2018 fiscal year 2018 January to December 2018 year ended December 31, 2018")
     assert period_words(parse_instant("2018-03-31"), parse_instant("2018-04-01")) == (
-        "as of 2018-03-31")
+        "as of 2018-03-31 March 31, 2018")
     assert period_words(parse_instant("2017-10-30"), parse_instant("2018-01-29")) == (
-        "Q4 2017 fourth quarter 2017 October 2017 to January 2018")  # a fiscal quarter
+        "Q4 2017 fourth quarter 2017 October 2017 to January 2018 three months ended January 28,"
+        " 2018")  # a fiscal quarter, also named by its last day as its filing names it
     assert concept_words("us-gaap:EarningsPerShareDiluted") == "Earnings Per Share Diluted"
 
 
@@ -151,7 +153,7 @@ def test_a_companys_facts_cost_one_embedding_per_concept_and_period_not_one_per_
     # A fact's vector is the normalised sum of its what and its when.
     what, when = minilm().embed([
         "Alphabet Inc. GOOGL CIK 0001652044 Operating Income Loss USD",
-        "Q1 2018 first quarter 2018 January to March 2018"])
+        "Q1 2018 first quarter 2018 January to March 2018 three months ended March 31, 2018"])
     both = (what + when) / np.linalg.norm(what + when)
     assert isinstance(store, SearchStore)
     hits = store.rank(AsOf(scope), TextQuery((), (), tuple(float(x) for x in both), model.name,
@@ -173,6 +175,32 @@ def test_a_question_about_a_concept_and_a_quarter_finds_that_figure_by_meaning(
         found = search(store, minilm(), SearchRequest(
             question, scope, mode=Mode.SEMANTIC, limit=1, all_scopes=True, actor="analyst:ann"))
         assert [f.id for f in found.results] == [figures[(concept, start)]], question
+
+
+def test_a_fiscal_quarter_asked_by_its_last_day_is_found_before_that_days_balances(
+    store: Store, scope: Scope,
+) -> None:
+    # NVIDIA's fiscal quarters end on Sundays; its 10-Q names a quarter by its last day. The
+    # balances of that day carry the day too: before quarters were named by their last day,
+    # the question's "26" and "2020" matched only them, and they outranked every quarter.
+    nvidia = Subject(id="NVDA", kind="company", name="NVIDIA CORP",
+                     identifiers=("cik:0001045810", "ticker:NVDA"))
+    filing = source("acc-nv", "2020-08-19", form="10-Q")
+    quarters = {"Q2": ("2020-04-27", "2020-07-27"), "Q1": ("2020-01-27", "2020-04-27")}
+    figures = [fact(0.99, filing.id, subject="NVDA", predicate="us-gaap:EarningsPerShareDiluted",
+                    period=quarters["Q2"], unit="USD/shares"),
+               fact(1.47, filing.id, subject="NVDA", predicate="us-gaap:EarningsPerShareDiluted",
+                    period=quarters["Q1"], unit="USD/shares"),
+               *(fact(v, filing.id, subject="NVDA", predicate=c,
+                      period=("2020-07-26", "2020-07-27"))
+                 for v, c in ((4_193_000_000, "us-gaap:Goodwill"),
+                              (11_266_000_000, "us-gaap:Liabilities")))]
+    created = record(store, scope, Batch(subjects=[nvidia], sources=[filing], facts=figures),
+                     actor=ACTOR).created
+    found = search(store, minilm(), SearchRequest(
+        "NVIDIA diluted EPS quarter ended July 26, 2020", scope, limit=1, all_scopes=True,
+        actor="analyst:ann"))
+    assert [f.id for f in found.results] == [created[0]]
 
 
 def test_a_dotted_memory_key_named_in_a_query_is_matched_exactly(

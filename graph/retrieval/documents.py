@@ -6,7 +6,8 @@ its value. A **business fact** (tenant-wide: SEC filings, tables) holds a number
 repeats, so it is described by what it is about, in the words an analyst types: the subject's
 name and identifiers (ticker, CIK), the concept in words (``us-gaap:OperatingIncomeLoss`` as
 "Operating Income Loss"), the period in words ("Q1 2018 first quarter 2018 January to March
-2018", "FY2018 fiscal year 2018", "as of 2018-03-31"), the unit, and a text value if it has one.
+2018 three months ended March 31, 2018", "FY2018 fiscal year 2018 ... year ended December 31,
+2018", "as of 2018-03-31 March 31, 2018"), the unit, and a text value if it has one.
 
 The terms are ``graph.retrieval.terms.terms`` of that text, followed by the exact identifiers
 that the text does not already carry: the subject's id and identifiers, the predicate whole,
@@ -98,27 +99,36 @@ def concept_words(predicate: str) -> str:
 
 def period_words(start: datetime, end: datetime | None) -> str:
     """A valid period as it is said: an instant, a quarter, a half, nine months, a year (by the
-    calendar, the quarter or half that holds most of it), else its first and last days."""
+    calendar, the quarter or half that holds most of it), else its first and last days. A
+    period of a filing is also named by its last day, as the filing's own columns name it
+    ("three months ended July 26, 2020", "as of March 31, 2018"): a fiscal quarter is asked
+    about that way, and its calendar name alone would not carry the day."""
     if end is None:
         return f"from {start.date().isoformat()}"
     first, last = start.date(), (end - _ONE_DAY).date()
     days = (last - first).days + 1
     if days <= 1:
-        return f"as of {first.isoformat()}"
+        return f"as of {first.isoformat()} {_day(first)}"
     middle = first + timedelta(days=days // 2)
     months = f"{_month(first, last)} to {_MONTHS[last.month - 1]} {last.year}"
+    ended = f"ended {_day(last)}"
     if 80 <= days <= 100:
         q = (middle.month - 1) // 3 + 1
-        return f"Q{q} {middle.year} {_ORDINALS[q - 1]} quarter {middle.year} {months}"
+        return f"Q{q} {middle.year} {_ORDINALS[q - 1]} quarter {middle.year} {months} " \
+               f"three months {ended}"
     if 170 <= days <= 190:
         h = 1 if middle.month <= 6 else 2
         return f"H{h} {middle.year} {('first', 'second')[h - 1]} half {middle.year} six months " \
-               f"{months}"
+               f"{months} {ended}"
     if 260 <= days <= 285:
-        return f"nine months {months}"
+        return f"nine months {months} {ended}"
     if 350 <= days <= 380:
-        return f"FY{last.year} fiscal year {last.year} {months}"
+        return f"FY{last.year} fiscal year {last.year} {months} year {ended}"
     return f"from {first.isoformat()} to {last.isoformat()}"
+
+
+def _day(day: date) -> str:
+    return f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
 
 
 def _month(first: date, last: date) -> str:
