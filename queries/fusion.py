@@ -7,30 +7,33 @@ as-of predicate. This module only orders them, and keeps each signal's value per
 
 The rule, for an item ``d``::
 
-    rrf(d)   = Σ over the mode's legs L holding d   1 / (K + rank_L(d))
+    rrf(d)   = Σ over the mode's legs L holding d   vote_L / (K + rank_L(d))
     boost(d) = SIGNAL · (1 / (K + recency(d)) + 1 / (K + authority(d)))
     fused(d) = (rrf(d) + boost(d)) · weight(d)
     score(d) = exact(d) + fused(d)
 
 with ``K = 60`` (the usual constant of reciprocal-rank fusion), ranks counted from 1 (items a
 leg scores equally share the rank of the first of them: its order among them is only by id),
-and ``SIGNAL = 0.1``, so that a signal reorders items the legs found about equally relevant and
-never lifts a weak match over a strong one. The two signals are ranks on fixed scales, so an
-item's boost does not depend on which other items are candidates: ``recency(d) = 1 +
-floor(log2(1 + age in days))``, its age being the time from its knowledge start to the cutoff
-(known that day: 1; a week before: 4; a year: 9); ``authority(d) = 6 - its authority``
-(``graph.kinds.Authority``: a user's statement 1, an authoritative filing 2, text of unknown
-origin 6). ``weight`` is the demotion weight (``graph.memory.ranking``, in [0, 1]): a
-multiplier. ``exact(d)`` is how many of the query's identifiers the item carries, in the modes
-that run the exact leg: since ``fused`` stays below 1 (at most 3 legs and 2 signals, each below
-1/61), every item carrying an identifier ranks before every item carrying none, and carrying
-more ranks first. Ties go by fact id.
+``vote_L = 1`` except the keyword leg's in hybrid mode, ``KEYWORD_VOTE = 0.25`` (BM25 on short
+texts rewards one shared word, "paged" in a question about who is paged matching every "payment
+page" note, as much as the semantic leg's best match: chosen on one half of the bench's queries,
+checked on the other, docs/retrieval.md), and ``SIGNAL = 0.1``, so that a signal reorders items
+the legs found about equally relevant and never lifts a weak match over a strong one. The two
+signals are ranks on fixed scales, so an item's boost does not depend on which other items are
+candidates: ``recency(d) = 1 + floor(log2(1 + age in days))``, its age being the time from its
+knowledge start to the cutoff (known that day: 1; a week before: 4; a year: 9); ``authority(d) =
+6 - its authority`` (``graph.kinds.Authority``: a user's statement 1, an authoritative filing 2,
+text of unknown origin 6). ``weight`` is the demotion weight (``graph.memory.ranking``, in [0,
+1]): a multiplier. ``exact(d)`` is how many of the query's identifiers the item carries, in the
+modes that run the exact leg: since ``fused`` stays below 1 (at most 3 legs and 2 signals, each
+below 1/61), every item carrying an identifier ranks before every item carrying none, and
+carrying more ranks first. Ties go by fact id.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -40,6 +43,7 @@ from graph.model import Fact
 from graph.retrieval.index import Hits
 
 RRF_K = 60
+KEYWORD_VOTE = 0.25
 SIGNAL = 0.1
 MIN_PER_LEG = 50
 Ranked = tuple[tuple[str, float], ...]
@@ -58,6 +62,12 @@ LEGS: dict[Mode, tuple[str, ...]] = {
     Mode.SEMANTIC: ("semantic",),
     Mode.HYBRID: ("exact", "keyword", "semantic"),
 }
+
+
+def vote(leg: str, legs: Collection[str]) -> float:
+    """How much a rank in ``leg`` counts when ``legs`` are fused: the keyword leg's beside the
+    semantic leg (hybrid) counts ``KEYWORD_VOTE``, every other 1."""
+    return KEYWORD_VOTE if leg == "keyword" and "semantic" in legs else 1.0
 
 
 def per_leg(limit: int) -> int:
@@ -79,7 +89,8 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     if len(leaders) < limit:
         return False
     # An item below the cut scores no more than the leg's last, so shares its rank at best.
-    bound = sum(1 / (RRF_K + _tied_ranks(legs[leg])[legs[leg][-1][0]]) for leg in cut)
+    bound = sum(vote(leg, legs) / (RRF_K + _tied_ranks(legs[leg])[legs[leg][-1][0]])
+                for leg in cut)
     bound += 2 * SIGNAL / (RRF_K + 1)
     if "exact" in cut:
         bound += legs["exact"][-1][1]
@@ -115,7 +126,8 @@ def fuse(legs: Mapping[str, Ranked], facts: Mapping[str, Fact], weights: Mapping
         signals = {leg: scores[leg].get(i, 0.0) for leg in legs}
         if exact is not None and "exact" in legs:
             signals["exact"] = exact.get(i, 0.0)
-        rrf = sum(1 / (RRF_K + pos[i]) for pos in positions.values() if i in pos)
+        rrf = sum(vote(leg, legs) / (RRF_K + pos[i]) for leg, pos in positions.items()
+                  if i in pos)
         signals["recency"] = SIGNAL / (RRF_K + recency_rank(fact.available_at, at))
         signals["authority"] = SIGNAL / (RRF_K + max(1, 1 + Authority.USER_STATEMENT
                                                      - fact.authority))

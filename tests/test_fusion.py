@@ -61,6 +61,19 @@ def test_an_item_the_exact_leg_cut_among_its_ties_keeps_the_exact_rank_its_count
     assert counted[0].signals["exact"] == 2.0
 
 
+def test_in_hybrid_one_shared_word_does_not_outrank_the_semantic_legs_best_match() -> None:
+    # "who gets paged when production breaks": BM25 ranks a "payment page" note first for the
+    # one stem it shares; the on-call note, the semantic leg's first, shares no word.
+    facts = {f.id: f for f in (item(1), item(2))}
+    legs = {"exact": (), "keyword": ranked({"f0001": 3.2}),
+            "semantic": ranked({"f0002": 0.61, **{f"f{n:04}": 0.5 - n / 1000
+                                                  for n in range(3, 31)}, "f0001": 0.2})}
+    assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0002", "f0001"]
+    # Without the semantic leg (keyword mode) the keyword leg's vote is whole.
+    alone = fuse({"exact": (), "keyword": legs["keyword"]}, facts, {}, AT)
+    assert alone[0].signals["fused"] > 1 / (RRF_K + 1)
+
+
 def test_demotion_multiplies_the_fused_score_and_signals_reorder_only_near_equals() -> None:
     facts = {"f0001": item(1, age_days=400), "f0002": item(2), "f0003": item(3)}
     legs = {"keyword": ranked({"f0001": 3.0, "f0002": 3.0, "f0003": 2.9})}
