@@ -126,17 +126,19 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
     query = TextQuery(terms=tuple(terms(request.query)),
                       identifiers=tuple(identifiers(request.query)), vector=vector,
                       model=embedder.name if semantic else None, per_leg=per_leg(request.limit))
+    counts = hits = ranker.rank(spec, query)
     while True:  # deeper until no item below the legs' depth could reach the results
-        hits = ranker.rank(spec, query)
         legs = legs_of(request.mode, hits)
         considered = _considered(store, spec, legs, query.identifiers)
         seconds = _conflict_seconds(considered)
         leaders = [f.score for f in considered if f.id not in seconds]
-        if deep_enough(legs, query.per_leg, hits.legal, leaders, request.limit):
+        if deep_enough(legs, query.per_leg, counts.legal, leaders, request.limit):
             break
-        query = replace(query, per_leg=2 * query.per_leg)
+        # The counts do not change with the depth: a deeper round ranks the legs alone.
+        query = replace(query, per_leg=2 * query.per_leg, counted=False)
+        hits = ranker.rank(spec, query)
     return SearchResult(request.query, request.mode, _head(considered, request.limit),
-                        considered, hits.legal, hits.matched, dict(hits.excluded),
+                        considered, counts.legal, counts.matched, dict(counts.excluded),
                         query.per_leg)
 
 

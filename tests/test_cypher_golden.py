@@ -123,6 +123,9 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "rank_subjects_without_vector": lambda: search.rank(
         AsOf(Scope(tenant="acme"), known_at=T, subjects=("GOOGL",)).resolved(T),
         ["b.1"], [], None, None, 5),
+    "rank_memory_deeper_round": lambda: search.rank(
+        AsOf(SCOPE, kinds=(FactKind.PREFERENCE, FactKind.EXPERIENCE)).resolved(T),
+        ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 10, counted=False),
     "rank_ids_without_terms": lambda: search.rank(
         AsOf(SCOPE, ids=("a", "b")).resolved(T), [], [], [1.0, 0.0], "minilm", 3),
 }

@@ -258,6 +258,9 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     "rank/memory": (lambda p: search.rank(_read(
         p, kinds=(FactKind.PREFERENCE,)), ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 5),
         {TEXT}),
+    "rank/memory/deeper": (lambda p: search.rank(_read(
+        p, kinds=(FactKind.PREFERENCE,)), ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 10,
+        counted=False), {TEXT}),
     "rank/tenant": (lambda p: search.rank(_read(p, known_at=CUTOFF), ["b.1"], [], None, None,
                                           10), {TEXT}),
     "rank/subjects": (lambda p: search.rank(_read(

@@ -130,6 +130,7 @@ def test_a_search_looks_deeper_while_an_item_below_the_depth_could_still_be_a_re
     remember_all(store, scope, *[(f"note_{n}", "checkout failure reported") for n in range(120)])
     found = find(store, "checkout failure", mine(scope), mode=Mode.KEYWORD, limit=10)
     assert (len(found.results), found.legal, found.depth) == (10, 120, 200)
+    assert found.matched == 120  # counted once, in the first round: a deeper one ranks only
     exact = find(store, "note_7", mine(scope), mode=Mode.KEYWORD, limit=1)  # one stands out
     assert ([f.predicate for f in exact.results], exact.depth) == (["note_7"], 50)
 

@@ -119,6 +119,8 @@ def rank(state: State, spec: AsOf, query: TextQuery) -> Hits:
             inside = admitted[rows]
             sims = matrix[inside] @ np.asarray(query.vector, dtype=np.float32)
             semantic = _best(index, rows[inside], sims.astype(np.float64), query.per_leg)
+    if not query.counted:
+        return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0)
     matched = index.having(terms) & in_scope
     reason = why_excluded(spec)
     excluded: dict[str, int] = defaultdict(int)

@@ -131,7 +131,8 @@ CALL db.create.setNodeVectorProperty(f, 'embedding', row.vector)""",
 
 
 def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
-         vector: Sequence[float] | None, model: str | None, per_leg: int) -> Query:
+         vector: Sequence[float] | None, model: str | None, per_leg: int,
+         counted: bool = True) -> Query:
     """Each leg's best inside the legal set of ``spec`` (resolved), in one round trip.
 
     ``terms`` and ``identifiers`` are blinded. The text part asks Lucene for every entry of the
@@ -148,7 +149,11 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
     (``ORDER BY ... LIMIT $per_leg``) or aggregated: no pass collects the rows into a list. A
     tenant-wide search matches tens of thousands of entries, and a list of them unwound under
     a top-k was charged about depth x its size against the transaction's memory (1.5 GB at
-    depth 200 on the SEC facts), where a cut stream holds only the ``per_leg`` rows it keeps."""
+    depth 200 on the SEC facts), where a cut stream holds only the ``per_leg`` rows it keeps.
+
+    Not ``counted``: the legs alone, without the two counting passes (the matched entries by
+    reason, the legal set's size), which do not change with the depth: a deeper round of one
+    search reads them from its first (0 and [] here)."""
     where, params = to_cypher(spec, "f")
     params.update(per_leg=per_leg)
     parts = []
@@ -160,7 +165,9 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
         def hits(query: str) -> str:
             return _HITS.format(index=FACT_TEXT, query=query, scope=scope_clause(spec, "f"),
                                 reason=reason.replace("\n", "\n    "))
-        parts += [_COUNTS.format(hits=hits("$text")), _KEYWORD.format(hits=hits("$text"))]
+        if counted:
+            parts.append(_COUNTS.format(hits=hits("$text")))
+        parts.append(_KEYWORD.format(hits=hits("$text")))
         exact = "[] AS exact"
         if identifiers:
             # Only an entry carrying an identifier can count one: Lucene is asked for those.
@@ -168,15 +175,18 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
                           identified=lucene(_scope_filters(spec), identifiers))
             parts.append(_EXACT.format(hits=hits("$identified")))
             exact = "exact"
-        columns = f"keyword, {exact}, matched, excluded"
+        columns = f"keyword, {exact}, " + (
+            "matched, excluded" if counted else "0 AS matched, [] AS excluded")
     legal = _legal_set(spec, where, params)
-    parts.append(f"CALL () {{\n  {legal}\n  RETURN count(f) AS legal\n}}")
+    if counted:
+        parts.append(f"CALL () {{\n  {legal}\n  RETURN count(f) AS legal\n}}")
     semantic = "[] AS semantic"
     if vector is not None and model is not None:
         params.update(vector=list(vector), model=model)
         parts.append(_SEMANTIC.format(legal=legal))
         semantic = "semantic"
-    return Query("\n" + "\n".join(parts) + f"\nRETURN {columns}, legal, {semantic}", params)
+    size = "legal" if counted else "0 AS legal"
+    return Query("\n" + "\n".join(parts) + f"\nRETURN {columns}, {size}, {semantic}", params)
 
 
 def _legal_set(spec: AsOf, where: str, params: dict[str, Any]) -> str:

@@ -143,7 +143,7 @@ def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, sp
     tokens = blind(sealer, spec.scope.tenant, terms, create=False)
     identifiers = [tokens[t] for t in dict.fromkeys(query.identifiers) if t in tokens]
     row = run(cs.rank(spec, list(tokens.values()), identifiers, query.vector, query.model,
-                      query.per_leg))[0]
+                      query.per_leg, query.counted))[0]
     return Hits(
         exact=tuple((i, float(s)) for i, s in row["exact"]),
         keyword=tuple((i, float(s)) for i, s in row["keyword"]),

@@ -41,6 +41,10 @@ class TextQuery:
     vector: tuple[float, ...] | None  # the query embedded by ``model`` (None: no semantic leg)
     model: str | None
     per_leg: int  # how many of each leg's best to return
+    # False: the legs only, not the counts (legal, matched, excluded), which a deeper round of
+    # one search already has from its first; Hits then holds 0 and {} for them on either
+    # backend.
+    counted: bool = True
 
 
 @dataclass(frozen=True)
