@@ -14,6 +14,7 @@ from how the corpus was made, never from running a search.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -93,6 +94,13 @@ class _Builder:
         expected = tuple(v.id for v in m.versions() if legal(q, v, LATER))
         about = " ".join(x for x in (m.subject, m.key, m.tag, note) if x)
         self.queries.append(Query(**{**asdict(q), "expected": expected, "note": about}))
+
+
+def half(q: Query) -> str:
+    """Which half of the set ``q`` falls in, by a hash of its text (a question asked twice falls
+    in one half): ranking constants are chosen on the ``tuning`` half and read on the other
+    (docs/retrieval.md, "Search: the legal set first")."""
+    return ("tuning", "held-out")[hashlib.sha256(q.text.encode("utf-8")).digest()[0] % 2]
 
 
 def _user(m: Memory) -> dict[str, str]:

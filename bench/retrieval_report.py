@@ -41,6 +41,19 @@ def ladder(out: Result) -> list[str]:
     return lines
 
 
+def halves(out: Result) -> list[str]:
+    """Recall@5 of each mode on each half of the set (bench.retrieval_queries.half)."""
+    runs = _runs(out)
+    head = " | ".join(f"{backend} {_n(run['corpus_items'])}" for backend, run in runs)
+    lines = [f"| mode | half | {head} |", "|---|---|" + "---:|" * len(runs)]
+    for mode in ("exact", "keyword", "semantic", "hybrid"):
+        for h in ("tuning", "held-out"):
+            cells = [_f(run["modes"][mode]["by_half"][h]["recall@5"])
+                     if mode in run["modes"] else "-" for _, run in runs]
+            lines.append(f"| {mode} | {h} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def categories(out: Result, mode: str = "hybrid") -> list[str]:
     runs = _runs(out)
     head = " | ".join(f"{backend} {_n(run['corpus_items'])}" for backend, run in runs)
@@ -130,6 +143,8 @@ def tables(out: Result) -> str:
         "Ablation ladder (recall over queries with an expected answer; illegal: items in the "
         "results (in all fused candidates); latency end to end per search)", "",
         *ladder(out), "", "Hybrid, by category (recall@5 / MRR)", "", *categories(out), "",
+        "Recall@5 by half of the set (fusion constants chosen on the tuning half)", "",
+        *halves(out), "",
         "Legal set first vs naive (the same scores over the whole tenant, top 10, filtered "
         "after; embedded)", "", *naive(out), "",
         "Raw Neo4j (hand-written Cypher on the same server)", "", *raw(out), "",

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from bench.retrieval_corpus import Version
-from bench.retrieval_queries import Query, legal
+from bench.retrieval_queries import Query, half, legal
 from graph.model import Scope
 from graph.retrieval.embedder import Embedder
 from graph.store import Store
@@ -155,6 +155,8 @@ def score(queries: Sequence[Query], answers: Sequence[Answer], truth: Truth) -> 
             "memories_p50_ms": percentile(memories, 50),
             "memories_p95_ms": percentile(memories, 95),
             "by_category": {c: summarise(r, truth) for c, r in sorted(cats.items())},
+            "by_half": {h: summarise([(q, a) for q, a in rows if half(q) == h], truth)
+                        for h in ("tuning", "held-out")},
             "missed_at_5": [q.id for q, a in rows if q.expected and hit(q, a.ids)[1] < 1],
             "illegal_items": [[q.id, i] for q, a in rows for i in illegal(q, a.ids, truth,
                                                                           a.now)][:50],

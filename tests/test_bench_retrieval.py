@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bench import retrieval
 from bench.retrieval_corpus import generate
-from bench.retrieval_queries import FILE, build, load, render
+from bench.retrieval_queries import FILE, build, half, load, render
 from bench.retrieval_run import hit, illegal
 from graph.memory.gate import memory_key
 from graph.model import Scope, version_id
@@ -58,3 +58,16 @@ def test_the_quick_run_on_the_embedded_store_returns_nothing_illegal(tmp_path: P
     # The traps are real: ranking the whole tenant first and filtering after loses answers.
     assert run["naive"]["hybrid"]["answers_lost"] > 0
     assert run["naive"]["hybrid"]["illegal_in_unfiltered_top"] > 0
+    halves = run["modes"]["hybrid"]["by_half"]
+    assert halves["tuning"]["queries"] + halves["held-out"]["queries"] == run["modes"][
+        "hybrid"]["queries"]
+
+
+def test_the_set_splits_in_two_halves_by_text_so_a_repeated_question_stays_in_one() -> None:
+    queries = load()
+    by_text: dict[str, set[str]] = {}
+    for q in queries:
+        by_text.setdefault(q.text, set()).add(half(q))
+    assert all(len(h) == 1 for h in by_text.values())
+    sizes = Counter(half(q) for q in queries)
+    assert (sizes["tuning"], sizes["held-out"]) == (170, 182)  # the split docs/retrieval.md used
