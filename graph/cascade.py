@@ -17,12 +17,14 @@ derived facts decides on strings and datetimes, never on decoded property maps.
 
 from __future__ import annotations
 
+import graphlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from graphlib import TopologicalSorter
 
+from graph.derivations import CycleError
 from graph.model import Fact
 from graph.reach import MAX_DEPTH, Affected, Decides, Downstream, Ends, FactRef
 from graph.store import StoreTx
@@ -130,7 +132,11 @@ def _topological(inputs: Mapping[str, Iterable[Sequence[str]]]) -> list[str]:
     ids of each justification; ties by id, so both backends list a cascade in one order)."""
     graph = {fid: sorted({i for ids in inputs[fid] for i in ids if i in inputs})
              for fid in sorted(inputs)}
-    return list(TopologicalSorter(graph).static_order())
+    try:
+        return list(TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:  # Vintage never writes one: a hand-edited store
+        raise CycleError("the derivation graph downstream of the change has a cycle "
+                         f"through {', '.join(exc.args[1])}: nothing was written") from exc
 
 
 def _paths(down: Downstream, starts: set[str]) -> dict[str, tuple[str, ...]]:

@@ -18,6 +18,7 @@ from datetime import datetime
 
 import neo4j
 
+from graph.derivations import CycleError
 from graph.model import Fact
 from graph.neo4j.cypher import Query
 from graph.neo4j.params import instant, micros
@@ -42,6 +43,11 @@ RETURN id, subject, predicate, value, unit, sealed, depth, path, end""", {
         "changed": {k: None if v is None else micros(v) for k, v in changed.items()}})
 
 
+# What Cascade.java says when it meets a cycle, and how the server wraps it.
+_CYCLE = "the derivation graph downstream of the change has a cycle"
+_CALL_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
+
+
 def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, datetime | None],
             axis: str, at: datetime, get_facts: Callable[[list[str]], dict[str, Fact]],
             ) -> list[Affected]:
@@ -49,13 +55,18 @@ def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, dat
     query = cascade_call(tenant, changed, axis, at)
     affected: list[Affected] = []
     sealed: list[int] = []
-    for columns in tx.run(query.text, query.params):  # a chunk of facts per record, as columns
-        for fid, subject, predicate, value, unit, is_sealed, depth, path, end in zip(
-                *columns, strict=True):
-            if is_sealed:
-                sealed.append(len(affected))
-            affected.append(Affected(FactRef(fid, predicate, subject, value, unit), depth,
-                                     tuple(path), instant(end)))
+    try:
+        for columns in tx.run(query.text, query.params):  # a chunk of facts a record, as columns
+            for fid, subject, predicate, value, unit, is_sealed, depth, path, end in zip(
+                    *columns, strict=True):
+                if is_sealed:
+                    sealed.append(len(affected))
+                affected.append(Affected(FactRef(fid, predicate, subject, value, unit), depth,
+                                         tuple(path), instant(end)))
+    except neo4j.exceptions.ClientError as exc:
+        if exc.code == _CALL_FAILED and _CYCLE in (exc.message or ""):
+            raise CycleError(f"{_CYCLE} (refused by {CASCADE}): nothing was written") from exc
+        raise
     if sealed:  # a sealed fact's value is ciphertext in the node: open it the usual way
         opened = get_facts([affected[i].fact.id for i in sealed])
         for i in sealed:
