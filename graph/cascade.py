@@ -17,11 +17,11 @@ derived facts decides on strings and datetimes, never on decoded property maps.
 
 from __future__ import annotations
 
-import graphlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from graphlib import CycleError as GraphCycle
 from graphlib import TopologicalSorter
 
 from graph.derivations import CycleError
@@ -134,9 +134,9 @@ def _topological(inputs: Mapping[str, Iterable[Sequence[str]]]) -> list[str]:
              for fid in sorted(inputs)}
     try:
         return list(TopologicalSorter(graph).static_order())
-    except graphlib.CycleError as exc:  # Vintage never writes one: a hand-edited store
-        raise CycleError("the derivation graph downstream of the change has a cycle "
-                         f"through {', '.join(exc.args[1])}: nothing was written") from exc
+    except GraphCycle as exc:  # Vintage never writes one: a hand-edited store
+        raise CycleError("the derivation graph downstream of the change has a cycle through "
+                         f"{', '.join(exc.args[1])}: no cascade can be decided over it") from exc
 
 
 def _paths(down: Downstream, starts: set[str]) -> dict[str, tuple[str, ...]]:

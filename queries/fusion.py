@@ -18,7 +18,8 @@ leg scores equally share the rank of the first of them: its order among them is 
 texts rewards one shared word, "paged" in a question about who is paged matching every "payment
 page" note, as much as the semantic leg's best match: chosen on one half of the bench's queries,
 checked on the other, docs/retrieval.md), and ``SIGNAL = 0.1``, so that a signal reorders items
-the legs found about equally relevant and never lifts a weak match over a strong one. The two
+the legs found about equally relevant and never lifts a weak match over a strong one (a tenth of
+a whole vote: beside the keyword leg's quarter vote it can swap items a few ranks apart). The two
 signals are ranks on fixed scales, so an item's boost does not depend on which other items are
 candidates: ``recency(d) = 1 + floor(log2(1 + age in days))``, its age being the time from its
 knowledge start to the cutoff (known that day: 1; a week before: 4; a year: 9); ``authority(d) =
@@ -81,8 +82,9 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     """Whether the first ``limit`` answers (``leaders``: each answer's score, best first) are
     those that fusing the legs at full depth would give: true when no leg was cut at ``depth``,
     or when the ``limit``-th answer scores above the most an item no leg returned could score
-    (in each cut leg, the rank of its last item, which an item tied with it shares; the best
-    signals; weight 1; and, when the exact leg was cut, as many identifiers as its last item)."""
+    (in each cut leg, the leg's vote over K plus the rank of its last item, which an item tied
+    with it shares; the best signals; weight 1; and, when the exact leg was cut, as many
+    identifiers as its last item)."""
     cut = [leg for leg, ranked in legs.items() if len(ranked) >= depth and depth < legal]
     if not cut:
         return True

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from graph.cascade import _topological
 from graph.derivations import CycleError, Output, derive
 from graph.labels import DERIVATION, FACT, USED
 from graph.model import FactIn, Scope, SourceIn, Subject
+from graph.neo4j.procedures import _CYCLE
 from graph.neo4j.store import Neo4jStore
 from graph.recipes import expression
 from graph.temporal import parse_instant
@@ -64,10 +66,20 @@ MATCH (late:{FACT} {{tenant: $tenant, id: $late}})
 CREATE (d)-[again:{USED}]->(late) SET again = properties(u)""",
                     tenant=scope.tenant, derivation=first.derivation_id,
                     late=second.fact.id).consume()
-    with pytest.raises(CycleError, match=r"has a cycle.*nothing was written"):
+    with pytest.raises(CycleError, match="has a cycle"):
         record(neo4j, scope, filed(2, "10-K/A", 30), actor="t")
     facts = neo4j.reading(scope.tenant, lambda tx: tx.get_facts(
         [base, first.fact.id, second.fact.id]))
     assert all(f.superseded_at is None for f in facts.values())  # nothing closed
     versions = neo4j.reading(scope.tenant, lambda tx: tx.versions([facts[base].key]))
     assert [f.id for f in versions[facts[base].key]] == [base]  # the restatement not recorded
+
+
+def test_the_embedded_reference_orders_no_cycle_and_names_the_facts_in_it() -> None:
+    with pytest.raises(CycleError, match="has a cycle through a, b, a"):
+        _topological({"a": [("b",)], "b": [("a",)], "c": [("a",)]})
+
+
+def test_the_refusal_read_from_the_server_is_the_one_cascade_java_raises() -> None:
+    java = Path(__file__).parents[1] / "docker/neo4j-embedded/src/main/java/dev/vintage/neo4j"
+    assert f'"{_CYCLE}"' in (java / "Cascade.java").read_text(encoding="utf-8")

@@ -65,7 +65,8 @@ def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, dat
                                          tuple(path), instant(end)))
     except neo4j.exceptions.ClientError as exc:
         if exc.code == _CALL_FAILED and _CYCLE in (exc.message or ""):
-            raise CycleError(f"{_CYCLE} (refused by {CASCADE}): nothing was written") from exc
+            raise CycleError(f"{_CYCLE} (found by {CASCADE}): no cascade can be decided over "
+                             "it") from exc
         raise
     if sealed:  # a sealed fact's value is ciphertext in the node: open it the usual way
         opened = get_facts([affected[i].fact.id for i in sealed])

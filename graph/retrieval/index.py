@@ -54,6 +54,7 @@ class Hits:
     exact: tuple[tuple[str, float], ...]  # items carrying a query identifier (score: how many)
     keyword: tuple[tuple[str, float], ...]  # BM25 over the terms
     semantic: tuple[tuple[str, float], ...]  # cosine similarity to the query vector
+    # legal, matched, excluded: 0, 0, {} when the query was not ``counted`` (a deeper round)
     legal: int  # how many items the legal set holds (those with an entry)
     matched: int  # items of the tenant within the read's scope the query terms matched, legal
     # or not (every scope term of the spec is in the item's scope)
