@@ -127,6 +127,11 @@ def justified_until(
     return latest if seen else None  # no live derivation: nothing for the cascade to decide
 
 
+# Said by the reference below and, word for word, by the launcher's procedure (Cascade.java),
+# whose refusal graph.neo4j.procedures recognises by it.
+CYCLE = "the derivation graph downstream of the change has a cycle"
+
+
 def _topological(inputs: Mapping[str, Iterable[Sequence[str]]]) -> list[str]:
     """These facts, each after those of them it is derived from (``inputs``: per fact, the input
     ids of each justification; ties by id, so both backends list a cascade in one order)."""
@@ -135,8 +140,8 @@ def _topological(inputs: Mapping[str, Iterable[Sequence[str]]]) -> list[str]:
     try:
         return list(TopologicalSorter(graph).static_order())
     except GraphCycle as exc:  # Vintage never writes one: a hand-edited store
-        raise CycleError("the derivation graph downstream of the change has a cycle through "
-                         f"{', '.join(exc.args[1])}: no cascade can be decided over it") from exc
+        raise CycleError(f"{CYCLE} through {', '.join(exc.args[1])}: no cascade can be decided "
+                         "over it") from exc
 
 
 def _paths(down: Downstream, starts: set[str]) -> dict[str, tuple[str, ...]]:

@@ -123,13 +123,13 @@ def fuse(legs: Mapping[str, Ranked], facts: Mapping[str, Fact], weights: Mapping
         # An item the exact leg cut among its ties has the rank its count shares in that leg.
         by_count = {score: positions["exact"][i] for i, score in reversed(legs["exact"])}
         positions["exact"] = {i: by_count[n] for i, n in exact.items() if n in by_count}
+    votes = {leg: vote(leg, legs) for leg in legs}
     found = []
     for i, fact in sorted(facts.items()):
         signals = {leg: scores[leg].get(i, 0.0) for leg in legs}
         if exact is not None and "exact" in legs:
             signals["exact"] = exact.get(i, 0.0)
-        rrf = sum(vote(leg, legs) / (RRF_K + pos[i]) for leg, pos in positions.items()
-                  if i in pos)
+        rrf = sum(votes[leg] / (RRF_K + pos[i]) for leg, pos in positions.items() if i in pos)
         signals["recency"] = SIGNAL / (RRF_K + recency_rank(fact.available_at, at))
         signals["authority"] = SIGNAL / (RRF_K + max(1, 1 + Authority.USER_STATEMENT
                                                      - fact.authority))

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from graph.cascade import _topological
+from graph.cascade import CYCLE, _topological
 from graph.derivations import CycleError, Output, derive
 from graph.labels import DERIVATION, FACT, USED
 from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.neo4j.procedures import _CYCLE
 from graph.neo4j.store import Neo4jStore
 from graph.recipes import expression
 from graph.temporal import parse_instant
@@ -82,4 +81,4 @@ def test_the_embedded_reference_orders_no_cycle_and_names_the_facts_in_it() -> N
 
 def test_the_refusal_read_from_the_server_is_the_one_cascade_java_raises() -> None:
     java = Path(__file__).parents[1] / "docker/neo4j-embedded/src/main/java/dev/vintage/neo4j"
-    assert f'"{_CYCLE}"' in (java / "Cascade.java").read_text(encoding="utf-8")
+    assert f'"{CYCLE}"' in (java / "Cascade.java").read_text(encoding="utf-8")

@@ -18,6 +18,7 @@ from datetime import datetime
 
 import neo4j
 
+from graph.cascade import CYCLE
 from graph.derivations import CycleError
 from graph.model import Fact
 from graph.neo4j.cypher import Query
@@ -43,8 +44,7 @@ RETURN id, subject, predicate, value, unit, sealed, depth, path, end""", {
         "changed": {k: None if v is None else micros(v) for k, v in changed.items()}})
 
 
-# What Cascade.java says when it meets a cycle, and how the server wraps it.
-_CYCLE = "the derivation graph downstream of the change has a cycle"
+# How the server wraps a procedure's refusal (Cascade.java's cycle says graph.cascade.CYCLE).
 _CALL_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
 
 
@@ -64,8 +64,8 @@ def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, dat
                 affected.append(Affected(FactRef(fid, predicate, subject, value, unit), depth,
                                          tuple(path), instant(end)))
     except neo4j.exceptions.ClientError as exc:
-        if exc.code == _CALL_FAILED and _CYCLE in (exc.message or ""):
-            raise CycleError(f"{_CYCLE} (found by {CASCADE}): no cascade can be decided over "
+        if exc.code == _CALL_FAILED and CYCLE in (exc.message or ""):
+            raise CycleError(f"{CYCLE} (found by {CASCADE}): no cascade can be decided over "
                              "it") from exc
         raise
     if sealed:  # a sealed fact's value is ciphertext in the node: open it the usual way
