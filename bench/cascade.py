@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--neo4j-recompute-max", type=int, default=1_000,
                         help="the same on Neo4j (default 1000: recompute is quadratic there)")
     parser.add_argument("--backends", default="embedded,neo4j,neo4j-cypher",
-                        help="neo4j: with the launcher's vintage.cascade procedure where the "
+                        help="neo4j: with the launcher's vintage.cascade_close procedure where the "
                              "server has it; neo4j-cypher: the same server, pure Cypher")
     parser.add_argument("--neo4j-uri", default=None)
     parser.add_argument("--out", type=Path, default=Path("bench/results/cascade.json"))

@@ -27,9 +27,9 @@ from graphlib import TopologicalSorter
 from graph.derivations import CycleError
 from graph.model import Fact
 from graph.reach import MAX_DEPTH, Affected, Decides, Downstream, Ends, FactRef
-from graph.store import StoreTx
+from graph.store import Closure, Invalidation, StoreTx
 
-__all__ = ["MAX_DEPTH", "Affected", "Axis", "Chains", "Fate", "Outcome", "Plan", "decide",
+__all__ = ["MAX_DEPTH", "Affected", "Axis", "Chains", "Fate", "Outcome", "Plan", "close",
            "downstream", "justified_until", "plan"]
 
 
@@ -94,15 +94,23 @@ def plan(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis, now: datetime
     return result
 
 
-def decide(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis,
-           now: datetime) -> list[Affected]:
-    """``plan(...).affected``, decided by the store itself where it can (``graph.reach.Decides``):
-    what a close needs, without the subgraph that recompute needs."""
+def close(tx: StoreTx, changed: Mapping[str, datetime], axis: Axis,
+          now: datetime) -> list[Affected]:
+    """``plan(...).affected``, with every fact it ends closed at ``now`` (knowledge: at its end,
+    recorded now; system: invalidated now). Decided and written by the store itself where it
+    can (``graph.reach.Decides``), in one call and without the subgraph that recompute needs."""
     if isinstance(tx, Decides):
-        affected = tx.decide_cascade(changed, axis.value, now)
+        affected = tx.close_cascade(changed, axis.value, now)
         if affected is not None:
             return affected
-    return plan(tx, changed, axis, now).affected
+    affected = plan(tx, changed, axis, now).affected
+    if axis is Axis.KNOWLEDGE:
+        tx.close_knowledge([Closure(a.fact.id, a.ends_at, now) for a in affected
+                            if a.ends_at is not None])
+    else:
+        tx.invalidate_facts([Invalidation(a.fact.id, now) for a in affected
+                             if a.ends_at is not None])
+    return affected
 
 
 def _lookup(

@@ -11,14 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from graph.cascade import Axis, Fate, Outcome, decide, downstream, plan
+from graph.cascade import Axis, Fate, Outcome, close, downstream, plan
 from graph.labels import FACT, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Value, new_event_id
 from graph.reach import FactRef
 from graph.recompute import recompute_plan
 from graph.reinstate import settle_knowledge
 from graph.store import (
-    Closure,
     Direction,
     Invalidation,
     Reopening,
@@ -37,18 +36,14 @@ def cascade_knowledge(
     if recompute:
         return recompute_plan(tx, now, plan(tx, changed, Axis.KNOWLEDGE, now), successors, actor,
                               tolerance)
-    affected = decide(tx, changed, Axis.KNOWLEDGE, now)
-    tx.close_knowledge([Closure(a.fact.id, a.ends_at, now) for a in affected
-                        if a.ends_at is not None])
+    affected = close(tx, changed, Axis.KNOWLEDGE, now)
     return [Outcome(a.fact, a.depth, a.path, Fate.SURVIVES if a.ends_at is None
                     else Fate.CLOSED, a.ends_at) for a in affected]
 
 
 def cascade_system(tx: StoreTx, now: datetime, invalid: Sequence[str]) -> list[Outcome]:
     """Invalidate every derived fact left without a live justification."""
-    affected = decide(tx, dict.fromkeys(invalid, now), Axis.SYSTEM, now)
-    tx.invalidate_facts([Invalidation(a.fact.id, now) for a in affected
-                         if a.ends_at is not None])
+    affected = close(tx, dict.fromkeys(invalid, now), Axis.SYSTEM, now)
     return [Outcome(a.fact, a.depth, a.path, Fate.CLOSED if a.ends_at else Fate.SURVIVES,
                     a.ends_at) for a in affected]
 

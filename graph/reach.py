@@ -86,9 +86,10 @@ class Affected:
 
 @runtime_checkable
 class Decides(Protocol):
-    """A store transaction that can decide a cascade itself (``graph.cascade.decide``): Neo4j
-    with the launcher's server-side procedure. ``axis`` is ``knowledge`` or ``system``; None
-    means "not here" (a stock server), and the caller decides in Python."""
+    """A store transaction that can decide a cascade and write its closes itself
+    (``graph.cascade.close``): Neo4j with the launcher's server-side procedure. ``axis`` is
+    ``knowledge`` or ``system``; None means "not here" (a stock server), and the caller decides
+    in Python and writes the closes through the store's primitives."""
 
-    def decide_cascade(self, changed: Mapping[str, datetime | None], axis: str,
-                       at: datetime) -> list[Affected] | None: ...
+    def close_cascade(self, changed: Mapping[str, datetime | None], axis: str,
+                      at: datetime) -> list[Affected] | None: ...

@@ -2,8 +2,8 @@
 mixed single and multiple justifications, diamonds, chains deeper than five. The embedded
 backend decides on the reference subgraph (``graph.embedded.downstream``); Neo4j twice: on its
 one query per level (what a stock server runs), and inside the server with the launcher's
-``vintage.cascade`` procedure (``graph.neo4j.procedures``). Every outcome, every stored end and
-the subgraph itself must be identical."""
+``vintage.cascade_close`` procedure, which writes the closes too (``graph.neo4j.procedures``).
+Every outcome, every stored end and the subgraph itself must be identical."""
 
 from __future__ import annotations
 

@@ -182,14 +182,28 @@ ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at""",
                  {"tenant": tenant, "groups": groups})
 
 
+# Neo4j reads a property before a later SET takes the node's write lock, so a guard such as
+# `WHERE f.superseded_at IS NULL` passes on a value another writer is about to commit, and that
+# writer's close is overwritten (a lost update; tests/test_cascade_close_race.py). Writing
+# first takes the lock: what is read after it is what the last writer committed. The property
+# never survives the statement.
+LOCKED_READ = "SET f._locked = true REMOVE f._locked"
+
+# Said when a close finds the fact closed already (a concurrent writer), here and by the
+# launcher's procedure (Cascade.java), whose refusal graph.neo4j.procedures recognises by it.
+CLOSED_FIRST = "another writer closed one of these facts first"
+
+
 def close_knowledge(tenant: str, rows: list[dict[str, Any]]) -> Query:
     # Grouped by their two instants (graph.neo4j.params). The IS NULL guard makes a concurrent
     # second close match nothing; the caller compares the count with the rows it sent and
-    # reports a conflict.
+    # reports a conflict. The guard is read under the fact's write lock (LOCKED_READ).
     return Query(f"""
 UNWIND $groups AS g
 UNWIND g.members AS fact_id
 MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
+{LOCKED_READ}
+WITH f, g
 WHERE f.superseded_at IS NULL
 SET f.superseded_at = g.superseded_at, f.superseded_recorded_at = g.recorded_at
 RETURN count(f) AS closed""", {"tenant": tenant, "groups": grouped(

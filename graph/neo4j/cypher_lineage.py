@@ -22,7 +22,7 @@ from graph.labels import (
     UNINDEXED,
     USED,
 )
-from graph.neo4j.cypher import Query, fact_map
+from graph.neo4j.cypher import LOCKED_READ, Query, fact_map
 from graph.neo4j.params import grouped
 from graph.store import Direction
 
@@ -159,11 +159,13 @@ RETURN f.id AS id, toString(f.erased_at) AS at""", {"tenant": tenant, "ids": lis
 
 
 def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # Grouped by instant (graph.neo4j.params).
+    # Grouped by instant (graph.neo4j.params). The first invalidation stays (LOCKED_READ).
     return Query(f"""
 UNWIND $groups AS g
 UNWIND g.members AS fact_id
 MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
+{LOCKED_READ}
+WITH f, g
 WHERE f.invalidated_at IS NULL
 SET f.invalidated_at = g.at""", {"tenant": tenant,
                                  "groups": grouped(rows, ("at",), lambda r: r["fact_id"])})

@@ -3,7 +3,9 @@
 A cascade over 110,000 derived facts spends most of its time shipping the subgraph to Python
 and deciding it there (bench/RESULTS.md, "Cascade"). The launcher registers ``vintage.cascade``,
 a port of ``graph.cascade.plan`` that finds and decides the subgraph inside the server and
-returns only the decided rows. A stock Neo4j (the compose file's image, a managed service) has
+returns only the decided rows, and ``vintage.cascade_close``, which also writes each close from
+the node it holds (``graph.cascade.close``: one statement, not a second one that seeks every
+closed fact again by id). A stock Neo4j (the compose file's image, a managed service) has
 no such procedure and runs the pure-Cypher path (``graph.neo4j.downstream``); both are tested
 against the embedded reference (tests/test_cascade_equivalence.py).
 
@@ -21,38 +23,42 @@ import neo4j
 from graph.cascade import CYCLE
 from graph.derivations import CycleError
 from graph.model import Fact
-from graph.neo4j.cypher import Query
+from graph.neo4j.cypher import CLOSED_FIRST, Query
 from graph.neo4j.params import instant, micros
 from graph.reach import Affected, FactRef
+from graph.store import ConflictError
 
 CASCADE = "vintage.cascade"  # its instants are integer microseconds (graph.neo4j.params)
+CASCADE_CLOSE = "vintage.cascade_close"  # the same, and it writes the closes
 
 
 def available(session: neo4j.Session) -> bool:
-    rows = session.run("SHOW PROCEDURES YIELD name WHERE name = $name RETURN count(*) AS n",
-                       {"name": CASCADE}).single()
-    return bool(rows and rows["n"])
+    rows = session.run("SHOW PROCEDURES YIELD name WHERE name IN $names RETURN count(*) AS n",
+                       {"names": [CASCADE, CASCADE_CLOSE]}).single()
+    return bool(rows and rows["n"] == 2)
 
 
 def cascade_call(tenant: str, changed: Mapping[str, datetime | None], axis: str,
-                 at: datetime) -> Query:
+                 at: datetime, *, close: bool = False) -> Query:
     return Query(f"""
-CALL {CASCADE}($tenant, $changed, $axis, $at)
+CALL {CASCADE_CLOSE if close else CASCADE}($tenant, $changed, $axis, $at)
 YIELD id, subject, predicate, value, unit, sealed, depth, path, end
 RETURN id, subject, predicate, value, unit, sealed, depth, path, end""", {
         "tenant": tenant, "axis": axis, "at": micros(at),
         "changed": {k: None if v is None else micros(v) for k, v in changed.items()}})
 
 
-# How the server wraps a procedure's refusal (Cascade.java's cycle says graph.cascade.CYCLE).
+# How the server wraps a procedure's refusal (Cascade.java's cycle says graph.cascade.CYCLE,
+# its close guard CLOSED_FIRST).
 _CALL_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
 
 
 def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, datetime | None],
             axis: str, at: datetime, get_facts: Callable[[list[str]], dict[str, Fact]],
-            ) -> list[Affected]:
-    """``get_facts`` reads sealed facts whole, to open their values."""
-    query = cascade_call(tenant, changed, axis, at)
+            *, close: bool = False) -> list[Affected]:
+    """``get_facts`` reads sealed facts whole, to open their values. ``close``: the server
+    writes each close too (``graph.cascade.close``)."""
+    query = cascade_call(tenant, changed, axis, at, close=close)
     affected: list[Affected] = []
     sealed: list[int] = []
     try:
@@ -64,9 +70,12 @@ def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, dat
                 affected.append(Affected(FactRef(fid, predicate, subject, value, unit), depth,
                                          tuple(path), instant(end)))
     except neo4j.exceptions.ClientError as exc:
-        if exc.code == _CALL_FAILED and CYCLE in (exc.message or ""):
+        said = exc.message or "" if exc.code == _CALL_FAILED else ""
+        if CYCLE in said:
             raise CycleError(f"{CYCLE} (found by {CASCADE}): no cascade can be decided over "
                              "it") from exc
+        if CLOSED_FIRST in said:  # the server's guard, as close_knowledge's count check
+            raise ConflictError(CLOSED_FIRST) from exc
         raise
     if sealed:  # a sealed fact's value is ciphertext in the node: open it the usual way
         opened = get_facts([affected[i].fact.id for i in sealed])

@@ -216,7 +216,7 @@ class Neo4jTx:
     def close_knowledge(self, rows: Sequence[Closure]) -> None:
         closed = self._records(cypher.close_knowledge, rows)
         if closed and closed[0]["closed"] != len(rows):
-            raise ConflictError("another writer closed one of these facts first")
+            raise ConflictError(cypher.CLOSED_FIRST)
 
     def link_supersedes(self, rows: Sequence[Supersession]) -> None:
         self._records(cypher.link_supersedes, rows)
@@ -290,11 +290,12 @@ class Neo4jTx:
     def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream:
         return read_downstream(self.tx, self.tenant, start_ids, at, self.get_facts)
 
-    def decide_cascade(self, changed: Mapping[str, datetime | None], axis: str,
-                       at: datetime) -> list[Affected] | None:
+    def close_cascade(self, changed: Mapping[str, datetime | None], axis: str,
+                      at: datetime) -> list[Affected] | None:
         if not self.procedures:
             return None
-        return procedures.decided(self.tx, self.tenant, changed, axis, at, self.get_facts)
+        return procedures.decided(self.tx, self.tenant, changed, axis, at, self.get_facts,
+                                  close=True)
 
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._run(lineage.generated_by(self.tenant, derivation_ids))

@@ -1,10 +1,10 @@
 package dev.vintage.neo4j;
 
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,7 +32,11 @@ import org.neo4j.procedure.TerminationGuard;
  * <p>A port of the Python reference (graph/cascade.py {@code plan}, graph/neo4j/downstream.py
  * for the reach), with the same rule, the same tie-breaks and the same order, so that a cascade
  * reads the same with or without it (tests/test_cascade_equivalence.py runs both). A stock
- * Neo4j without it runs the pure-Cypher path. Read-only: the caller writes the closes.
+ * Neo4j without it runs the pure-Cypher path. {@code vintage.cascade} only decides;
+ * {@code vintage.cascade_close} also writes each close from the node it already holds, as
+ * graph/neo4j/cypher.py {@code close_knowledge} and cypher_lineage.py {@code invalidate_facts}
+ * would: a second statement that seeks 110,000 facts again by id cost 1.6 s of a 7.4 s cascade
+ * (bench/RESULTS.md).
  *
  * <p>Instants are integer microseconds since the epoch, as the Cypher path returns them; null
  * is "open".
@@ -67,24 +71,28 @@ public class Cascade {
         public List<List<String>> path = new ArrayList<>();
         public List<Long> end = new ArrayList<>();
 
-        void add(Node f, String fid, long d, List<String> p, Long e) {
-            // One read of the property chain, not one walk of it per property.
-            Map<String, Object> props = f.getProperties("subject", "predicate", "value", "unit",
-                    "ciphertext");
+        void add(Reached f, String fid, long d, List<String> p, Long e) {
             id.add(fid);
-            subject.add((String) props.get("subject"));
-            predicate.add((String) props.get("predicate"));
-            value.add(props.get("value"));
-            unit.add((String) props.get("unit"));
-            sealed.add(props.get("ciphertext") != null);
+            subject.add((String) f.props().get("subject"));
+            predicate.add((String) f.props().get("predicate"));
+            value.add(f.props().get("value"));
+            unit.add((String) f.props().get("unit"));
+            sealed.add(f.props().get("ciphertext") != null);
             depth.add(d);
             path.add(p);
             end.add(e);
         }
     }
 
-    /** A reached fact: its node and, per live justification, its live input ids (sorted). */
-    private record Reached(Node node, List<List<String>> justifications, List<String> derivations) {}
+    /** A reached fact: its node, what a report names of it, and its live justifications. */
+    private record Reached(Node node, Map<String, Object> props, Order.Justified justified) {}
+
+    // graph/neo4j/tx.py close_knowledge says the same when its count comes back short;
+    // graph/neo4j/procedures.py recognises the procedure's refusal by it.
+    static final String CLOSED_FIRST = "another writer closed one of these facts first";
+
+    // graph/cascade.py CYCLE, which graph/neo4j/procedures.py recognises the refusal by.
+    static final String CYCLE = "the derivation graph downstream of the change has a cycle";
 
     @Procedure(name = "vintage.cascade", mode = Mode.READ)
     @Description("The decided cascade of a change (graph/cascade.py plan): per reached fact still "
@@ -92,35 +100,55 @@ public class Cascade {
     public Stream<Chunk> cascade(@Name("tenant") String tenant,
                                @Name("changed") Map<String, Object> changed,
                                @Name("axis") String axis, @Name("at") long at) {
+        return decide(tenant, changed, axis, at, false);
+    }
+
+    @Procedure(name = "vintage.cascade_close", mode = Mode.WRITE)
+    @Description("vintage.cascade, and each fact it ends closed at `at` (knowledge: superseded_at "
+            + "is its end, superseded_recorded_at is `at`; system: invalidated_at is `at`).")
+    public Stream<Chunk> cascadeClose(@Name("tenant") String tenant,
+                                      @Name("changed") Map<String, Object> changed,
+                                      @Name("axis") String axis, @Name("at") long at) {
+        return decide(tenant, changed, axis, at, true);
+    }
+
+    private Stream<Chunk> decide(String tenant, Map<String, Object> changed, String axis, long at,
+                                 boolean close) {
         String endKey = switch (axis) {
             case "knowledge" -> "superseded_at";
             case "system" -> "invalidated_at";
             default -> throw new IllegalArgumentException("axis must be knowledge or system");
         };
-        Map<String, Reached> reached = new HashMap<>();
-        Map<String, Long> stored = new HashMap<>(); // axis end of every fact involved
-        reach(tenant, new TreeSet<>(changed.keySet()), at, endKey, reached, stored);
-        Map<String, List<String>> paths = paths(reached, new TreeSet<>(changed.keySet()));
-        Map<String, Long> ends = new HashMap<>();
+        List<String> starts = new ArrayList<>(new TreeSet<>(changed.keySet()));
+        Walk walk = new Walk(tenant, at, endKey);
+        walk.reach(starts);
+        Map<String, Order.Justified> justified = new HashMap<>(walk.reached.size() * 2);
+        walk.reached.forEach((fid, r) -> justified.put(fid, r.justified()));
+        Map<String, List<String>> paths = Order.paths(justified, starts);
+        Map<String, Long> ends = new HashMap<>(walk.reached.size() * 2);
         for (Map.Entry<String, Object> e : changed.entrySet()) {
             ends.put(e.getKey(), e.getValue() == null ? null : ((Number) e.getValue()).longValue());
         }
         List<Chunk> chunks = new ArrayList<>();
         Chunk chunk = new Chunk();
-        for (String fid : topological(reached)) {
-            Long already = stored.get(fid);
+        for (String fid : Order.topological(justified, CYCLE)) {
+            Long already = walk.stored.get(fid);
             if (already != null) {
                 ends.put(fid, already);
                 continue;
             }
-            Long end = justifiedUntil(reached.get(fid).justifications(), ends, stored);
+            Reached fact = walk.reached.get(fid);
+            Long end = Order.justifiedUntil(fact.justified().inputs(), ends, walk.stored);
             ends.put(fid, end);
             List<String> path = paths.getOrDefault(fid, List.of(fid));
             if (chunk.id.size() == CHUNK) {
                 chunks.add(chunk);
                 chunk = new Chunk();
             }
-            chunk.add(reached.get(fid).node(), fid, Math.max(path.size() - 1, 1), path, end);
+            if (close && end != null) {
+                close(fact.node(), endKey, end, at);
+            }
+            chunk.add(fact, fid, Math.max(path.size() - 1, 1), path, end);
         }
         if (!chunk.id.isEmpty()) {
             chunks.add(chunk);
@@ -128,182 +156,122 @@ public class Cascade {
         return chunks.stream();
     }
 
-    private void reach(String tenant, TreeSet<String> starts, long at, String endKey,
-                       Map<String, Reached> reached, Map<String, Long> stored) {
-        List<Node> frontier = new ArrayList<>();
-        for (String id : starts) {
-            try (ResourceIterator<Node> found = tx.findNodes(FACT, "tenant", tenant, "id", id)) {
-                found.forEachRemaining(frontier::add);
+    /** One close, guarded as the Cypher path's {@code WHERE ... IS NULL}, but under the node's
+     * write lock: a writer that closed it first has committed by the time the lock is ours. */
+    private void close(Node f, String endKey, long end, long at) {
+        tx.acquireWriteLock(f);
+        if (f.getProperty(endKey, null) != null) {
+            if (endKey.equals("superseded_at")) { // the Cypher path counts, and refuses the same
+                throw new IllegalStateException(CLOSED_FIRST);
             }
+            return; // invalidated already: the Cypher path skips it too
         }
-        java.util.Set<String> seen = new java.util.HashSet<>(starts);
-        java.util.Set<String> visited = new java.util.HashSet<>(); // nodes, by element id
-        Map<String, String> inputs = new HashMap<>(); // input fact element id -> its id
-        for (int level = 0; level < MAX_DEPTH && !frontier.isEmpty(); level++) {
-            guard.check();
-            List<Node> next = new ArrayList<>();
-            for (Node x : frontier) {
-                for (Relationship u : x.getRelationships(Direction.INCOMING, USED)) {
-                    Node d = u.getStartNode();
-                    if (!d.hasLabel(DERIVATION) || !holds(u, at)
-                            || !tenant.equals(d.getProperty("tenant", null))) {
-                        continue;
-                    }
-                    for (Relationship g : d.getRelationships(Direction.OUTGOING, GENERATED)) {
-                        Node f = g.getEndNode();
-                        if (!f.hasLabel(FACT) || !holds(g, at)
-                                || !tenant.equals(f.getProperty("tenant", null))) {
-                            continue;
-                        }
-                        if (!visited.add(f.getElementId())) {
-                            continue;
-                        }
-                        Map<String, Object> p = f.getProperties("id", endKey);
-                        String fid = (String) p.get("id");
-                        if (seen.add(fid)) {
-                            next.add(f);
-                            stored.put(fid, micros(p.get(endKey)));
-                            reached.put(fid, justify(tenant, f, at, endKey, stored, inputs));
-                        }
-                    }
-                }
-            }
-            frontier = next;
+        if (endKey.equals("superseded_at")) {
+            f.setProperty("superseded_at", utc(end));
+            f.setProperty("superseded_recorded_at", utc(at));
+        } else {
+            f.setProperty("invalidated_at", utc(at));
         }
     }
 
-    private Reached justify(String tenant, Node f, long at, String endKey, Map<String, Long> stored,
-                            Map<String, String> known) {
-        TreeMap<String, List<String>> byDerivation = new TreeMap<>();
-        for (Relationship h : f.getRelationships(Direction.INCOMING, GENERATED)) {
-            Node j = h.getStartNode();
-            if (!j.hasLabel(DERIVATION) || !holds(h, at)) {
-                continue;
+    /** As Cypher's {@code datetime()} stores the ISO text the Python side sends: offset Z. */
+    private static ZonedDateTime utc(long micros) {
+        Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                Math.floorMod(micros, 1_000_000L) * 1_000L);
+        return ZonedDateTime.ofInstant(at, ZoneOffset.UTC);
+    }
+
+    /** The downstream walk (graph/neo4j/downstream.py): each reached fact once, with its live
+     * justifications and what a report names of it, read in one pass of its property chain. */
+    private final class Walk {
+        final String tenant;
+        final long at;
+        final String endKey;
+        final Map<String, Reached> reached = new HashMap<>();
+        final Map<String, Long> stored = new HashMap<>(); // axis end of every fact involved
+        private final Map<Node, String> inputIds = new HashMap<>(); // entities hash by their ids
+
+        Walk(String tenant, long at, String endKey) {
+            this.tenant = tenant;
+            this.at = at;
+            this.endKey = endKey;
+        }
+
+        void reach(List<String> starts) {
+            List<Node> frontier = new ArrayList<>();
+            for (String id : starts) {
+                try (ResourceIterator<Node> found = tx.findNodes(FACT, "tenant", tenant, "id", id)) {
+                    found.forEachRemaining(frontier::add);
+                }
             }
-            Map<String, Object> jp = j.getProperties("tenant", "id");
-            if (!tenant.equals(jp.get("tenant"))) {
-                continue;
+            java.util.Set<String> seen = new java.util.HashSet<>(starts);
+            java.util.Set<Node> visited = new java.util.HashSet<>();
+            for (int level = 0; level < MAX_DEPTH && !frontier.isEmpty(); level++) {
+                guard.check();
+                List<Node> next = new ArrayList<>();
+                for (Node x : frontier) {
+                    for (Relationship u : x.getRelationships(Direction.INCOMING, USED)) {
+                        Node d = u.getStartNode();
+                        if (!d.hasLabel(DERIVATION) || !holds(u, at)
+                                || !tenant.equals(d.getProperty("tenant", null))) {
+                            continue;
+                        }
+                        for (Relationship g : d.getRelationships(Direction.OUTGOING, GENERATED)) {
+                            Node f = g.getEndNode();
+                            if (!f.hasLabel(FACT) || !holds(g, at) || !visited.add(f)) {
+                                continue;
+                            }
+                            // One read of the property chain, not one walk of it per property.
+                            Map<String, Object> p = f.getProperties("tenant", "id", endKey,
+                                    "subject", "predicate", "value", "unit", "ciphertext");
+                            String fid = (String) p.get("id");
+                            if (tenant.equals(p.get("tenant")) && seen.add(fid)) {
+                                next.add(f);
+                                stored.put(fid, micros(p.get(endKey)));
+                                reached.put(fid, new Reached(f, p, justify(f)));
+                            }
+                        }
+                    }
+                }
+                frontier = next;
             }
-            TreeSet<String> inputs = new TreeSet<>();
-            for (Relationship v : j.getRelationships(Direction.OUTGOING, USED)) {
-                Node x = v.getEndNode();
-                if (!x.hasLabel(FACT) || !holds(v, at)) {
+        }
+
+        private Order.Justified justify(Node f) {
+            TreeMap<String, List<String>> byDerivation = new TreeMap<>();
+            for (Relationship h : f.getRelationships(Direction.INCOMING, GENERATED)) {
+                Node j = h.getStartNode();
+                if (!j.hasLabel(DERIVATION) || !holds(h, at)) {
                     continue;
                 }
-                String xid = known.get(x.getElementId());
-                if (xid == null) { // an input shared by many (the restated figure): read once
-                    Map<String, Object> xp = x.getProperties("id", endKey);
-                    xid = (String) xp.get("id");
-                    known.put(x.getElementId(), xid);
-                    stored.putIfAbsent(xid, micros(xp.get(endKey)));
+                Map<String, Object> jp = j.getProperties("tenant", "id");
+                if (!tenant.equals(jp.get("tenant"))) {
+                    continue;
                 }
-                inputs.add(xid);
-            }
-            byDerivation.put((String) jp.get("id"), new ArrayList<>(inputs));
-        }
-        return new Reached(f, new ArrayList<>(byDerivation.values()),
-                new ArrayList<>(byDerivation.keySet()));
-    }
-
-    /** graph/cascade.py justified_until. */
-    private static Long justifiedUntil(List<List<String>> justifications, Map<String, Long> ends,
-                                       Map<String, Long> stored) {
-        Long latest = null;
-        for (List<String> inputs : justifications) {
-            Long first = null;
-            for (String i : inputs) {
-                Long end = ends.containsKey(i) ? ends.get(i) : stored.get(i);
-                if (end != null && (first == null || end < first)) {
-                    first = end;
-                }
-            }
-            if (first == null) {
-                return null; // every input of this justification holds: so does the fact
-            }
-            latest = latest == null || first > latest ? first : latest;
-        }
-        return latest;
-    }
-
-    /** graph/cascade.py _topological: graphlib's static_order over the same graph. */
-    private static List<String> topological(Map<String, Reached> reached) {
-        LinkedHashMap<String, int[]> predecessors = new LinkedHashMap<>();
-        Map<String, List<String>> successors = new HashMap<>();
-        for (String fid : new TreeSet<>(reached.keySet())) {
-            TreeSet<String> preds = new TreeSet<>();
-            for (List<String> ids : reached.get(fid).justifications()) {
-                for (String i : ids) {
-                    if (reached.containsKey(i)) {
-                        preds.add(i);
+                TreeSet<String> inputs = new TreeSet<>();
+                for (Relationship v : j.getRelationships(Direction.OUTGOING, USED)) {
+                    Node x = v.getEndNode();
+                    if (x.hasLabel(FACT) && holds(v, at)) {
+                        inputs.add(input(x));
                     }
                 }
+                byDerivation.put((String) jp.get("id"), new ArrayList<>(inputs));
             }
-            predecessors.computeIfAbsent(fid, k -> new int[1])[0] += preds.size();
-            for (String p : preds) {
-                predecessors.computeIfAbsent(p, k -> new int[1]);
-                successors.computeIfAbsent(p, k -> new ArrayList<>()).add(fid);
-            }
+            return new Order.Justified(new ArrayList<>(byDerivation.keySet()),
+                    new ArrayList<>(byDerivation.values()));
         }
-        List<String> order = new ArrayList<>();
-        List<String> ready = new ArrayList<>();
-        predecessors.forEach((node, n) -> {
-            if (n[0] == 0) {
-                ready.add(node);
-            }
-        });
-        while (!ready.isEmpty()) {
-            List<String> group = new ArrayList<>(ready);
-            ready.clear();
-            order.addAll(group);
-            for (String node : group) {
-                for (String s : successors.getOrDefault(node, List.of())) {
-                    if (--predecessors.get(s)[0] == 0) {
-                        ready.add(s);
-                    }
-                }
-            }
-        }
-        if (order.size() != predecessors.size()) { // graphlib raises CycleError: so do we
-            throw new IllegalStateException("the derivation graph downstream of the change has a cycle");
-        }
-        return order;
-    }
 
-    /** graph/cascade.py _paths: shortest fact-to-fact path from a change to each reached fact. */
-    private static Map<String, List<String>> paths(Map<String, Reached> reached, TreeSet<String> starts) {
-        Map<String, TreeSet<String>> fed = new HashMap<>();
-        Map<String, TreeSet<String>> made = new HashMap<>();
-        reached.forEach((fid, r) -> {
-            for (int k = 0; k < r.derivations().size(); k++) {
-                String did = r.derivations().get(k);
-                made.computeIfAbsent(did, x -> new TreeSet<>()).add(fid);
-                for (String i : r.justifications().get(k)) {
-                    fed.computeIfAbsent(i, x -> new TreeSet<>()).add(did);
-                }
+        /** An input's id; its end is kept for the decision (the restated figure: read once). */
+        private String input(Node x) {
+            String id = inputIds.get(x);
+            if (id == null) {
+                Map<String, Object> p = x.getProperties("id", endKey);
+                id = (String) p.get("id");
+                inputIds.put(x, id);
+                stored.putIfAbsent(id, micros(p.get(endKey)));
             }
-        });
-        Map<String, List<String>> paths = new HashMap<>();
-        ArrayDeque<String> frontier = new ArrayDeque<>(starts);
-        for (String s : starts) {
-            paths.put(s, List.of(s));
+            return id;
         }
-        while (!frontier.isEmpty()) {
-            ArrayDeque<String> next = new ArrayDeque<>();
-            for (String fid : frontier) {
-                for (String d : fed.getOrDefault(fid, new TreeSet<>())) {
-                    for (String out : made.get(d)) {
-                        if (!paths.containsKey(out)) {
-                            List<String> path = new ArrayList<>(paths.get(fid));
-                            path.add(out);
-                            paths.put(out, path);
-                            next.add(out);
-                        }
-                    }
-                }
-            }
-            frontier = next;
-        }
-        return paths;
     }
 
     /** graph/asof.py holds_at: recorded by then, not yet invalidated, not in a gap. */

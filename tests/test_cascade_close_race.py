@@ -1,0 +1,97 @@
+"""A cascade that finds one of its facts closed by another writer refuses the whole change.
+
+Both Neo4j paths decide on what they read, then close: the server-side procedure
+(``vintage.cascade_close``) from the nodes it holds, the pure-Cypher path with
+``close_knowledge``'s ``UNWIND``. A writer that closed the same fact in between has committed by
+the time the cascade holds that fact's write lock, and the cascade must see its close, not
+overwrite it: a ``ConflictError``, and nothing of the restatement written. The race is made, not
+hoped for: a second transaction closes the derived fact and holds it, uncommitted, while the
+restatement's cascade reads and then waits on that fact's lock. (The Cypher path read its guard
+before taking the lock, and overwrote the other writer's close, until it took the lock first.)"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from graph.derivations import Output, derive
+from graph.labels import FACT
+from graph.model import FactIn, Scope, SourceIn, Subject
+from graph.neo4j.cypher import CLOSED_FIRST
+from graph.neo4j.store import Neo4jStore
+from graph.recipes import expression
+from graph.store import ConflictError
+from graph.temporal import parse_instant
+from graph.writes import Batch, record
+from tests.factories import PinnedClock, make_store
+
+DAY0 = parse_instant("2020-01-01")
+PERIOD = (parse_instant("2019-01-01"), parse_instant("2019-04-01"))
+OTHER_CLOSE = "2030-01-01T00:00:00Z"
+
+
+@pytest.fixture(params=["procedure", "cypher"])
+def neo4j(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path, tenant: str,
+          neo4j_driver_store: Neo4jStore) -> Iterator[Neo4jStore]:
+    store = make_store("neo4j", clock, tmp_path, request)
+    assert isinstance(store, Neo4jStore)
+    if request.param == "procedure":
+        assert store.procedures, "the launcher's server carries vintage.cascade_close"
+    else:
+        store.procedures = False
+    yield store
+    store.purge_tenant(tenant)
+
+
+def filed(value: int, source: str, days: int) -> Batch:
+    return Batch(subjects=[Subject(id="A")],
+                 sources=[SourceIn(id=source, kind="filing",
+                                   available_at=DAY0 + timedelta(days=days))],
+                 facts=[FactIn(subject="A", predicate="base", value=value, unit="USD",
+                               valid_from=PERIOD[0], valid_to=PERIOD[1], source=source)])
+
+
+def test_a_fact_closed_by_another_writer_while_the_cascade_waits_is_a_conflict_not_overwritten(
+    neo4j: Neo4jStore, scope: Scope,
+) -> None:
+    store = neo4j
+    (base,) = record(store, scope, filed(1, "10-K", 0), actor="t").created
+    derived = derive(store, scope, expression("double", "2x", "x * 2"), {"x": base},
+                     Output("A", "double", PERIOD[0], PERIOD[1], "USD"), actor="t").fact.id
+    outcome: list[BaseException | None] = []
+
+    def restate() -> None:
+        try:
+            record(store, scope, filed(2, "10-K/A", 30), actor="t")
+            outcome.append(None)
+        except BaseException as exc:  # handed to the test thread
+            outcome.append(exc)
+
+    with store.driver.session(database=store.database) as session:
+        other = session.begin_transaction()
+        other.run(f"MATCH (f:{FACT} {{tenant: $tenant, id: $id}}) "
+                  "SET f.superseded_at = datetime($at)",
+                  tenant=scope.tenant, id=derived, at=OTHER_CLOSE).consume()
+        waiting = threading.Thread(target=restate)
+        waiting.start()
+        time.sleep(2)  # the cascade has read the fact open and waits on its lock
+        assert not outcome, "the cascade did not wait on the other writer's lock"
+        other.commit()
+        waiting.join(timeout=60)
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], ConflictError)
+    assert CLOSED_FIRST in str(outcome[0])
+    facts = store.reading(scope.tenant, lambda tx: tx.get_facts([base, derived]))
+    assert facts[base].superseded_at is None  # the restatement rolled back whole
+    assert facts[derived].superseded_at == parse_instant(OTHER_CLOSE)  # the other's close kept
+    assert facts[derived].superseded_recorded_at is None
+
+
+def test_the_conflict_read_from_the_server_is_the_one_cascade_java_raises() -> None:
+    java = Path(__file__).parents[1] / "docker/neo4j-embedded/src/main/java/dev/vintage/neo4j"
+    assert f'"{CLOSED_FIRST}"' in (java / "Cascade.java").read_text(encoding="utf-8")
