@@ -61,16 +61,19 @@ def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, dat
     query = cascade_call(tenant, changed, axis, at, close=close)
     affected: list[Affected] = []
     sealed: list[int] = []
+    ends: dict[int | None, datetime | None] = {}  # a cascade ends its facts at a few instants
     try:
         for columns in tx.run(query.text, query.params):  # a chunk of facts a record, as columns
             for fid, subject, predicate, value, unit, is_sealed, depth, path, end in zip(
                     *columns, strict=True):
                 if is_sealed:
                     sealed.append(len(affected))
+                if end not in ends:
+                    ends[end] = instant(end)
                 affected.append(Affected(FactRef(fid, predicate, subject, value, unit), depth,
-                                         tuple(path), instant(end)))
+                                         tuple(path), ends[end]))
     except neo4j.exceptions.ClientError as exc:
-        said = exc.message or "" if exc.code == _CALL_FAILED else ""
+        said = (exc.message or "") if exc.code == _CALL_FAILED else ""
         if CYCLE in said:
             raise CycleError(f"{CYCLE} (found by {CASCADE}): no cascade can be decided over "
                              "it") from exc

@@ -131,6 +131,8 @@ public class Cascade {
         }
         List<Chunk> chunks = new ArrayList<>();
         Chunk chunk = new Chunk();
+        Map<Long, ZonedDateTime> instants = new HashMap<>(); // a cascade ends facts at a few
+        ZonedDateTime now = utc(at);
         for (String fid : Order.topological(justified, CYCLE)) {
             Long already = walk.stored.get(fid);
             if (already != null) {
@@ -146,7 +148,7 @@ public class Cascade {
                 chunk = new Chunk();
             }
             if (close && end != null) {
-                close(fact.node(), endKey, end, at);
+                close(fact.node(), endKey, instants.computeIfAbsent(end, Cascade::utc), now);
             }
             chunk.add(fact, fid, Math.max(path.size() - 1, 1), path, end);
         }
@@ -158,7 +160,7 @@ public class Cascade {
 
     /** One close, guarded as the Cypher path's {@code WHERE ... IS NULL}, but under the node's
      * write lock: a writer that closed it first has committed by the time the lock is ours. */
-    private void close(Node f, String endKey, long end, long at) {
+    private void close(Node f, String endKey, ZonedDateTime end, ZonedDateTime at) {
         tx.acquireWriteLock(f);
         if (f.getProperty(endKey, null) != null) {
             if (endKey.equals("superseded_at")) { // the Cypher path counts, and refuses the same
@@ -167,10 +169,10 @@ public class Cascade {
             return; // invalidated already: the Cypher path skips it too
         }
         if (endKey.equals("superseded_at")) {
-            f.setProperty("superseded_at", utc(end));
-            f.setProperty("superseded_recorded_at", utc(at));
+            f.setProperty("superseded_at", end);
+            f.setProperty("superseded_recorded_at", at);
         } else {
-            f.setProperty("invalidated_at", utc(at));
+            f.setProperty("invalidated_at", at);
         }
     }
 
