@@ -21,8 +21,9 @@ from graph.errors import InvalidArgument
 from graph.model import Fact
 from graph.neo4j import cypher_search as cs
 from graph.neo4j.cypher import Query
+from graph.neo4j.rows import fact_from
 from graph.neo4j.schema import FACT_TEXT
-from graph.neo4j.tx import Neo4jTx, fact_from
+from graph.neo4j.tx import Neo4jTx
 from graph.retrieval.index import Hits, IndexEntry, TextQuery
 from graph.sealing import Sealer, blinded
 

@@ -23,17 +23,18 @@ from graph.neo4j import cypher, procedures
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.memory import within_memory
-from graph.neo4j.schema import SCHEMA_STATEMENTS
-from graph.neo4j.search import SearchTx, prepare
-from graph.neo4j.search import rank as rank_hits
-from graph.neo4j.tx import (
-    Neo4jTx,
+from graph.neo4j.rows import (
+    as_dicts,
     fact_from,
     native_props,
     parse_utc,
     source_from,
     support_from,
 )
+from graph.neo4j.schema import SCHEMA_STATEMENTS
+from graph.neo4j.search import SearchTx, prepare
+from graph.neo4j.search import rank as rank_hits
+from graph.neo4j.tx import Neo4jTx
 from graph.retrieval.index import Hits, TextQuery
 from graph.sealing import KeyStore, Sealer
 from graph.store import (
@@ -157,7 +158,7 @@ class Neo4jStore:
         """Run one read query in its own transaction."""
         def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
             with within_memory():
-                return [r.data() for r in tx.run(query.text, query.params)]
+                return as_dicts(tx.run(query.text, query.params))
         with self._session() as session:
             return session.execute_read(work)
 

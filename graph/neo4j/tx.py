@@ -1,29 +1,39 @@
 """A Neo4j transaction: the ``graph.store.StoreTx`` primitives, each one builder of
-``graph.neo4j.cypher`` run in the driver's managed transaction, and the row conversions they share
-with ``graph.neo4j.store``."""
+``graph.neo4j.cypher`` run in the driver's managed transaction (rows converted by
+``graph.neo4j.rows``)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import neo4j
-from neo4j.time import DateTime
-from pydantic import TypeAdapter
 
 from graph.asof import AsOf
 from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE
-from graph.model import DerivationIn, Event, Fact, Scope, Source, Subject
+from graph.model import Event, Fact, Scope, Source, Subject
 from graph.neo4j import cypher, procedures
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.downstream import read_downstream
+from graph.neo4j.rows import (
+    as_dicts,
+    derivation_from,
+    derivation_props,
+    fact_from,
+    fact_row,
+    native,
+    native_props,
+    parse_utc,
+    source_from,
+    support_from,
+)
 from graph.reach import Affected, Downstream
-from graph.sealing import CIPHERTEXT, Sealer
+from graph.sealing import Sealer
 from graph.store import (
     Closure,
     Confirmation,
@@ -38,81 +48,11 @@ from graph.store import (
     KnowledgeEnd,
     Reached,
     Reopening,
-    StoreError,
     Supersession,
     Support,
     Walk,
     check_tenant,
 )
-
-_FACT_FIELDS = tuple(Fact.model_fields)
-
-_FACT_LISTS = ("scope", "gaps_from", "gaps_to", "past_superseded_at", "past_superseded_from",
-               "past_superseded_to")
-
-
-def native(value: Any) -> Any:
-    # to_native() keeps the driver's own UTC tzinfo (a named zone); written back as a
-    # parameter it would become a zone-id DateTime, which index seeks on offsets miss.
-    if isinstance(value, DateTime):
-        return value.to_native().astimezone(UTC)
-    if isinstance(value, list):
-        return [native(v) for v in value]
-    return value
-
-
-def native_props(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: native(v) for k, v in record.items()}
-
-
-_INSTANT = TypeAdapter(datetime)
-
-
-def parse_utc(text: str) -> datetime:
-    """An instant Cypher rendered with ``toString`` (nanoseconds and ``Z`` included)."""
-    return _INSTANT.validate_python(text).astimezone(UTC)
-
-
-def support_from(row: dict[str, Any]) -> Support:
-    return Support(row["fact_id"], row["source_id"], parse_utc(row["available_at"]),
-                   parse_utc(row["recorded_at"]))
-
-
-def fact_from(props: dict[str, Any], sealer: Sealer | None = None) -> Fact:
-    """A fact from its node's properties, unsealed with ``sealer`` if it was written sealed."""
-    values = native_props(props)
-    if values.get(CIPHERTEXT) is not None:  # fact_map names it on every fact
-        if sealer is None:
-            raise StoreError(f"fact {values['id']} was written sealed: connect with its key "
-                             "store (graph.backends.open_store finds the key file)")
-        values = sealer.unseal(values["tenant"], values)
-    values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
-    for name in _FACT_LISTS:
-        values[name] = tuple(values[name] or ())
-    values["sealed"] = bool(values["sealed"])  # absent on plain facts
-    return Fact.model_validate(values)
-
-
-def fact_row(fact: Fact, sealer: Sealer | None = None) -> dict[str, Any]:
-    """A fact's node properties; a sealed fact's content sealed by ``sealer`` (its key already
-    created), or written plain without one."""
-    row = fact.model_dump()
-    row["scope"] = list(fact.scope)
-    row["kind"] = fact.kind.value
-    row["status"] = fact.status.value
-    for name in _FACT_LISTS:
-        row[name] = list(getattr(fact, name))
-    if not fact.sealed:
-        del row["sealed"]
-    elif sealer is not None:
-        row = sealer.seal(fact.tenant, row)
-    return {k: v for k, v in row.items() if v is not None and v != []}
-
-
-def source_from(props: dict[str, Any]) -> Source:
-    values = native_props(props)
-    values.pop("tenant", None)
-    return Source.model_validate(values)
 
 
 class Neo4jTx:
@@ -125,7 +65,7 @@ class Neo4jTx:
         self.erased: dict[str, datetime] = {}  # whose keys go once this commits
 
     def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
-        return [r.data() for r in self.tx.run(query.text, query.params)]
+        return as_dicts(self.tx.run(query.text, query.params))
 
     def _batch(self, build: Callable[[str, Any], cypher.Query],
                items: Sequence[Any]) -> list[dict[str, Any]]:
@@ -251,7 +191,7 @@ class Neo4jTx:
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
         rows = self._batch(lambda tenant, ids: lineage.justifications(tenant, ids, at), fact_ids)
         return [
-            Justification(_derivation(r["derivation"]), r["output"],
+            Justification(derivation_from(r["derivation"]), r["output"],
                           tuple(sorted((i, role) for i, role in r["inputs"] if i is not None)))
             for r in rows
         ]
@@ -305,17 +245,3 @@ class Neo4jTx:
         self._batch(cypher.create_events, [{
             **e.model_dump(exclude={"details"}, exclude_none=True),
             "details": json.dumps(e.details, sort_keys=True)} for e in events])
-
-
-def _derivation(props: dict[str, Any]) -> DerivationIn:
-    values = native_props(props)
-    values["parameters"] = json.loads(values.get("parameters") or "{}")
-    return DerivationIn.model_validate(
-        {k: v for k, v in values.items() if k not in ("tenant", "recorded_at")})
-
-
-def derivation_props(derivation: DerivationIn, recorded_at: datetime) -> dict[str, Any]:
-    props = derivation.model_dump(exclude={"parameters"}, exclude_none=True)
-    props["parameters"] = json.dumps(derivation.parameters, sort_keys=True)
-    props["recorded_at"] = recorded_at
-    return props
