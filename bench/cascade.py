@@ -35,6 +35,7 @@ from graph.asof import AsOf
 from graph.cascade import Axis, plan
 from graph.embedded.store import EmbeddedStore
 from graph.model import Scope
+from graph.neo4j.build import PAGECACHE_ENV
 from graph.neo4j.store import Neo4jStore
 from graph.store import Store, StoreError
 from graph.writes import WriteReport, record
@@ -207,7 +208,8 @@ def _server(uri_arg: str | None) -> tuple[str, tuple[str, str] | None, dict[str,
         return uri_arg, auth, {"uri": uri_arg, "started_by_bench": False}, lambda: None
     _say(f"starting Neo4j in {os.environ['VINTAGE_NEO4J_HOME']}")
     uri = neo4j_launcher.start().uri
-    info = {"uri": uri, "started_by_bench": True, "pagecache": "64m (launcher default)",
+    info = {"uri": uri, "started_by_bench": True,
+            "pagecache": os.environ.get(PAGECACHE_ENV, "64m (default)"),
             "heap": os.environ.get(neo4j_launcher.HEAP_ENV, "768m (default)")}
 
     def stop() -> None:

@@ -22,7 +22,7 @@ import pytest
 from graph.derivations import Output, derive
 from graph.labels import FACT
 from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.neo4j.cypher import CLOSED_FIRST
+from graph.neo4j.cypher import CLOSED_FIRST, Query
 from graph.neo4j.store import Neo4jStore
 from graph.recipes import expression
 from graph.store import ConflictError
@@ -46,6 +46,19 @@ def neo4j(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path, te
         store.procedures = False
     yield store
     store.purge_tenant(tenant)
+
+
+def blocked(session_of: Neo4jStore, within: float = 60.0) -> bool:
+    """Whether a transaction is seen waiting on a lock (the cascade, having read the fact open)
+    before ``within`` seconds pass: the server says so, no sleep guesses it."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        rows = session_of.run(Query("SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH "
+                                    "'Blocked' RETURN count(*) AS n", {}))
+        if rows[0]["n"]:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def filed(value: int, source: str, days: int) -> Batch:
@@ -79,8 +92,8 @@ def test_a_fact_closed_by_another_writer_while_the_cascade_waits_is_a_conflict_n
                   tenant=scope.tenant, id=derived, at=OTHER_CLOSE).consume()
         waiting = threading.Thread(target=restate)
         waiting.start()
-        time.sleep(2)  # the cascade has read the fact open and waits on its lock
-        assert not outcome, "the cascade did not wait on the other writer's lock"
+        assert blocked(session_of=store), "the cascade never waited on the other writer's lock"
+        assert not outcome
         other.commit()
         waiting.join(timeout=60)
     assert len(outcome) == 1

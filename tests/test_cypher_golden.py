@@ -98,6 +98,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "invalidate_facts": lambda: lineage.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
     "downstream_level": lambda: lineage.downstream_level("acme", ["x", "y"], T),
     "cascade_call": lambda: procedures.cascade_call("acme", {"x": T, "y": None}, "knowledge", T),
+    "cascade_close_call": lambda: procedures.cascade_call("acme", {"x": T, "y": None},
+                                                          "knowledge", T, close=True),
     "erase_facts": lambda: lineage.erase_facts("acme", [{"fact_id": "f", "at": T}]),
     "erased_among": lambda: lineage.erased_among("acme", ["f", "g"]),
     "retract_support": lambda: lineage.retract_support("acme", "s1", T),

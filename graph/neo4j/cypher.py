@@ -187,7 +187,7 @@ ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at""",
 # writer's close is overwritten (a lost update; tests/test_cascade_close_race.py). Writing
 # first takes the lock: what is read after it is what the last writer committed. The property
 # never survives the statement.
-LOCKED_READ = "SET f._locked = true REMOVE f._locked"
+LOCKED_READ = "SET f._vintage_lock = true REMOVE f._vintage_lock"  # lock_subjects's token
 
 # Said when a close finds the fact closed already (a concurrent writer), here and by the
 # launcher's procedure (Cascade.java), whose refusal graph.neo4j.procedures recognises by it.

@@ -213,6 +213,8 @@ def reopen_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
 UNWIND $rows AS row
 MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+{LOCKED_READ}
+WITH f, row
 WHERE f.invalidated_at IS NOT NULL
 SET f.gaps_from = coalesce(f.gaps_from, []) + [f.invalidated_at],
     f.gaps_to = coalesce(f.gaps_to, []) + [row.at],
@@ -222,9 +224,11 @@ SET f.gaps_from = coalesce(f.gaps_from, []) + [f.invalidated_at],
 def set_knowledge_ends(tenant: str, rows: list[dict[str, Any]]) -> Query:
     # The closure a row replaces is appended to the past closures, with the system-time
     # stretch it held; a null superseded_at removes the closure (the interval is open again).
+    # The closure it replaces is read under the fact's write lock (LOCKED_READ).
     return Query(f"""
 UNWIND $rows AS row
 MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+{LOCKED_READ}
 WITH f, row, f.superseded_at AS old,
      coalesce(f.superseded_recorded_at, f.recorded_at) AS since
 SET f.past_superseded_at = CASE WHEN old IS NULL THEN f.past_superseded_at

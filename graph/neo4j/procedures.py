@@ -75,8 +75,8 @@ def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, dat
     except neo4j.exceptions.ClientError as exc:
         said = (exc.message or "") if exc.code == _CALL_FAILED else ""
         if CYCLE in said:
-            raise CycleError(f"{CYCLE} (found by {CASCADE}): no cascade can be decided over "
-                             "it") from exc
+            raise CycleError(f"{CYCLE} (found by {CASCADE_CLOSE if close else CASCADE}): no "
+                             "cascade can be decided over it") from exc
         if CLOSED_FIRST in said:  # the server's guard, as close_knowledge's count check
             raise ConflictError(CLOSED_FIRST) from exc
         raise

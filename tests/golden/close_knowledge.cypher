@@ -1,7 +1,7 @@
 UNWIND $groups AS g
 UNWIND g.members AS fact_id
 MATCH (f:Fact {tenant: $tenant, id: fact_id})
-SET f._locked = true REMOVE f._locked
+SET f._vintage_lock = true REMOVE f._vintage_lock
 WITH f, g
 WHERE f.superseded_at IS NULL
 SET f.superseded_at = g.superseded_at, f.superseded_recorded_at = g.recorded_at

@@ -1,7 +1,7 @@
 UNWIND $groups AS g
 UNWIND g.members AS fact_id
 MATCH (f:Fact {tenant: $tenant, id: fact_id})
-SET f._locked = true REMOVE f._locked
+SET f._vintage_lock = true REMOVE f._vintage_lock
 WITH f, g
 WHERE f.invalidated_at IS NULL
 SET f.invalidated_at = g.at

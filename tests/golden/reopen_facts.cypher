@@ -1,5 +1,7 @@
 UNWIND $rows AS row
 MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
+SET f._vintage_lock = true REMOVE f._vintage_lock
+WITH f, row
 WHERE f.invalidated_at IS NOT NULL
 SET f.gaps_from = coalesce(f.gaps_from, []) + [f.invalidated_at],
     f.gaps_to = coalesce(f.gaps_to, []) + [row.at],

@@ -1,5 +1,6 @@
 UNWIND $rows AS row
 MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
+SET f._vintage_lock = true REMOVE f._vintage_lock
 WITH f, row, f.superseded_at AS old,
      coalesce(f.superseded_recorded_at, f.recorded_at) AS since
 SET f.past_superseded_at = CASE WHEN old IS NULL THEN f.past_superseded_at

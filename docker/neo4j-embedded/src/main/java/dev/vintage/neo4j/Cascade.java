@@ -77,7 +77,7 @@ public class Cascade {
             predicate.add((String) f.props().get("predicate"));
             value.add(f.props().get("value"));
             unit.add((String) f.props().get("unit"));
-            sealed.add(f.props().get("ciphertext") != null);
+            sealed.add((Boolean) f.props().get("ciphertext"));
             depth.add(d);
             path.add(p);
             end.add(e);
@@ -176,7 +176,7 @@ public class Cascade {
         }
     }
 
-    /** As Cypher's {@code datetime()} stores the ISO text the Python side sends: offset Z. */
+    /** An instant as the Cypher path stores one (a UTC offset, not a zone name). */
     private static ZonedDateTime utc(long micros) {
         Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
                 Math.floorMod(micros, 1_000_000L) * 1_000L);
@@ -227,6 +227,9 @@ public class Cascade {
                             Map<String, Object> p = f.getProperties("tenant", "id", endKey,
                                     "subject", "predicate", "value", "unit", "ciphertext");
                             String fid = (String) p.get("id");
+                            // Held until the cascade is decided: whether it is sealed, not the
+                            // ciphertext itself (a sealed memory's whole content).
+                            p.put("ciphertext", p.get("ciphertext") != null);
                             if (tenant.equals(p.get("tenant")) && seen.add(fid)) {
                                 next.add(f);
                                 stored.put(fid, micros(p.get(endKey)));
