@@ -53,10 +53,8 @@ def ask(
     ids = resolve_subjects(store, scope.tenant, subjects)  # by id, CIK or ticker
     if len(set(ids)) != len(ids):
         raise InvalidArgument(f"{', '.join(subjects)} name the same subject twice")
-    # One read transaction for every company (its as-of read, plan, derivations found, sources
-    # cited), and one write for the plans not yet persisted: fewer transactions answered faster
-    # than one per company in threads, whose Python shares one interpreter lock (measured
-    # alternately on one tenant: 7-15% faster per question; bench/RESULTS.md).
+    # One read for every company, one write for plans not yet persisted: faster than a
+    # transaction per company in threads, whose Python shares the GIL (bench/RESULTS.md).
     found = store.reading(scope.tenant, lambda tx: [_subject(
         tx, store, scope, metric, s, cutoff, period, hindsight) for s in ids])
     todo = [f for f in found if isinstance(f, _Answer) and f.saved is None]
