@@ -114,3 +114,18 @@ def embedded(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
 
     with serving("embedded", clock, tmp_path, tenant, request) as served:
         yield served
+
+
+@pytest.fixture(params=["procedure", "cypher"])
+def cascade_paths(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
+                  tenant: str, neo4j_driver_store: Neo4jStore) -> Iterator[Neo4jStore]:
+    """A Neo4j store on each cascade path: the launcher's server-side procedure, and the pure
+    Cypher a stock server runs."""
+    store = make_store("neo4j", clock, tmp_path, request)
+    assert isinstance(store, Neo4jStore)
+    if request.param == "procedure":
+        assert store.procedures, "the launcher's server carries vintage.cascade_close"
+    else:
+        store.procedures = False
+    yield store
+    store.purge_tenant(tenant)

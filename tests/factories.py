@@ -145,3 +145,17 @@ def bad_batch(store: Store, scope: Scope, clock: PinnedClock) -> datetime:
                            observed_at=clock.now.isoformat()), actor="agent:buggy")
     clock.advance(minutes=1)
     return good
+
+
+# One quarter of subject A's "base" figure, filed days after DAY0: what the cascade tests
+# derive from and restate (tests/test_cascade_cycle.py, tests/test_cascade_close_race.py).
+DAY0 = parse_instant("2020-01-01")
+QUARTER = (parse_instant("2019-01-01"), parse_instant("2019-04-01"))
+
+
+def filed_base(value: int, source: str, days: int) -> Batch:
+    return Batch(subjects=[Subject(id="A")],
+                 sources=[SourceIn(id=source, kind="filing",
+                                   available_at=DAY0 + timedelta(days=days))],
+                 facts=[FactIn(subject="A", predicate="base", value=value, unit="USD",
+                               valid_from=QUARTER[0], valid_to=QUARTER[1], source=source)])

@@ -13,39 +13,22 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
-
-import pytest
 
 from graph.derivations import Output, derive
 from graph.labels import FACT
-from graph.model import FactIn, Scope, SourceIn, Subject
+from graph.model import Scope
 from graph.neo4j.cypher import CLOSED_FIRST, Query
 from graph.neo4j.store import Neo4jStore
 from graph.recipes import expression
 from graph.store import ConflictError
 from graph.temporal import parse_instant
-from graph.writes import Batch, record
-from tests.factories import PinnedClock, make_store
+from graph.writes import record
+from tests.factories import QUARTER, filed_base
 
-DAY0 = parse_instant("2020-01-01")
-PERIOD = (parse_instant("2019-01-01"), parse_instant("2019-04-01"))
 OTHER_CLOSE = "2030-01-01T00:00:00Z"
 
 
-@pytest.fixture(params=["procedure", "cypher"])
-def neo4j(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path, tenant: str,
-          neo4j_driver_store: Neo4jStore) -> Iterator[Neo4jStore]:
-    store = make_store("neo4j", clock, tmp_path, request)
-    assert isinstance(store, Neo4jStore)
-    if request.param == "procedure":
-        assert store.procedures, "the launcher's server carries vintage.cascade_close"
-    else:
-        store.procedures = False
-    yield store
-    store.purge_tenant(tenant)
 
 
 def blocked(session_of: Neo4jStore, within: float = 60.0) -> bool:
@@ -61,26 +44,20 @@ def blocked(session_of: Neo4jStore, within: float = 60.0) -> bool:
     return False
 
 
-def filed(value: int, source: str, days: int) -> Batch:
-    return Batch(subjects=[Subject(id="A")],
-                 sources=[SourceIn(id=source, kind="filing",
-                                   available_at=DAY0 + timedelta(days=days))],
-                 facts=[FactIn(subject="A", predicate="base", value=value, unit="USD",
-                               valid_from=PERIOD[0], valid_to=PERIOD[1], source=source)])
 
 
 def test_a_fact_closed_by_another_writer_while_the_cascade_waits_is_a_conflict_not_overwritten(
-    neo4j: Neo4jStore, scope: Scope,
+    cascade_paths: Neo4jStore, scope: Scope,
 ) -> None:
-    store = neo4j
-    (base,) = record(store, scope, filed(1, "10-K", 0), actor="t").created
+    store = cascade_paths
+    (base,) = record(store, scope, filed_base(1, "10-K", 0), actor="t").created
     derived = derive(store, scope, expression("double", "2x", "x * 2"), {"x": base},
-                     Output("A", "double", PERIOD[0], PERIOD[1], "USD"), actor="t").fact.id
+                     Output("A", "double", QUARTER[0], QUARTER[1], "USD"), actor="t").fact.id
     outcome: list[BaseException | None] = []
 
     def restate() -> None:
         try:
-            record(store, scope, filed(2, "10-K/A", 30), actor="t")
+            record(store, scope, filed_base(2, "10-K/A", 30), actor="t")
             outcome.append(None)
         except BaseException as exc:  # handed to the test thread
             outcome.append(exc)

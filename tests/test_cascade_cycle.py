@@ -7,8 +7,6 @@ silently or surface the driver's or graphlib's exception."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,47 +14,23 @@ import pytest
 from graph.cascade import CYCLE, _topological
 from graph.derivations import CycleError, Output, derive
 from graph.labels import DERIVATION, FACT, USED
-from graph.model import FactIn, Scope, SourceIn, Subject
+from graph.model import Scope
 from graph.neo4j.store import Neo4jStore
 from graph.recipes import expression
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
-from tests.factories import PinnedClock, make_store
-
-DAY0 = parse_instant("2020-01-01")
-PERIOD = (parse_instant("2019-01-01"), parse_instant("2019-04-01"))
-
-
-@pytest.fixture(params=["procedure", "cypher"])
-def neo4j(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path, tenant: str,
-          neo4j_driver_store: Neo4jStore) -> Iterator[Neo4jStore]:
-    store = make_store("neo4j", clock, tmp_path, request)
-    assert isinstance(store, Neo4jStore)
-    if request.param == "procedure":
-        assert store.procedures, "the launcher's server carries vintage.cascade"
-    else:
-        store.procedures = False
-    yield store
-    store.purge_tenant(tenant)
-
-
-def filed(value: int, source: str, days: int) -> Batch:
-    return Batch(subjects=[Subject(id="A")],
-                 sources=[SourceIn(id=source, kind="filing",
-                                   available_at=DAY0 + timedelta(days=days))],
-                 facts=[FactIn(subject="A", predicate="base", value=value, unit="USD",
-                               valid_from=PERIOD[0], valid_to=PERIOD[1], source=source)])
+from graph.writes import record
+from tests.factories import QUARTER, filed_base
 
 
 def test_a_cascade_through_a_derivation_cycle_is_refused_and_writes_nothing(
-    neo4j: Neo4jStore, scope: Scope,
+    cascade_paths: Neo4jStore, scope: Scope,
 ) -> None:
-    (base,) = record(neo4j, scope, filed(1, "10-K", 0), actor="t").created
+    neo4j = cascade_paths
+    (base,) = record(neo4j, scope, filed_base(1, "10-K", 0), actor="t").created
     plus_one = expression("plus1", "1", "x + 1")
     first = derive(neo4j, scope, plus_one, {"x": base},
-                   Output("A", "d0", PERIOD[0], PERIOD[1], "USD"), actor="t")
+                   Output("A", "d0", QUARTER[0], QUARTER[1], "USD"), actor="t")
     second = derive(neo4j, scope, plus_one, {"x": first.fact.id},
-                    Output("A", "d1", PERIOD[0], PERIOD[1], "USD"), actor="t")
+                    Output("A", "d1", QUARTER[0], QUARTER[1], "USD"), actor="t")
     # The first derivation also "uses" the second's output: d0 -> d1 -> d0.
     with neo4j.driver.session(database=neo4j.database) as session:
         session.run(f"""
@@ -66,7 +40,7 @@ CREATE (d)-[again:{USED}]->(late) SET again = properties(u)""",
                     tenant=scope.tenant, derivation=first.derivation_id,
                     late=second.fact.id).consume()
     with pytest.raises(CycleError, match="has a cycle"):
-        record(neo4j, scope, filed(2, "10-K/A", 30), actor="t")
+        record(neo4j, scope, filed_base(2, "10-K/A", 30), actor="t")
     facts = neo4j.reading(scope.tenant, lambda tx: tx.get_facts(
         [base, first.fact.id, second.fact.id]))
     assert all(f.superseded_at is None for f in facts.values())  # nothing closed
