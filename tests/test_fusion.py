@@ -1,17 +1,19 @@
 """The fusion rule of search (docs/retrieval.md, "Search: the legal set first"), on hand-built
-legs: ties in a leg add nothing, exact matches rank first, demotion multiplies, and the depth
-check never lets an item that no leg returned belong among the results."""
+legs: scores as shares of each leg's best, ties in a leg add nothing, exact matches rank first,
+demotion multiplies, and the depth check never lets an item that no leg returned belong among the
+results."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.kinds import FactKind, Status
 from graph.model import Fact
-from queries.fusion import RRF_K, Ranked, deep_enough, fuse, recency_rank
+from queries.fusion import SCALE, SIGNAL, Ranked, deep_enough, fuse, recency_rank
 
 AT = datetime(2026, 6, 1, tzinfo=UTC)
 LEGS = ("exact", "keyword", "semantic")
@@ -32,10 +34,22 @@ def ranked(scores: dict[str, float]) -> Ranked:
     return tuple(sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def test_items_a_leg_scores_equally_share_a_rank_so_the_order_of_their_ids_adds_nothing() -> None:
+def test_items_a_leg_scores_equally_score_equally_so_the_order_of_their_ids_adds_nothing() -> None:
     facts = {f.id: f for f in (item(1), item(2))}
     scored = fuse({"keyword": ranked({"f0001": 2.0, "f0002": 2.0})}, facts, {}, AT)
-    assert scored[0].score == scored[1].score == 1 / (RRF_K + 1) + 2 * 0.1 / (RRF_K + 1)
+    assert scored[0].score == scored[1].score == (1 + 2 * SIGNAL) / SCALE
+
+
+def test_a_leg_counts_how_good_a_match_is_as_a_share_of_its_best_not_its_rank() -> None:
+    # Keyword mode: the second match is nearly as good as the first, the third a tenth of it.
+    facts = {f.id: f for f in (item(1), item(2), item(3))}
+    scored = {s.id: s.signals["fused"] for s in
+              fuse({"keyword": ranked({"f0001": 8.0, "f0002": 7.6, "f0003": 0.8})}, facts, {}, AT)}
+    assert scored["f0002"] == pytest.approx((0.95 + 2 * SIGNAL) / SCALE)
+    assert scored["f0003"] == pytest.approx((0.1 + 2 * SIGNAL) / SCALE)
+    # Cosine is shifted to [0, 2] first: a cosine of -1 is no match, 0 half the best's 1.
+    cos = fuse({"semantic": ranked({"f0001": 1.0, "f0002": 0.0, "f0003": -1.0})}, facts, {}, AT)
+    assert [s.signals["fused"] * SCALE - 2 * SIGNAL for s in cos] == pytest.approx([1, 0.5, 0])
 
 
 def test_an_item_carrying_an_identifier_ranks_before_every_item_carrying_none() -> None:
@@ -69,9 +83,9 @@ def test_in_hybrid_one_shared_word_does_not_outrank_the_semantic_legs_best_match
             "semantic": ranked({"f0002": 0.61, **{f"f{n:04}": 0.5 - n / 1000
                                                   for n in range(3, 31)}, "f0001": 0.2})}
     assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0002", "f0001"]
-    # Without the semantic leg (keyword mode) the keyword leg's vote is whole.
+    # Without the semantic leg (keyword mode) the keyword leg's share is whole.
     alone = fuse({"exact": (), "keyword": legs["keyword"]}, facts, {}, AT)
-    assert alone[0].signals["fused"] > 1 / (RRF_K + 1)
+    assert alone[0].signals["fused"] == (1 + 2 * SIGNAL) / SCALE
 
 
 def test_demotion_multiplies_the_fused_score_and_signals_reorder_only_near_equals() -> None:
@@ -88,9 +102,10 @@ def test_recency_counts_doublings_of_age() -> None:
 
 
 def test_the_depth_is_not_enough_while_the_last_answer_could_be_outscored_from_below() -> None:
+    # The leg's last has cosine 0.51: an item below it scores at most (1.51 / 2 + 0.005) / 1.1.
     weak = {"semantic": ranked({f"f{n:04}": 1 - n / 100 for n in range(50)})}
-    assert not deep_enough(weak, 50, 1000, [0.01] * 10, 10)  # a cut leg, a weak 10th answer
-    assert deep_enough(weak, 50, 1000, [0.02] * 10, 10)  # above 1/111 + 0.2/61
+    assert not deep_enough(weak, 50, 1000, [0.69] * 10, 10)  # a cut leg, a weak 10th answer
+    assert deep_enough(weak, 50, 1000, [0.70] * 10, 10)  # above 0.6909
     assert deep_enough(weak, 50, 50, [0.0] * 10, 10)  # nothing was cut: every item is there
     assert not deep_enough(weak, 50, 1000, [0.05] * 3, 10)  # fewer answers than asked for
 

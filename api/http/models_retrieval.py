@@ -115,8 +115,8 @@ class FoundOut(Out):
 
 FOUND_EXAMPLE: dict[str, Any] = {
     "id": "f-2c1b0a9e8d7c6b5a-1", "subject": "GOOGL", "predicate": "us-gaap:Revenues",
-    "value": 136819000000, "unit": "USD", "status": "active", "score": 0.0328,
-    "signals": {"keyword": 7.1, "semantic": 0.61, "fused": 0.0328},
+    "value": 136819000000, "unit": "USD", "status": "active", "score": 0.8731,
+    "signals": {"keyword": 7.1, "semantic": 0.61, "fused": 0.8731},
     "sources": [SOURCE_EXAMPLE], "valid": ["2018-01-01T00:00:00Z", "2019-01-01T00:00:00Z"],
     "knowledge": ["2019-02-05T00:00:00Z", None]}
 
