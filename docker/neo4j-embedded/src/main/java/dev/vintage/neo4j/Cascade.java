@@ -80,7 +80,6 @@ public class Cascade {
         }
     }
 
-
     // graph/neo4j/tx.py close_knowledge says the same when its count comes back short;
     // graph/neo4j/procedures.py recognises the procedure's refusal by it.
     static final String CLOSED_FIRST = "another writer closed one of these facts first";

@@ -31,9 +31,10 @@ import org.neo4j.values.storable.Value;
  *
  * <p>Through the kernel's cursors, not the core API: there every {@code hasLabel},
  * {@code getProperties} and {@code getStartNode} positions a fresh cursor on the record again
- * and wraps what it finds in an entity object, and that was half of a 110k cascade's time in
- * the procedure (JFR, bench/RESULTS.md). Here one cursor per nesting level is positioned once
- * per record, and each derivation's live inputs are read once however many facts it generated.
+ * and wraps what it finds in an entity object. Here one cursor per nesting level is positioned
+ * once per record, and each derivation's live inputs are read once however many facts it
+ * generated. On one 110k graph, 9 alternating runs: the read-only procedure's median 2.36 s
+ * with the core API, 1.59 s with this (bench/RESULTS.md).
  */
 final class Walk implements AutoCloseable {
     private static final int MAX_DEPTH = 128; // graph/reach.py MAX_DEPTH
