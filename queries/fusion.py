@@ -96,25 +96,36 @@ def per_leg(limit: int) -> int:
 
 
 def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
-                leaders: Sequence[float], limit: int) -> bool:
-    """Whether the first ``limit`` answers (``leaders``: each answer's score, best first) are
-    those that fusing the legs at full depth would give: true when no leg was cut at ``depth``,
-    or when the ``limit``-th answer scores above the most an item no leg returned could score
-    (in each cut similarity leg, its share of the leg's last score, which an item below it does
-    not exceed; the best signals; weight 1; and, when the exact leg was cut, as many identifiers
-    as its last item)."""
+                answers: Sequence[tuple[str, float, float]], limit: int) -> bool:
+    """Whether the first ``limit`` answers (``answers``: each answer's id, score and demotion
+    weight, best first) are those, in that order, that fusing the legs at full depth would
+    give. True when no leg was cut at ``depth``. Otherwise a candidate's score is a lower bound:
+    a cut leg that did not return it may hold it below its last item, worth up to the leg's share
+    of that item's score (times its weight); and an item no leg returned scores at most every cut
+    leg's share of its last item, the best signals, weight 1, and, when the exact leg was cut, as
+    many identifiers as its last item. So: each of the first ``limit`` answers must be scored by
+    every cut leg (its score is final), and the ``limit``-th must score above the most any other
+    candidate, or any item no leg returned, could reach."""
     cut = [leg for leg, ranked in legs.items() if len(ranked) >= depth and depth < legal]
     if not cut:
         return True
-    if len(leaders) < limit:
+    if len(answers) < limit:
         return False
     share = shares(legs)
-    sim = sum(share[leg] * normalised(leg, legs[leg][-1][1], legs[leg][0][1])
-              for leg in cut if leg in share)
-    bound = (sim + 2 * SIGNAL) / SCALE
+    below = {leg: share[leg] * normalised(leg, legs[leg][-1][1], legs[leg][0][1]) / SCALE
+             for leg in cut if leg in share}
+    returned = {leg: {i for i, _ in legs[leg]} for leg in below}
+
+    def unknown(i: str, weight: float) -> float:  # what the cut legs may still add to i
+        return weight * sum(v for leg, v in below.items() if i not in returned[leg])
+
+    if any(unknown(i, w) > 0 for i, _, w in answers[:limit]):
+        return False
+    floor = answers[limit - 1][1]
+    bound = sum(below.values()) + 2 * SIGNAL / SCALE
     if "exact" in cut:
         bound += legs["exact"][-1][1]
-    return leaders[limit - 1] > bound
+    return floor > bound and all(s + unknown(i, w) < floor for i, s, w in answers[limit:])
 
 
 def legs_of(mode: Mode, hits: Hits) -> dict[str, Ranked]:

@@ -131,8 +131,9 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
         legs = legs_of(request.mode, hits)
         considered = _considered(store, spec, legs, query.identifiers)
         seconds = _conflict_seconds(considered)
-        leaders = [f.score for f in considered if f.id not in seconds]
-        if deep_enough(legs, query.per_leg, counts.legal, leaders, request.limit):
+        answers = [(f.id, f.score, f.signals.get("weight", 1.0)) for f in considered
+                   if f.id not in seconds]
+        if deep_enough(legs, query.per_leg, counts.legal, answers, request.limit):
             break
         # The counts do not change with the depth: a deeper round ranks the legs alone.
         query = replace(query, per_leg=2 * query.per_leg, counted=False)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from graph.kinds import FactKind, Status
 from graph.model import Fact
-from queries.fusion import SCALE, SIGNAL, Ranked, deep_enough, fuse, recency_rank
+from queries.fusion import SCALE, SIGNAL, Ranked, Scored, deep_enough, fuse, recency_rank
 
 AT = datetime(2026, 6, 1, tzinfo=UTC)
 LEGS = ("exact", "keyword", "semantic")
@@ -101,13 +101,36 @@ def test_recency_counts_doublings_of_age() -> None:
     assert [recency_rank(AT - timedelta(days=d), AT) for d in (0, 1, 3, 7, 365)] == [1, 2, 3, 4, 9]
 
 
+def answers(scored: list[Scored]) -> list[tuple[str, float, float]]:
+    return [(s.id, s.score, s.signals["weight"]) for s in scored]
+
+
 def test_the_depth_is_not_enough_while_the_last_answer_could_be_outscored_from_below() -> None:
     # The leg's last has cosine 0.51: an item below it scores at most (1.51 / 2 + 0.005) / 1.1.
     weak = {"semantic": ranked({f"f{n:04}": 1 - n / 100 for n in range(50)})}
-    assert not deep_enough(weak, 50, 1000, [0.69] * 10, 10)  # a cut leg, a weak 10th answer
-    assert deep_enough(weak, 50, 1000, [0.70] * 10, 10)  # above 0.6909
-    assert deep_enough(weak, 50, 50, [0.0] * 10, 10)  # nothing was cut: every item is there
-    assert not deep_enough(weak, 50, 1000, [0.05] * 3, 10)  # fewer answers than asked for
+
+    def tenth(score: float, n: int = 10) -> list[tuple[str, float, float]]:
+        return [(f"f{k:04}", score, 1.0) for k in range(n)]
+
+    assert not deep_enough(weak, 50, 1000, tenth(0.69), 10)  # a cut leg, a weak 10th answer
+    assert deep_enough(weak, 50, 1000, tenth(0.70), 10)  # above 0.6909
+    assert deep_enough(weak, 50, 50, tenth(0.0), 10)  # nothing was cut: every item is there
+    assert not deep_enough(weak, 50, 1000, tenth(0.05, 3), 10)  # fewer answers than asked for
+
+
+def test_an_item_one_leg_found_and_another_cut_is_not_left_below_the_results() -> None:
+    # BM25 ranks f0100 first; its cosine (0.499) is just below the semantic leg's 50th (0.50),
+    # so at this depth it is scored on keywords alone and ranks 51st. At full depth it is first:
+    # the depth must not be called enough.
+    semantic = {f"f{n:04}": 0.62 - n * 0.12 / 49 for n in range(50)}
+    full_semantic = {**semantic, "f0100": 0.499, **{f"f{n:04}": 0.3 for n in range(101, 140)}}
+    keyword = {"f0100": 10.0, **{f"f{n:04}": 1.0 for n in range(101, 140)}}
+    facts = {i: item(int(i[1:])) for i in full_semantic}
+    legs = {"keyword": ranked(keyword), "semantic": ranked(semantic)}
+    head = fuse(legs, {i: facts[i] for i in {*keyword, *semantic}}, {}, AT)
+    full = fuse({"keyword": ranked(keyword), "semantic": ranked(full_semantic)}, facts, {}, AT)
+    assert full[0].id == "f0100" != head[0].id  # what a premature stop would show
+    assert not deep_enough(legs, 50, len(facts), answers(head), 10)
 
 
 leg_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 6), max_size=60)
@@ -118,7 +141,7 @@ leg_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 6), max_size=60)
        st.dictionaries(st.integers(0, 59), st.floats(0, 1), max_size=20),
        st.lists(st.tuples(st.floats(0, 4000), st.integers(0, 5)), min_size=60, max_size=60),
        st.integers(1, 60), st.integers(1, 12))
-def test_when_the_depth_is_enough_no_item_below_it_could_have_been_among_the_results(
+def test_when_the_depth_is_enough_the_results_are_those_of_fusion_at_full_depth(
     scores: dict[str, dict[int, int]], demoted: dict[int, float],
     shape: list[tuple[float, int]], depth: int, limit: int,
 ) -> None:
@@ -129,9 +152,13 @@ def test_when_the_depth_is_enough_no_item_below_it_could_have_been_among_the_res
             for leg, by in scores.items()}
     cut = {leg: r[:depth] for leg, r in full.items()}
     candidates = {i for r in cut.values() for i, _ in r}
-    head = fuse(cut, {i: facts[i] for i in candidates}, weights, AT)
-    if not deep_enough(cut, depth, len(facts), [s.score for s in head], limit):
+    # As the search does: identifiers counted on every candidate, whatever the exact leg's depth.
+    counts = dict(full["exact"])
+    head = fuse(cut, {i: facts[i] for i in candidates}, weights, AT,
+                exact={i: counts.get(i, 0.0) for i in candidates})
+    if not deep_enough(cut, depth, len(facts), answers(head), limit):
         return
-    below = [s for s in fuse(full, facts, weights, AT)  # in a leg, yet under the depth in all
-             if s.id not in candidates and any(s.id in dict(r) for r in full.values())]
-    assert all(s.score < head[limit - 1].score for s in below)
+    found = {i for r in full.values() for i, _ in r}  # a search shows only what a leg found
+    whole = fuse(full, {i: facts[i] for i in found}, weights, AT,
+                 exact={i: counts.get(i, 0.0) for i in found})
+    assert [s.id for s in whole[:limit]] == [s.id for s in head[:limit]]
