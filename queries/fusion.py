@@ -125,7 +125,9 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     bound = sum(below.values()) + 2 * SIGNAL / SCALE
     if "exact" in cut:
         bound += legs["exact"][-1][1]
-    return floor > bound and all(s + unknown(i, w) < floor for i, s, w in answers[limit:])
+    # A candidate with nothing left to add keeps its place: ties go by id at any depth.
+    return floor > bound and all(s + unknown(i, w) < floor for i, s, w in answers[limit:]
+                                 if unknown(i, w) > 0)
 
 
 def legs_of(mode: Mode, hits: Hits) -> dict[str, Ranked]:

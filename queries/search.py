@@ -233,7 +233,7 @@ def _exact_counts(store: Store, tenant: str, read: dict[str, tuple[Fact, tuple[S
     """How many of the query's identifiers each candidate carries, counted on every candidate,
     not only on those the exact leg returned: that leg is cut at its depth among items that tie
     (every Q1 2018 figure carries "2018" and "q1"), and a candidate another leg found must not
-    lose its exact rank for the order the cut broke ties in. Counted on the document as of the
+    lose its count for the order the cut broke ties in. Counted on the document as of the
     cutoff (the sources it cites then), so a filing not yet public adds nothing."""
     wanted = set(identifiers)
     if not wanted or not read:

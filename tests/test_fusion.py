@@ -60,7 +60,7 @@ def test_an_item_carrying_an_identifier_ranks_before_every_item_carrying_none() 
     assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0003", "f0001", "f0002"]
 
 
-def test_an_item_the_exact_leg_cut_among_its_ties_keeps_the_exact_rank_its_count_shares() -> None:
+def test_an_item_the_exact_leg_cut_among_its_ties_keeps_the_count_it_carries() -> None:
     # Every Q1 2018 figure carries "2018" and "q1": the exact leg, cut at its depth, returned
     # f0001 only (ties go by id). f0002, found by words, carries both identifiers too: counted
     # on every candidate, it ranks as if the leg had returned it, and its words win.
@@ -131,6 +131,17 @@ def test_an_item_one_leg_found_and_another_cut_is_not_left_below_the_results() -
     full = fuse({"keyword": ranked(keyword), "semantic": ranked(full_semantic)}, facts, {}, AT)
     assert full[0].id == "f0100" != head[0].id  # what a premature stop would show
     assert not deep_enough(legs, 50, len(facts), answers(head), 10)
+
+
+def test_candidates_tied_with_the_last_answer_do_not_send_the_search_deeper() -> None:
+    # Ten figures carry both identifiers, forty one of them; the exact leg was cut at 50. The
+    # 6th to 10th tie with the 5th answer, but they have nothing left to gain: ties go by id at
+    # any depth, so the depth is enough (and an unreturned item carries one identifier at most).
+    facts = {f.id: f for f in (item(n) for n in range(50))}
+    legs = {"exact": ranked({f"f{n:04}": 2.0 if n < 10 else 1.0 for n in range(50)})}
+    head = fuse(legs, facts, {}, AT)
+    assert head[4].score == head[9].score
+    assert deep_enough(legs, 50, 1000, answers(head), 5)
 
 
 leg_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 6), max_size=60)
