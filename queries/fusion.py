@@ -126,8 +126,8 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     if "exact" in cut:
         bound += legs["exact"][-1][1]
     # A candidate with nothing left to add keeps its place: ties go by id at any depth.
-    return floor > bound and all(s + unknown(i, w) < floor for i, s, w in answers[limit:]
-                                 if unknown(i, w) > 0)
+    gains = ((s, unknown(i, w)) for i, s, w in answers[limit:])
+    return floor > bound and all(s + gain < floor for s, gain in gains if gain > 0)
 
 
 def legs_of(mode: Mode, hits: Hits) -> dict[str, Ranked]:
