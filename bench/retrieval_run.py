@@ -51,6 +51,7 @@ class Answer:
     matched: int
     now: datetime
     depth: int = 0  # how deep the search fused each leg (queries.fusion.deep_enough)
+    rescored: int = 0  # candidates its cut legs were asked for by id (queries.search._rescore)
     error: str | None = None  # the search failed: no answer (counted, never hidden)
 
 
@@ -89,7 +90,7 @@ def _search(store: Store, embedder: Embedder, q: Query, mode: Mode,
     ms = (time.perf_counter() - t0) * 1000
     return Answer(q.id, mode.value, tuple(f.id for f in found.results),
                   tuple(f.id for f in found.considered), ms, found.legal, found.matched, now,
-                  found.depth)
+                  found.depth, found.rescored)
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -133,6 +134,7 @@ def summarise(rows: Sequence[tuple[Query, Answer]], truth: Truth) -> Result:
         "mean_matched": sum(a.matched for _, a in rows) / len(rows) if rows else None,
         "max_depth": max((a.depth for _, a in rows), default=0),
         "deepened": sum(a.depth > per_leg(LIMIT) for _, a in rows),
+        "rescored": sum(a.rescored > 0 for _, a in rows),
         "errors": sum(a.error is not None for _, a in rows),
     }
 

@@ -95,29 +95,60 @@ def per_leg(limit: int) -> int:
     return max(MIN_PER_LEG, 5 * limit)
 
 
+def cut_legs(legs: Mapping[str, Ranked], depth: int, legal: int) -> list[str]:
+    """The legs that returned ``depth`` items out of a larger legal set: items may lie below."""
+    return [leg for leg, ranked in legs.items() if len(ranked) >= depth and depth < legal]
+
+
+@dataclass(frozen=True)
+class Rescored:
+    """What a cut similarity leg says, asked by id, of candidates it did not return: the
+    scores of those it scores (a BM25 above 0; a cosine by the query's model); the rest of
+    ``asked`` it does not score at any depth. Either way the candidate's score is final."""
+
+    asked: frozenset[str]
+    scores: Mapping[str, float]
+
+
+def unscored(legs: Mapping[str, Ranked], depth: int, legal: int) -> dict[str, list[str]]:
+    """For each cut similarity leg, the candidates another leg returned that it did not, by
+    id: what to ask it for (``Rescored``) so that every candidate's score is final."""
+    found = sorted({i for ranked in legs.values() for i, _ in ranked})
+    missing = {}
+    for leg in cut_legs(legs, depth, legal):
+        if leg in ("keyword", "semantic"):
+            returned = {i for i, _ in legs[leg]}
+            missing[leg] = [i for i in found if i not in returned]
+    return {leg: ids for leg, ids in missing.items() if ids}
+
+
 def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
-                answers: Sequence[tuple[str, float, float]], limit: int) -> bool:
+                answers: Sequence[tuple[str, float, float]], limit: int,
+                rescored: Mapping[str, Rescored] | None = None) -> bool:
     """Whether the first ``limit`` answers (``answers``: each answer's id, score and demotion
     weight, best first) are those, in that order, that fusing the legs at full depth would
-    give. True when no leg was cut at ``depth``. Otherwise a candidate's score is a lower bound:
-    a cut leg that did not return it may hold it below its last item, worth up to the leg's share
-    of that item's score (times its weight); and an item no leg returned scores at most every cut
-    leg's share of its last item, the best signals, weight 1, and, when the exact leg was cut, as
-    many identifiers as its last item. So: each of the first ``limit`` answers must be scored by
-    every cut leg (its score is final), and the ``limit``-th must score above the most any other
-    candidate, or any item no leg returned, could reach."""
-    cut = [leg for leg, ranked in legs.items() if len(ranked) >= depth and depth < legal]
+    give. True when no leg was cut at ``depth``. Otherwise a candidate's score is a lower bound,
+    unless every cut leg returned it or was asked for it (``rescored``): a cut leg that did not
+    may hold it below its last item, worth up to the leg's share of that item's score (times
+    its weight); and an item no leg returned scores at most every cut leg's share of its last
+    item, the best signals, weight 1, and, when the exact leg was cut, as many identifiers as
+    its last item. So: each of the first ``limit`` answers must have a final score, and the
+    ``limit``-th must score above the most any other candidate, or any item no leg returned,
+    could reach."""
+    cut = cut_legs(legs, depth, legal)
     if not cut:
         return True
     if len(answers) < limit:
         return False
     share = shares(legs)
+    asked = rescored or {}
     below = {leg: share[leg] * normalised(leg, legs[leg][-1][1], legs[leg][0][1]) / SCALE
              for leg in cut if leg in share}
-    returned = {leg: {i for i, _ in legs[leg]} for leg in below}
+    known = {leg: {i for i, _ in legs[leg]} | set(asked[leg].asked if leg in asked else ())
+             for leg in below}
 
     def unknown(i: str, weight: float) -> float:  # what the cut legs may still add to i
-        return weight * sum(v for leg, v in below.items() if i not in returned[leg])
+        return weight * sum(v for leg, v in below.items() if i not in known[leg])
 
     if any(unknown(i, w) > 0 for i, _, w in answers[:limit]):
         return False
@@ -143,12 +174,16 @@ class Scored:
 
 
 def fuse(legs: Mapping[str, Ranked], facts: Mapping[str, Fact], weights: Mapping[str, float],
-         at: datetime, exact: Mapping[str, float] | None = None) -> list[Scored]:
+         at: datetime, exact: Mapping[str, float] | None = None,
+         rescored: Mapping[str, Rescored] | None = None) -> list[Scored]:
     """The items of ``facts`` (the legs' legal candidates) scored by the rule above as of the
     cutoff ``at``, best first. An id the legs found that ``facts`` lacks (no longer legal at the
     re-read) is left out. ``exact``: each candidate's identifier count, when the caller counted
-    it on every candidate (else the exact leg's score, 0 for an item it did not return)."""
-    scores = {leg: dict(ranked) for leg, ranked in legs.items()}
+    it on every candidate (else the exact leg's score, 0 for an item it did not return).
+    ``rescored``: what cut legs scored of candidates they did not return, asked by id."""
+    asked = rescored or {}
+    scores = {leg: {**(asked[leg].scores if leg in asked else {}), **dict(ranked)}
+              for leg, ranked in legs.items()}
     best = {leg: ranked[0][1] for leg, ranked in legs.items() if ranked}
     share = shares(legs)
     found = []

@@ -49,7 +49,7 @@ from graph.retrieval.terms import identifiers, terms
 from graph.store import Store, StoreError
 from graph.temporal import Interval, all_time, as_of
 from queries.asof import as_known
-from queries.fusion import Mode, Ranked, deep_enough, fuse, legs_of, per_leg
+from queries.fusion import Mode, Ranked, Rescored, deep_enough, fuse, legs_of, per_leg, unscored
 from queries.search_checks import Checked, arrange, calendar_period, two_stage_ids
 from queries.subjects import resolve_subjects
 from queries.views import SourceView
@@ -105,6 +105,7 @@ class SearchResult:
     matched: int  # items within the read's scope the query's terms matched, legal or not
     excluded: dict[str, int]  # of ``matched``: hard-filter reason -> count (graph.exclusion)
     depth: int = 0  # how many of each leg's best were fused (``queries.fusion.deep_enough``)
+    rescored: int = 0  # candidates a cut leg was asked for by id at that depth (``_rescore``)
 
 
 def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchResult:
@@ -129,33 +130,77 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
     counts = hits = ranker.rank(spec, query)
     while True:  # deeper until no item below the legs' depth could reach the results
         legs = legs_of(request.mode, hits)
-        considered = _considered(store, spec, legs, query.identifiers)
-        seconds = _conflict_seconds(considered)
-        answers = [(f.id, f.score, f.signals.get("weight", 1.0)) for f in considered
-                   if f.id not in seconds]
-        if deep_enough(legs, query.per_leg, counts.legal, answers, request.limit):
+        candidates = _candidates(store, spec, legs, query.identifiers)
+        rescored: dict[str, Rescored] = {}
+        considered = _considered(store, spec, legs, candidates, rescored)
+        enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit, rescored)
+        if not enough and (missing := unscored(legs, query.per_leg, counts.legal)):
+            # First, at this depth: the candidates a cut leg did not return, scored by id.
+            rescored = _rescore(ranker, spec, query, missing)
+            considered = _considered(store, spec, legs, candidates, rescored)
+            enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit,
+                             rescored)
+        if enough:
             break
         # The counts do not change with the depth: a deeper round ranks the legs alone.
         query = replace(query, per_leg=2 * query.per_leg, counted=False)
         hits = ranker.rank(spec, query)
     return SearchResult(request.query, request.mode, _head(considered, request.limit),
                         considered, counts.legal, counts.matched, dict(counts.excluded),
-                        query.per_leg)
+                        query.per_leg, sum(len(r.asked) for r in rescored.values()))
 
 
-def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked],
-                identifiers: Sequence[str]) -> tuple[Found, ...]:
-    """The legs' legal candidates fused, checked and shown (module docstring, steps 2-3)."""
+def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery,
+             missing: dict[str, list[str]]) -> dict[str, Rescored]:
+    """Each cut leg's scores of the candidates it did not return (``missing``), in one ranking
+    of the legal set narrowed to those ids: a leg's score of an item does not depend on what
+    else is legal (BM25's statistics are the tenant's index's, a cosine is the item's own)."""
+    asked = sorted({i for ids in missing.values() for i in ids})
+    narrowed = replace(query, terms=query.terms if "keyword" in missing else (),
+                       identifiers=(), per_leg=len(asked), counted=False,
+                       vector=query.vector if "semantic" in missing else None)
+    hits = ranker.rank(replace(spec, ids=tuple(asked)), narrowed)
+    return {leg: Rescored(frozenset(ids), {i: s for i, s in getattr(hits, leg) if i in ids})
+            for leg, ids in missing.items()}
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    read: dict[str, tuple[Fact, tuple[Source, ...]]]
+    exact: dict[str, float] | None
+    weights: dict[str, float]
+
+
+def _candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
+                identifiers: Sequence[str]) -> _Candidates:
+    """The legs' candidates re-read through the whole as-of predicate, with their identifier
+    counts and demotion weights: what fusing them needs from the store."""
     ids = sorted({i for ranked in legs.values() for i, _ in ranked})
     read = _reread(store, spec, ids)
     assert spec.known_at is not None
     exact = _exact_counts(store, spec.scope.tenant, read, identifiers) if "exact" in legs \
         else None
-    scored = fuse(legs, {i: f for i, (f, _) in read.items()},
-                  weights(store, spec.scope.tenant, ids, spec.known_at), spec.known_at,
-                  exact=exact)
-    checked = arrange(store, spec, scored, read)
+    return _Candidates(read, exact, weights(store, spec.scope.tenant, ids, spec.known_at))
+
+
+def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: _Candidates,
+                rescored: dict[str, Rescored]) -> tuple[Found, ...]:
+    """The legs' legal candidates fused, checked and shown (module docstring, steps 2-3)."""
+    assert spec.known_at is not None
+    scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
+                  spec.known_at, exact=candidates.exact, rescored=rescored)
+    checked = arrange(store, spec, scored, candidates.read)
     return tuple(_found(c, n) for n, c in enumerate(checked, start=1))
+
+
+def _enough(considered: Sequence[Found], legs: dict[str, Ranked], depth: int, legal: int,
+            limit: int, rescored: dict[str, Rescored]) -> bool:
+    """Whether ``considered``'s answers at this depth are final (``queries.fusion.deep_enough``);
+    the other sides of a conflict set are not answers of their own."""
+    seconds = _conflict_seconds(considered)
+    answers = [(f.id, f.score, f.signals.get("weight", 1.0)) for f in considered
+               if f.id not in seconds]
+    return deep_enough(legs, depth, legal, answers, limit, rescored)
 
 
 def _conflict_seconds(considered: Sequence[Found]) -> set[str]:

@@ -13,7 +13,17 @@ from hypothesis import strategies as st
 
 from graph.kinds import FactKind, Status
 from graph.model import Fact
-from queries.fusion import SCALE, SIGNAL, Ranked, Scored, deep_enough, fuse, recency_rank
+from queries.fusion import (
+    SCALE,
+    SIGNAL,
+    Ranked,
+    Rescored,
+    Scored,
+    deep_enough,
+    fuse,
+    recency_rank,
+    unscored,
+)
 
 AT = datetime(2026, 6, 1, tzinfo=UTC)
 LEGS = ("exact", "keyword", "semantic")
@@ -133,6 +143,43 @@ def test_an_item_one_leg_found_and_another_cut_is_not_left_below_the_results() -
     assert not deep_enough(legs, 50, len(facts), answers(head), 10)
 
 
+def test_asking_a_cut_leg_for_the_candidates_it_missed_settles_the_order_at_that_depth() -> None:
+    # The case above: the semantic leg, asked by id for the candidates it did not return, gives
+    # f0100's cosine (and f0101.. theirs); every candidate's score is then final, f0100 ranks
+    # first as at full depth, and the depth is enough without going deeper.
+    semantic = {f"f{n:04}": 0.62 - n * 0.12 / 49 for n in range(50)}
+    full_semantic = {**semantic, "f0100": 0.499, **{f"f{n:04}": 0.3 for n in range(101, 140)}}
+    keyword = {"f0100": 10.0, **{f"f{n:04}": 1.0 for n in range(101, 140)}}
+    facts = {i: item(int(i[1:])) for i in full_semantic}
+    legs = {"keyword": ranked(keyword), "semantic": ranked(semantic)}
+    missing = unscored(legs, 50, len(facts))
+    assert list(missing) == ["semantic"]  # the keyword leg returned fewer than 50: not cut
+    assert missing["semantic"] == sorted(keyword)
+    asked = {"semantic": Rescored(frozenset(missing["semantic"]),
+                                  {i: full_semantic[i] for i in missing["semantic"]})}
+    head = fuse(legs, {i: facts[i] for i in {*keyword, *semantic}}, {}, AT, rescored=asked)
+    full = fuse({"keyword": ranked(keyword), "semantic": ranked(full_semantic)}, facts, {}, AT)
+    assert [s.id for s in head[:10]] == [s.id for s in full[:10]]
+    assert head[0].signals["semantic"] == 0.499
+    assert deep_enough(legs, 50, len(facts), answers(head), 10, asked)
+
+
+def test_a_candidate_the_asked_leg_does_not_score_at_all_is_final_with_nothing_from_it() -> None:
+    # f0001 carries the query's identifier and has no vector of the query's model. Until the
+    # semantic leg (cut at 50) is asked for it, its cosine might lie below the leg's last, so
+    # the depth is not enough; asked, the leg gives nothing, as it would at any depth.
+    semantic = {f"f{n:04}": 0.9 - n / 100 for n in range(2, 52)}
+    legs = {"exact": ranked({"f0001": 1.0}), "keyword": ranked({"f0001": 5.0}),
+            "semantic": ranked(semantic)}
+    facts = {i: item(int(i[1:])) for i in {"f0001", *semantic}}
+    assert unscored(legs, 50, 1000) == {"semantic": ["f0001"]}
+    asked = {"semantic": Rescored(frozenset({"f0001"}), {})}
+    head = fuse(legs, facts, {}, AT, rescored=asked)
+    assert head[0].id == "f0001" and head[0].signals["semantic"] == 0.0
+    assert not deep_enough(legs, 50, 1000, answers(head), 1)
+    assert deep_enough(legs, 50, 1000, answers(head), 1, asked)
+
+
 def test_candidates_tied_with_the_last_answer_do_not_send_the_search_deeper() -> None:
     # Ten figures carry both identifiers, forty one of them; the exact leg was cut at 50. The
     # 6th to 10th tie with the 5th answer, but they have nothing left to gain: ties go by id at
@@ -144,14 +191,18 @@ def test_candidates_tied_with_the_last_answer_do_not_send_the_search_deeper() ->
     assert deep_enough(legs, 50, 1000, answers(head), 5)
 
 
-leg_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 6), max_size=60)
+# Legs of 20 to 60 items cut at 1 to 40, so most are cut; identifiers are rare (an item
+# carrying one ranks first), so the similarity legs decide most orders, as in most searches.
+leg_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 6), min_size=20, max_size=60)
+exact_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 3), max_size=8)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.fixed_dictionaries(dict.fromkeys(LEGS, leg_scores)),
+@given(st.fixed_dictionaries({"exact": exact_scores, "keyword": leg_scores,
+                             "semantic": leg_scores}),
        st.dictionaries(st.integers(0, 59), st.floats(0, 1), max_size=20),
        st.lists(st.tuples(st.floats(0, 4000), st.integers(0, 5)), min_size=60, max_size=60),
-       st.integers(1, 60), st.integers(1, 12))
+       st.integers(1, 40), st.integers(1, 12))
 def test_when_the_depth_is_enough_the_results_are_those_of_fusion_at_full_depth(
     scores: dict[str, dict[int, int]], demoted: dict[int, float],
     shape: list[tuple[float, int]], depth: int, limit: int,
@@ -168,7 +219,14 @@ def test_when_the_depth_is_enough_the_results_are_those_of_fusion_at_full_depth(
     head = fuse(cut, {i: facts[i] for i in candidates}, weights, AT,
                 exact={i: counts.get(i, 0.0) for i in candidates})
     if not deep_enough(cut, depth, len(facts), answers(head), limit):
-        return
+        # As the search does next: each cut leg asked by id for the candidates it missed.
+        missing = unscored(cut, depth, len(facts))
+        asked = {leg: Rescored(frozenset(ids), {i: s for i, s in full[leg] if i in ids})
+                 for leg, ids in missing.items()}
+        head = fuse(cut, {i: facts[i] for i in candidates}, weights, AT,
+                    exact={i: counts.get(i, 0.0) for i in candidates}, rescored=asked)
+        if not deep_enough(cut, depth, len(facts), answers(head), limit, asked):
+            return
     found = {i for r in full.values() for i, _ in r}  # a search shows only what a leg found
     whole = fuse(full, {i: facts[i] for i in found}, weights, AT,
                  exact={i: counts.get(i, 0.0) for i in found})

@@ -268,6 +268,9 @@ CASES: dict[str, tuple[Build, set[str]]] = {
         {TEXT, "vintage_fact_lookup"}),
     "rank/ids": (lambda p: search.rank(_read(p, ids=tuple(p.facts[:3])), [], [], [1.0], "m", 5),
                  {KEYS[FACT]}),
+    # A search asking its cut legs for the candidates they missed (queries.search._rescore).
+    "rank/rescore": (lambda p: search.rank(_read(p, ids=tuple(p.facts[:3])), ["b.1"], [],
+                                           [1.0], "m", 3, counted=False), {KEYS[FACT], TEXT}),
 }
 
 _INDEX = re.compile(r"(?:CONSTRAINT|INDEX) (vintage_\w+) IF NOT EXISTS FOR \(n:(\w+)\) "

@@ -135,6 +135,28 @@ def test_a_search_looks_deeper_while_an_item_below_the_depth_could_still_be_a_re
     assert ([f.predicate for f in exact.results], exact.depth) == (["note_7"], 50)
 
 
+def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper(
+    store: Store, scope: Scope,
+) -> None:
+    # The ledger note carries the query's code, so it leads; its meaning is far from the
+    # question, below the semantic leg's 50th (55 notes on returns lie above it). The leg is
+    # asked for its cosine by id: the order is final at depth 50, and equals that of a search
+    # whose legs were not cut at all (limit 20: 100 per leg, more than the 68 notes).
+    remember_all(store, scope,
+                 *[(f"kettle_{n}", f"wants a refund for the broken kettle, order {n}")
+                   for n in range(12)],
+                 *[(f"return_{n}", f"asked to return the faulty toaster number {n} for their "
+                                   "money back") for n in range(55)],
+                 ("ledger", "column B of ledger sheet seventeen, code RF-1234"))
+    cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
+    whole = find(store, "kettle refund RF-1234", mine(scope), limit=20)
+    assert (cut.depth, cut.rescored, whole.depth, whole.rescored) == (50, 1, 100, 0)
+    assert [f.id for f in cut.results] == [f.id for f in whole.results[:10]]
+    assert cut.results[0].predicate == "ledger"
+    assert cut.results[0].signals["semantic"] == pytest.approx(
+        whole.results[0].signals["semantic"], abs=1e-6) != 0
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_search_naming_no_scope_reads_the_shared_facts_and_never_a_memory(
     store: Store, scope: Scope, mode: Mode,
