@@ -33,7 +33,7 @@ from queries.hindsight import revisions, versions_since
 from queries.metrics import Metric
 from queries.persist import persist, persisted
 from queries.plans import Computed, Observed, PlanNode, Series
-from queries.subjects import resolve_subjects
+from queries.subjects import resolve_in
 from queries.windows import Window, windows
 
 _MARGIN = timedelta(days=800)  # two years and some, around an explicit span
@@ -50,21 +50,22 @@ def ask(
         raise InvalidArgument("name at least one subject")
     if len(set(subjects)) != len(subjects):
         raise InvalidArgument("a subject is named twice")
-    ids = resolve_subjects(store, scope.tenant, subjects)  # by id, CIK or ticker
-    if len(set(ids)) != len(ids):
-        raise InvalidArgument(f"{', '.join(subjects)} name the same subject twice")
-    # One read for every company, one write for plans not yet persisted: faster than a
+
+    def read(tx: StoreTx) -> list[SubjectAnswer | _Answer]:
+        ids = resolve_in(tx, subjects)  # by id, CIK or ticker
+        if len(set(ids)) != len(ids):
+            raise InvalidArgument(f"{', '.join(subjects)} name the same subject twice")
+        return [_subject(tx, store, scope, metric, s, cutoff, period, hindsight) for s in ids]
+
+    # One read for the names and every company, one write for plans not yet persisted: not a
     # transaction per company in threads, whose Python shares the GIL (bench/RESULTS.md).
-    found = store.reading(scope.tenant, lambda tx: [_subject(
-        tx, store, scope, metric, s, cutoff, period, hindsight) for s in ids])
+    found = store.reading(scope.tenant, read)
     todo = [f for f in found if isinstance(f, _Answer) and f.saved is None]
     if todo:
-        saved = store.write(scope.tenant, lambda tx: [
-            f.save(tx, store.now(), actor) for f in todo])
+        saved = store.write(scope.tenant, lambda tx: [f.save(tx, store.now(), actor) for f in todo])
         for f, done in zip(todo, saved, strict=True):
             f.saved = done
-    answers = [f if isinstance(f, SubjectAnswer) else f.answer(store, f.ready)
-               for f in found]
+    answers = [f if isinstance(f, SubjectAnswer) else f.answer(store, f.ready) for f in found]
     if hindsight:  # asked for: a refusal has none to say, not "none asked"
         answers = [a if a.hindsight is not None else a.model_copy(update={"hindsight": []})
                    for a in answers]

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from graph.errors import InvalidArgument
 from graph.model import Subject
-from graph.store import Store
+from graph.store import Store, StoreTx
 
 _CIK = re.compile(r"(?:CIK)?:?0*([0-9]{1,10})", re.IGNORECASE | re.ASCII)
 _TICKER = "ticker:"
@@ -42,8 +42,19 @@ def forms(name: str) -> list[str]:
 def resolve_subjects(store: Store, tenant: str, names: Sequence[str]) -> list[str]:
     """The subject id each name stands for, in order; ``UnknownSubject`` for the first name
     that stands for none (with the closest known names) or for two."""
+    return _resolve(lambda wanted: store.subjects(tenant, wanted), tenant, names)
+
+
+def resolve_in(tx: StoreTx, names: Sequence[str]) -> list[str]:
+    """``resolve_subjects`` inside a transaction: a question resolves its names in the read
+    that answers it, not in a transaction of its own."""
+    return _resolve(tx.subjects, tx.tenant, names)
+
+
+def _resolve(lookup: Callable[[Sequence[str] | None], list[Subject]], tenant: str,
+             names: Sequence[str]) -> list[str]:
     tried = {name: forms(name.strip()) for name in names}
-    held = store.subjects(tenant, sorted({f for fs in tried.values() for f in fs}))
+    held = lookup(sorted({f for fs in tried.values() for f in fs}))
     by_form: dict[str, set[str]] = {}
     for subject in held:
         for form in (subject.id, *subject.identifiers):
@@ -52,7 +63,7 @@ def resolve_subjects(store: Store, tenant: str, names: Sequence[str]) -> list[st
     for name, fs in tried.items():
         ids = next((by_form[f] for f in fs if f in by_form), None)
         if ids is None:
-            raise UnknownSubject(_unknown(name, tenant, store.subjects(tenant)))
+            raise UnknownSubject(_unknown(name, tenant, lookup(None)))
         if len(ids) > 1:
             raise UnknownSubject(f"subject {name!r} is ambiguous: it names "
                                  f"{', '.join(sorted(ids))}; ask by id")

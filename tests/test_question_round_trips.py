@@ -1,6 +1,6 @@
 """What a metric question costs in transactions: a repeat is answered by one read transaction for
-all its companies (each one's as-of read, its plan's derivations found level by level, the
-sources it cites) and writes nothing; only plans not all persisted yet open a write
+all its companies (the names resolved, each one's as-of read, its plan's derivations found level
+by level, the sources it cites) and writes nothing; only plans not all persisted yet open a write
 transaction, one for the question, and write what a first ask always wrote."""
 
 from __future__ import annotations
@@ -73,12 +73,12 @@ def test_a_repeated_question_is_one_read_transaction_for_all_its_companies_and_w
     first = Counting(store)
     answer = asked(first, scope, "operating_margin", "2023-06-30")
     assert all(a.derivations for a in answer.answers)  # computed, so persisted
-    assert first.calls == {"subjects": 1, "reading": 1, "write": 1}
+    assert first.calls == {"reading": 1, "write": 1}
     events = store.events(scope.tenant)
 
     again = Counting(store)
     assert asked(again, scope, "operating_margin", "2023-06-30") == answer
-    assert again.calls == {"subjects": 1, "reading": 1}
+    assert again.calls == {"reading": 1}
     assert store.events(scope.tenant) == events
 
 
@@ -89,7 +89,7 @@ def test_a_plan_half_persisted_by_an_earlier_question_is_completed_in_one_write(
     revenue = asked(store, scope, "revenue", "2022-06-30")
     counting = Counting(store)
     margin = asked(counting, scope, "operating_margin", "2022-06-30")
-    assert counting.calls == {"subjects": 1, "reading": 1, "write": 1}
+    assert counting.calls == {"reading": 1, "write": 1}
     for r, m in zip(revenue.answers, margin.answers, strict=True):
         assert r.derivation_id in m.derivations  # the LTM revenue found, not derived again
     derived = [e.details["derivation"] for e in store.events(scope.tenant, ["derive"])]
@@ -134,5 +134,5 @@ def test_on_neo4j_a_repeat_is_a_statement_per_plan_level_beside_its_read_and_sou
     # it, then the margin: five derivations on three levels.
     assert len(again.derivations) == 5
     levels = 3
-    assert counted == {"execute_read": 2,  # the subject resolution, the company's read
-                       "run": 1 + 1 + levels + 1}  # resolution; as-of read, levels, sources
+    assert counted == {"execute_read": 1,  # one read: the names and the company
+                       "run": 1 + 1 + levels + 1}  # resolution, as-of read, levels, sources

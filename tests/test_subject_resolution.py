@@ -19,7 +19,7 @@ from queries.metric_files import load_metrics
 from queries.metrics import resolve_metric
 from queries.periods import parse_period
 from queries.question import ask
-from queries.subjects import UnknownSubject, resolve_subjects
+from queries.subjects import UnknownSubject, resolve_in, resolve_subjects
 from tests.factories import ACTOR, batch, fact, run, source
 from tests.sec_files import data_file
 
@@ -99,6 +99,14 @@ def test_the_store_finds_subjects_by_id_or_identifier_within_the_tenant_only(
         "AAPL", "AAPL", "CIK0001997711"]
     with pytest.raises(UnknownSubject, match="closest: AAPL"):
         resolve_subjects(store, scope.tenant, ["AAPX"])
+    # The same inside a transaction, as a question resolves its names in the read answering it.
+    assert store.reading(scope.tenant, lambda tx: (
+        tx.subjects(["cik:0001997711", "ticker:AAPL"]), tx.subjects(),
+        resolve_in(tx, ["320193", "1997711"]))) == (
+        [APPLE, NO_TICKER], [APPLE, NO_TICKER], ["AAPL", "CIK0001997711"])
+    assert store.reading("another-tenant", lambda tx: tx.subjects()) == []
+    with pytest.raises(UnknownSubject, match="closest: AAPL"):
+        store.reading(scope.tenant, lambda tx: resolve_in(tx, ["AAPX"]))
 
 
 def test_two_names_of_one_company_in_one_question_are_refused(

@@ -16,10 +16,11 @@ from graph.labels import (
     GENERATED,
     LINEAGE_TYPES,
     SOURCE,
+    SUBJECT,
     SUPPORTED_BY,
     USED,
 )
-from graph.model import Fact, Source
+from graph.model import Fact, Source, Subject
 from graph.store import Confirmation, Direction, Edge, Justification, Reached, Support, Walk
 
 
@@ -79,6 +80,15 @@ def records(state: State, label: str, tenant: str, ids: Sequence[str]) -> Iterat
         node = state.graph.nodes.get((label, tenant, i))
         if node is not None:
             yield node["record"]
+
+def subjects(state: State, tenant: str, names: Sequence[str] | None) -> list[Subject]:
+    """``Store.subjects``: the tenant's subjects named by id or identifier, by id."""
+    wanted = None if names is None else set(names)
+    every = records(state, SUBJECT, tenant, state.subject_ids.get(tenant, []))
+    return sorted((s for s in every if isinstance(s, Subject) and (
+        wanted is None or s.id in wanted or not wanted.isdisjoint(s.identifiers))),
+        key=lambda s: s.id)
+
 
 def walk(
     state: State, tenant: str, start_ids: Sequence[str], direction: Direction,

@@ -36,7 +36,7 @@ from graph.asof import AsOf
 from graph.embedded import codec, log, reads, scrub, search
 from graph.embedded.state import State
 from graph.embedded.tx import EmbeddedTx
-from graph.labels import LINEAGE_TYPES, SOURCE, SUBJECT
+from graph.labels import LINEAGE_TYPES, SOURCE
 from graph.model import Event, Fact, Source, Subject
 from graph.retrieval.index import Hits, TextQuery
 from graph.sealing import KeyStore, Sealer
@@ -268,13 +268,8 @@ class EmbeddedStore:
                     if isinstance(r, Source)]
 
     def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
-        wanted = None if names is None else set(names)
         with self._fresh():
-            ids = self.state.subject_ids.get(tenant, [])
-            every = reads.records(self.state, SUBJECT, tenant, ids)
-            found = [s for s in every if isinstance(s, Subject) and (
-                wanted is None or s.id in wanted or not wanted.isdisjoint(s.identifiers))]
-        return sorted(found, key=lambda s: s.id)
+            return reads.subjects(self.state, tenant, names)
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
         with self._fresh():

@@ -99,6 +99,9 @@ class EmbeddedTx:
     def get_sources(self, ids: Sequence[str]) -> dict[str, Source]:
         return {s.id: s for s in reads.records(self.state, SOURCE, self.tenant, ids)}
 
+    def subjects(self, names: Sequence[str] | None = None) -> list[Subject]:
+        return reads.subjects(self.state, self.tenant, names)
+
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
         facts = self.state.facts[self.tenant]
         return {i: facts[i] for i in ids if i in facts}

@@ -13,7 +13,7 @@ import neo4j
 from neo4j.time import DateTime
 from pydantic import TypeAdapter
 
-from graph.model import DerivationIn, Fact, Source
+from graph.model import DerivationIn, Fact, Source, Subject
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import StoreError, Support
 
@@ -92,6 +92,12 @@ def source_from(props: dict[str, Any]) -> Source:
     values = native_props(props)
     values.pop("tenant", None)
     return Source.model_validate(values)
+
+
+def subject_from(row: dict[str, Any]) -> Subject:
+    """A row of ``cypher_reads.subjects``."""
+    return Subject(id=row["id"], kind=row["kind"], name=row["name"],
+                   identifiers=tuple(row["identifiers"]))
 
 
 def derivation_from(props: dict[str, Any]) -> DerivationIn:

@@ -29,6 +29,7 @@ from graph.neo4j.rows import (
     native_props,
     parse_utc,
     source_from,
+    subject_from,
     support_from,
 )
 from graph.neo4j.schema import SCHEMA_STATEMENTS
@@ -246,9 +247,7 @@ class Neo4jStore:
         return [source_from(r["n"]) for r in rows]
 
     def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
-        rows = self.run(reads.subjects(tenant, names))
-        return [Subject(id=r["id"], kind=r["kind"], name=r["name"],
-                        identifiers=tuple(r["identifiers"])) for r in rows]
+        return [subject_from(r) for r in self.run(reads.subjects(tenant, names))]
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
         return [_event(r["e"]) for r in self.run(cypher.events(tenant, actions))]

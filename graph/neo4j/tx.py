@@ -30,6 +30,7 @@ from graph.neo4j.rows import (
     native_props,
     parse_utc,
     source_from,
+    subject_from,
     support_from,
 )
 from graph.reach import Affected, Downstream
@@ -123,6 +124,9 @@ class Neo4jTx:
     def get_sources(self, ids: Sequence[str]) -> dict[str, Source]:
         rows = self._batch(lambda tenant, i: cypher.nodes_by_id(tenant, SOURCE, i), ids)
         return {s.id: s for s in map(source_from, (r["n"] for r in rows))}
+
+    def subjects(self, names: Sequence[str] | None = None) -> list[Subject]:
+        return [subject_from(r) for r in self._run(reads.subjects(self.tenant, names))]
 
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
         rows = self._batch(lambda tenant, i: cypher.nodes_by_id(tenant, FACT, i), ids)
