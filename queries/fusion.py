@@ -15,7 +15,8 @@ The rule, for an item ``d``::
 
 The similarity legs are keyword (BM25) and semantic (cosine); each score is normalised by the
 leg's best in the legal set, ``norm(d) = bm25(d) / bm25_best`` and ``(cos(d) + 1) / (cos_best +
-1)``, so both lie in [0, 1] and 0 where the leg did not return the item. ``share_L`` is 1 in a
+1)``, so both lie in [0, 1], and 0 where the leg gave the item no score (it did not return
+it, nor score it when asked by id: ``Rescored``). ``share_L`` is 1 in a
 mode with one similarity leg; in hybrid mode the semantic leg's is ``SEMANTIC_SHARE = 0.9`` and
 the keyword leg's 0.1. Why scores and not ranks (the reciprocal-rank fusion used before
 2026-12-02): a rank says nothing of how good a match is, so a note that shares one common word

@@ -1,10 +1,11 @@
 """``vintage asof METRIC``: a metric per company as it could have been computed at a cutoff.
 
-Per subject: one store read of the metric's predicates *as known at the cutoff* (the filter runs
-inside the store, before anything is chosen), the company's fiscal calendar from its own
-periods, the latest window whose inputs exist and share one basis (``queries.plans``), and the
-computation persisted as derivations, so that a later restatement cascades to the answer: a
-repeated question finds them all in its one read transaction, a first one writes them in one more.
+One store read of every subject's predicates *as known at the cutoff* (``queries.known``: the
+filter runs inside the store, before anything is chosen); per subject, its fiscal calendar from
+its own periods, the latest window whose inputs exist and share one basis (``queries.plans``),
+and the computation persisted as derivations, so that a later restatement cascades to the
+answer: a repeated question finds them all in its one read transaction, a first one writes them
+in one more.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from graph.asof import AsOf
 from graph.errors import InvalidArgument
 from graph.model import Fact, Scope, Source
 from graph.recipes import RecipeError
@@ -30,6 +30,7 @@ from queries.fiscal import (
     kind_of,
 )
 from queries.hindsight import revisions, versions_since
+from queries.known import Known, known_all
 from queries.metrics import Metric
 from queries.persist import persist, persisted
 from queries.plans import Computed, Observed, PlanNode, Series
@@ -55,7 +56,10 @@ def ask(
         ids = resolve_in(tx, subjects)  # by id, CIK or ticker
         if len(set(ids)) != len(ids):
             raise InvalidArgument(f"{', '.join(subjects)} name the same subject twice")
-        return [_subject(tx, store, scope, metric, s, cutoff, period, hindsight) for s in ids]
+        known = known_all(tx, store.now(), scope, {s: _wanted(metric, s) for s in ids}, cutoff,
+                          _reach(period, cutoff))
+        return [_subject(tx, store, scope, metric, s, cutoff, period, hindsight, known=known[s])
+                for s in ids]
 
     # One read for the names and every company, one write for plans not yet persisted: not a
     # transaction per company in threads, whose Python shares the GIL (bench/RESULTS.md).
@@ -73,33 +77,21 @@ def ask(
                         period=str(period), answers=answers)
 
 
-@dataclass
-class _Known:
-    facts: list[Fact]
-    confirmed: dict[str, datetime]  # fact id -> latest support public by the cutoff
-    first_source: dict[str, str]  # fact id -> the earliest source that reported it
-    subject: str = ""  # whose facts: a refusal names the concepts tried for this subject
-
-
-def _known(tx: StoreTx, now: datetime, scope: Scope, subject: str, predicates: Sequence[str],
-           cutoff: datetime, valid: Interval) -> _Known:
-    found = tx.read_confirmed(AsOf(scope, known_at=cutoff, valid=valid, subjects=(subject,),
-                                   predicates=tuple(predicates)).resolved(now))
-    facts = [f for f, _ in found]
-    seen = {f.id: c for f, c in found if c is not None}
-    confirmed = {f.id: seen[f.id].last_at if f.id in seen else f.available_at for f in facts}
-    return _Known(facts, confirmed, {fid: c.first_source for fid, c in seen.items()}, subject)
+def _wanted(metric: Metric, subject: str) -> list[str]:
+    # A declared fiscal year-end is read with the figures, as known at the same cutoff.
+    return [*sorted(metric.predicates_for(subject)), FISCAL_YEAR_END]
 
 
 def _subject(tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: str,
              cutoff: datetime, period: PeriodSpec, hindsight: bool = False,
-             asked: datetime | None = None) -> SubjectAnswer | _Answer:
+             asked: datetime | None = None, known: Known | None = None) -> SubjectAnswer | _Answer:
     """``asked``: the question's cutoff, when ``cutoff`` is an earlier one that an answer on
-    an earlier basis reads at (what was revised in between is the question's to know)."""
+    an earlier basis reads at (what was revised in between is the question's to know).
+    ``known``: the subject's figures at ``cutoff``, read with the question's other subjects."""
     predicates = sorted(metric.predicates_for(subject))
-    # A declared fiscal year-end is read with the figures, as known at the same cutoff.
-    known = _known(tx, store.now(), scope, subject, [*predicates, FISCAL_YEAR_END], cutoff,
-                   _reach(period, cutoff))
+    if known is None:
+        known = known_all(tx, store.now(), scope, {subject: _wanted(metric, subject)}, cutoff,
+                          _reach(period, cutoff))[subject]
     year_end = declared_year_end(known.facts)
     known.facts = [f for f in known.facts if f.predicate != FISCAL_YEAR_END]
     if not known.facts:
@@ -182,7 +174,7 @@ def _tables(metric: Metric, subject: str, facts: list[Fact]) -> Tables:
     return tables
 
 
-def _plan(metric: Metric, window: Window, roles: Tables, known: _Known,
+def _plan(metric: Metric, window: Window, roles: Tables, known: Known,
           basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> PlanNode | None:
     node = _first_base(metric, window, roles, known, basis, skipped)
     if node is None or not metric.growth:
@@ -200,7 +192,7 @@ def _plan(metric: Metric, window: Window, roles: Tables, known: _Known,
                     f"metric:{metric.name}", "percent", node.span, "year-over-year growth")
 
 
-def _first_base(metric: Metric, window: Window, roles: Tables, known: _Known,
+def _first_base(metric: Metric, window: Window, roles: Tables, known: Known,
                 basis: Mapping[str, list[plans.BasisChange]],
                 skipped: list[str]) -> PlanNode | None:
     """The metric's own definition for this window, else its fallback's (gross profit as
@@ -216,7 +208,7 @@ def _first_base(metric: Metric, window: Window, roles: Tables, known: _Known,
     return None
 
 
-def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: _Known,
+def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: Known,
           basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> PlanNode | None:
     chosen: dict[str, PlanNode] = {}
     for role in sorted(metric.inputs):
@@ -273,7 +265,7 @@ class _Answer:
     hindsight: bool
     window: Window
     node: PlanNode
-    known: _Known
+    known: Known
     warnings: list[str]
     saved: _Saved | None = None
 

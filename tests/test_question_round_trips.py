@@ -33,8 +33,8 @@ class Counting:
     """A store that counts the transactions a question opens through it (``reading``,
     ``write``, and each one-shot store read such as the subject resolution)."""
 
-    def __init__(self, store: Store) -> None:
-        self.store, self.calls = store, Counter[str]()
+    def __init__(self, store: Any, calls: Counter[str] | None = None) -> None:
+        self.store, self.calls = store, Counter[str]() if calls is None else calls
 
     def __getattr__(self, name: str) -> Any:
         found = getattr(self.store, name)
@@ -45,6 +45,18 @@ class Counting:
             self.calls[name] += 1
             return found(*args, **kwargs)
         return counted
+
+
+class CountingInside(Counting):
+    """Also counts what the question asks of its read transaction."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self.inside = Counter[str]()
+
+    def reading(self, tenant: str, work: Callable[[Any], Any]) -> Any:
+        self.calls["reading"] += 1
+        return self.store.reading(tenant, lambda tx: work(Counting(tx, self.inside)))
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -80,6 +92,19 @@ def test_a_repeated_question_is_one_read_transaction_for_all_its_companies_and_w
     assert asked(again, scope, "operating_margin", "2023-06-30") == answer
     assert again.calls == {"reading": 1}
     assert store.events(scope.tenant) == events
+
+
+def test_every_company_of_a_question_is_read_in_one_as_of_read(
+    loaded: tuple[Store, Scope],
+) -> None:
+    store, scope = loaded
+    asked(store, scope, "operating_margin", "2024-03-31")  # persisted: the repeat only reads
+    wrapped = CountingInside(store)
+    answer = asked(wrapped, scope, "operating_margin", "2024-03-31")
+    assert [a.subject for a in answer.answers if a.value is not None] == COMPANIES
+    assert wrapped.calls == {"reading": 1}
+    assert wrapped.inside["read_confirmed"] == 1  # both companies' figures, one read
+    assert wrapped.inside["subjects"] == 1  # and their names, in the same transaction
 
 
 def test_a_plan_half_persisted_by_an_earlier_question_is_completed_in_one_write(
