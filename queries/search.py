@@ -105,7 +105,7 @@ class SearchResult:
     matched: int  # items within the read's scope the query's terms matched, legal or not
     excluded: dict[str, int]  # of ``matched``: hard-filter reason -> count (graph.exclusion)
     depth: int = 0  # how many of each leg's best were fused (``queries.fusion.deep_enough``)
-    rescored: int = 0  # candidates a cut leg was asked for by id at that depth (``_rescore``)
+    rescored: int = 0  # candidates cut legs were asked for by id at the final depth (``_rescore``)
 
 
 def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchResult:
@@ -134,8 +134,9 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
         rescored: dict[str, Rescored] = {}
         considered = _considered(store, spec, legs, candidates, rescored)
         enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit, rescored)
-        if not enough and (missing := unscored(legs, query.per_leg, counts.legal)):
-            # First, at this depth: the candidates a cut leg did not return, scored by id.
+        missing = unscored(legs, query.per_leg, counts.legal)
+        if not enough and missing and len(_answers(considered)) >= request.limit:
+            # First the candidates a cut leg missed, by id (too few answers: only depth helps).
             rescored = _rescore(ranker, spec, query, missing)
             considered = _considered(store, spec, legs, candidates, rescored)
             enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit,
@@ -147,21 +148,23 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
         hits = ranker.rank(spec, query)
     return SearchResult(request.query, request.mode, _head(considered, request.limit),
                         considered, counts.legal, counts.matched, dict(counts.excluded),
-                        query.per_leg, sum(len(r.asked) for r in rescored.values()))
+                        query.per_leg, len(set().union(*(r.asked for r in rescored.values()))))
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery,
              missing: dict[str, list[str]]) -> dict[str, Rescored]:
     """Each cut leg's scores of the candidates it did not return (``missing``), in one ranking
     of the legal set narrowed to those ids: a leg's score of an item does not depend on what
-    else is legal (BM25's statistics are the tenant's index's, a cosine is the item's own)."""
+    else is legal (BM25's statistics are the whole index's, a cosine is the item's own). A read
+    of its own: a write committed since the legs were ranked can move BM25's statistics."""
     asked = sorted({i for ids in missing.values() for i in ids})
     narrowed = replace(query, terms=query.terms if "keyword" in missing else (),
                        identifiers=(), per_leg=len(asked), counted=False,
                        vector=query.vector if "semantic" in missing else None)
     hits = ranker.rank(replace(spec, ids=tuple(asked)), narrowed)
-    return {leg: Rescored(frozenset(ids), {i: s for i, s in getattr(hits, leg) if i in ids})
-            for leg, ids in missing.items()}
+    wanted = {leg: frozenset(ids) for leg, ids in missing.items()}
+    return {leg: Rescored(ids, {i: s for i, s in getattr(hits, leg) if i in ids})
+            for leg, ids in wanted.items()}
 
 
 @dataclass(frozen=True)
@@ -195,12 +198,15 @@ def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: _
 
 def _enough(considered: Sequence[Found], legs: dict[str, Ranked], depth: int, legal: int,
             limit: int, rescored: dict[str, Rescored]) -> bool:
-    """Whether ``considered``'s answers at this depth are final (``queries.fusion.deep_enough``);
-    the other sides of a conflict set are not answers of their own."""
-    seconds = _conflict_seconds(considered)
-    answers = [(f.id, f.score, f.signals.get("weight", 1.0)) for f in considered
-               if f.id not in seconds]
+    """Whether ``considered``'s answers at this depth are final (``fusion.deep_enough``)."""
+    answers = [(f.id, f.score, f.signals.get("weight", 1.0)) for f in _answers(considered)]
     return deep_enough(legs, depth, legal, answers, limit, rescored)
+
+
+def _answers(considered: Sequence[Found]) -> list[Found]:
+    """The candidates that are answers of their own: not a later side of a conflict set."""
+    seconds = _conflict_seconds(considered)
+    return [f for f in considered if f.id not in seconds]
 
 
 def _conflict_seconds(considered: Sequence[Found]) -> set[str]:

@@ -81,6 +81,7 @@ def records(state: State, label: str, tenant: str, ids: Sequence[str]) -> Iterat
         if node is not None:
             yield node["record"]
 
+
 def subjects(state: State, tenant: str, names: Sequence[str] | None) -> list[Subject]:
     """``Store.subjects``: the tenant's subjects named by id or identifier, by id."""
     wanted = None if names is None else set(names)
