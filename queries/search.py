@@ -134,9 +134,9 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
         rescored: dict[str, Rescored] = {}
         considered = _considered(store, spec, legs, candidates, rescored)
         enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit, rescored)
-        missing = unscored(legs, query.per_leg, counts.legal)
-        if not enough and missing and len(_answers(considered)) >= request.limit:
-            # First the candidates a cut leg missed, by id (too few answers: only depth helps).
+        # First the candidates a cut leg missed, by id (too few answers: only depth helps).
+        if not enough and len(_answers(considered)) >= request.limit and (
+                missing := unscored(legs, query.per_leg, counts.legal)):
             rescored = _rescore(ranker, spec, query, missing)
             considered = _considered(store, spec, legs, candidates, rescored)
             enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit,

@@ -128,13 +128,20 @@ def test_the_depth_is_not_enough_while_the_last_answer_could_be_outscored_from_b
     assert not deep_enough(weak, 50, 1000, tenth(0.05, 3), 10)  # fewer answers than asked for
 
 
+def missed_by_the_semantic_leg() -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """BM25's best, f0100, has a cosine (0.499) just below the semantic leg's 50th (0.50): the
+    keyword leg, the semantic leg cut at 50, and the semantic leg at full depth."""
+    semantic = {f"f{n:04}": 0.62 - n * 0.12 / 49 for n in range(50)}
+    full_semantic = {**semantic, "f0100": 0.499, **{f"f{n:04}": 0.3 for n in range(101, 140)}}
+    keyword = {"f0100": 10.0, **{f"f{n:04}": 1.0 for n in range(101, 140)}}
+    return keyword, semantic, full_semantic
+
+
 def test_an_item_one_leg_found_and_another_cut_is_not_left_below_the_results() -> None:
     # BM25 ranks f0100 first; its cosine (0.499) is just below the semantic leg's 50th (0.50),
     # so at this depth it is scored on keywords alone and ranks 51st. At full depth it is first:
     # the depth must not be called enough.
-    semantic = {f"f{n:04}": 0.62 - n * 0.12 / 49 for n in range(50)}
-    full_semantic = {**semantic, "f0100": 0.499, **{f"f{n:04}": 0.3 for n in range(101, 140)}}
-    keyword = {"f0100": 10.0, **{f"f{n:04}": 1.0 for n in range(101, 140)}}
+    keyword, semantic, full_semantic = missed_by_the_semantic_leg()
     facts = {i: item(int(i[1:])) for i in full_semantic}
     legs = {"keyword": ranked(keyword), "semantic": ranked(semantic)}
     head = fuse(legs, {i: facts[i] for i in {*keyword, *semantic}}, {}, AT)
@@ -147,9 +154,7 @@ def test_asking_a_cut_leg_for_the_candidates_it_missed_settles_the_order_at_that
     # The case above: the semantic leg, asked by id for the candidates it did not return, gives
     # f0100's cosine (and f0101.. theirs); every candidate's score is then final, f0100 ranks
     # first as at full depth, and the depth is enough without going deeper.
-    semantic = {f"f{n:04}": 0.62 - n * 0.12 / 49 for n in range(50)}
-    full_semantic = {**semantic, "f0100": 0.499, **{f"f{n:04}": 0.3 for n in range(101, 140)}}
-    keyword = {"f0100": 10.0, **{f"f{n:04}": 1.0 for n in range(101, 140)}}
+    keyword, semantic, full_semantic = missed_by_the_semantic_leg()
     facts = {i: item(int(i[1:])) for i in full_semantic}
     legs = {"keyword": ranked(keyword), "semantic": ranked(semantic)}
     missing = unscored(legs, 50, len(facts))
