@@ -196,9 +196,7 @@ def found_all(tx: StoreTx, requests: Sequence[Request]) -> list[Derived] | None:
     _check(requests)
     ids = [r.recipe.derivation(r.inputs, r.key).id for r in requests]
     done = tx.generated_by(ids)
-    if any(i not in done for i in ids):
-        return None
-    return [Derived(done[i], i, created=False) for i in ids]
+    return None if any(i not in done for i in ids) else [Derived(done[i], i, False) for i in ids]
 
 
 def _check(requests: Sequence[Request]) -> None:
@@ -269,11 +267,17 @@ def _planned(r: Request, key: str, derivation_id: str, facts: Mapping[str, Fact]
     end = _end_among(versions, key, available, end, now)
     content = digest(type(value).__name__, value, r.output.unit)
     sealed = sealed_in(r.scope) or any(f.sealed for f in inputs.values())
-    # An id is stored in clear everywhere: a sealed fact's hashes its derivation, not its value
-    # (a summary "gift.wrap: yes" would reverse by dictionary); an equal value is found below.
-    ident = derivation_id if sealed else content
     return _Planned(r, key, list(inputs.values()), value, available, end, content, sealed,
-                    f"{key}.d{digest(ident, available.isoformat())[:12]}", new_event_id())
+                    derived_fact_id(key, derivation_id, value, r.output.unit, available, sealed),
+                    new_event_id())
+
+
+def derived_fact_id(key: str, derivation_id: str, value: Value, unit: str | None,
+                    available: datetime, sealed: bool) -> str:
+    """The id a new derived fact gets. Ids are stored in clear: a sealed fact's hashes its
+    derivation, not its value (a summary "gift.wrap: yes" would reverse by dictionary)."""
+    ident = derivation_id if sealed else digest(type(value).__name__, value, unit)
+    return f"{key}.d{digest(ident, available.isoformat())[:12]}"
 
 
 def _knowledge(inputs: list[Fact]) -> tuple[datetime, tuple[datetime, datetime] | None]:
@@ -288,8 +292,7 @@ def _knowledge(inputs: list[Fact]) -> tuple[datetime, tuple[datetime, datetime] 
         raise MixedVintage(
             f"inputs were never current together: {first.predicate} of {first.subject} "
             f"({first.id}) was superseded at {at.isoformat()}, before the last input became "
-            f"public at {available.isoformat()}"
-        )
+            f"public at {available.isoformat()}")
     return available, (at, recorded)
 
 

@@ -11,16 +11,16 @@ in one more.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from graph.errors import InvalidArgument
-from graph.model import Fact, Scope, Source
+from graph.model import Fact, Scope
 from graph.recipes import RecipeError
 from graph.store import Store, StoreTx
 from graph.temporal import Interval, day_start, from_to
 from queries import plans
-from queries.answers import InputFact, MetricAnswer, SubjectAnswer
+from queries.answers import MetricAnswer, SubjectAnswer
+from queries.chosen import Chosen, find_all, method_of
 from queries.fiscal import (
     FISCAL_YEAR_END,
     FiscalCalendar,
@@ -29,11 +29,9 @@ from queries.fiscal import (
     declared_year_end,
     kind_of,
 )
-from queries.hindsight import revisions, versions_since
 from queries.known import Known, known_all
 from queries.metrics import Metric
-from queries.persist import persist, persisted
-from queries.plans import Computed, Observed, PlanNode, Series
+from queries.plans import Computed, PlanNode, Series
 from queries.subjects import resolve_in
 from queries.windows import Window, windows
 
@@ -52,19 +50,21 @@ def ask(
     if len(set(subjects)) != len(subjects):
         raise InvalidArgument("a subject is named twice")
 
-    def read(tx: StoreTx) -> list[SubjectAnswer | _Answer]:
+    def read(tx: StoreTx) -> list[SubjectAnswer | Chosen]:
         ids = resolve_in(tx, subjects)  # by id, CIK or ticker
         if len(set(ids)) != len(ids):
             raise InvalidArgument(f"{', '.join(subjects)} name the same subject twice")
         known = known_all(tx, store.now(), scope, {s: _wanted(metric, s) for s in ids}, cutoff,
                           _reach(period, cutoff))
-        return [_subject(tx, store, scope, metric, s, cutoff, period, hindsight, known=known[s])
-                for s in ids]
+        found = [_subject(tx, store, scope, metric, s, cutoff, period, hindsight, known=known[s])
+                 for s in ids]
+        find_all(tx, store.now(), [f for f in found if isinstance(f, Chosen)])
+        return found
 
     # One read for the names and every company, one write for plans not yet persisted: not a
     # transaction per company in threads, whose Python shares the GIL (bench/RESULTS.md).
     found = store.reading(scope.tenant, read)
-    todo = [f for f in found if isinstance(f, _Answer) and f.saved is None]
+    todo = [f for f in found if isinstance(f, Chosen) and f.saved is None]
     if todo:
         saved = store.write(scope.tenant, lambda tx: [f.save(tx, store.now(), actor) for f in todo])
         for f, done in zip(todo, saved, strict=True):
@@ -84,7 +84,7 @@ def _wanted(metric: Metric, subject: str) -> list[str]:
 
 def _subject(tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: str,
              cutoff: datetime, period: PeriodSpec, hindsight: bool = False,
-             asked: datetime | None = None, known: Known | None = None) -> SubjectAnswer | _Answer:
+             asked: datetime | None = None, known: Known | None = None) -> SubjectAnswer | Chosen:
     """``asked``: the question's cutoff, when ``cutoff`` is an earlier one that an answer on
     an earlier basis reads at (what was revised in between is the question's to know).
     ``known``: the subject's figures at ``cutoff``, read with the question's other subjects."""
@@ -114,10 +114,8 @@ def _subject(tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: s
             skipped.append(f"{window.label}: {exc}")
             continue
         if node is not None:
-            found = _Answer(scope, subject, cutoff, asked or cutoff, hindsight, window, node,
-                            known, skipped)
-            found.saved = found.find(tx, store.now())
-            return found
+            return Chosen(scope, subject, cutoff, asked or cutoff, hindsight, window, node,
+                          known, skipped)
     mixed = any("mix vintages" in reason for reason in skipped)
     if mixed and period.kind != "ltm":
         return _on_the_earlier_basis(tx, store, scope, metric, subject, cutoff, period, basis,
@@ -130,7 +128,7 @@ def _on_the_earlier_basis(
     tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
     period: PeriodSpec, basis: Mapping[str, list[plans.BasisChange]], skipped: list[str],
     hindsight: bool, asked: datetime,
-) -> SubjectAnswer | _Answer:
+) -> SubjectAnswer | Chosen:
     """A fixed period whose current inputs straddle a restatement: answer it as it was known
     just before the latest restating filing (one consistent, older basis), and say so; refuse
     when that is mixed or missing too."""
@@ -226,7 +224,7 @@ def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: Kn
             return None
         if reasons[0] is not None:
             skipped.append(f"{window.label}: mixed vintage avoided for {role} ({reasons[0]}); "
-                           f"computed as {_method(usable[0])}")
+                           f"computed as {method_of(usable[0])}")
         chosen[role] = usable[0]
     if metric.formula.strip() in chosen:
         return chosen[metric.formula.strip()]
@@ -236,77 +234,7 @@ def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: Kn
                     unit, first.span, metric.formula)
 
 
-def _method(node: PlanNode) -> str:
-    return "reported" if isinstance(node, Observed) else node.method
-
-
 def _missing(window: Window, s: Series) -> str:
     """Why a role has no plan: a window by dates names its gaps and overlaps."""
     problems = window.why(s) if window.why is not None else []
     return f"covering it exactly: {', '.join(problems)}" if problems else "reported yet"
-
-
-@dataclass
-class _Saved:
-    fact: Fact  # the plan's root
-    derivations: list[str]  # post-order, the root's last
-    versions: dict[str, list[Fact]]  # what became of the inputs (``versions_since``)
-    sources: dict[str, Source]  # the cited ones
-
-
-@dataclass
-class _Answer:
-    """A plan chosen for a window, and once its derivations exist, what the answer cites."""
-
-    scope: Scope
-    subject: str
-    cutoff: datetime
-    asked: datetime
-    hindsight: bool
-    window: Window
-    node: PlanNode
-    known: Known
-    warnings: list[str]
-    saved: _Saved | None = None
-
-    @property
-    def used(self) -> list[Fact]:
-        return sorted({f.id: f for f in plans.leaves(self.node)}.values(),
-                      key=lambda f: (f.valid_from, f.predicate))
-
-    @property
-    def ready(self) -> _Saved:
-        assert self.saved is not None, "found or saved before it is answered"
-        return self.saved
-
-    def find(self, tx: StoreTx, now: datetime) -> _Saved | None:
-        """The plan persisted already and what the answer cites; None: ``save`` it (a write)."""
-        derivations: list[str] = []
-        fact = persisted(tx, self.scope, self.subject, self.node, derivations)
-        return None if fact is None else self._cited(tx, now, fact, derivations)
-
-    def save(self, tx: StoreTx, now: datetime, actor: str) -> _Saved:
-        derivations: list[str] = []
-        fact = persist(tx, now, self.scope, self.subject, self.node, actor, derivations)
-        return self._cited(tx, now, fact, derivations)
-
-    def _cited(self, tx: StoreTx, now: datetime, fact: Fact, derivations: list[str]) -> _Saved:
-        used, first = self.used, self.known.first_source
-        since = versions_since(tx, now, self.scope, used, self.cutoff, self.asked,
-                               self.hindsight)
-        return _Saved(fact, derivations, since, tx.get_sources(
-            sorted({first[f.id] for f in used if f.id in first})))
-
-    def answer(self, store: Store, saved: _Saved) -> SubjectAnswer:
-        used, node, first = self.used, self.node, self.known.first_source
-        revised, later = revisions(store, self.scope.tenant, used, saved.versions, self.asked,
-                                   self.hindsight)
-        return SubjectAnswer(
-            subject=self.subject, value=node.value, unit=saved.fact.unit,
-            period=self.window.label, span=str(node.span), method=_method(node),
-            fact_id=saved.fact.id, derivations=saved.derivations,
-            derivation_id=saved.derivations[-1] if saved.derivations else None,
-            periods_used=sorted({str(Observed(f).span) for f in used}),
-            inputs=[InputFact.of(f, saved.sources.get(first.get(f.id, ""))) for f in used],
-            warnings=[*self.warnings, *revised], hindsight=later,
-        )
