@@ -13,6 +13,7 @@ from datetime import datetime
 
 from graph.cascade import Axis, Fate, Outcome, close, downstream, plan
 from graph.labels import FACT, SUPPORTED_BY
+from graph.locking import under_locks
 from graph.model import Event, Fact, Scope, Value, new_event_id
 from graph.reach import FactRef
 from graph.recompute import recompute_plan
@@ -64,8 +65,8 @@ def invalidate(
     """The engine stops holding these facts from now on (history kept, as-of before unchanged)."""
 
     def work(tx: StoreTx) -> ExitReport:
-        now = store.now()
-        facts = tx.get_facts(sorted(set(fact_ids)))
+        facts = under_locks(tx, lambda: tx.get_facts(sorted(set(fact_ids))), _subjects)
+        now = store.now()  # after the locks: later than any write the plan rests on
         missing = set(fact_ids) - set(facts)
         if missing:
             raise UnknownReference(f"unknown fact(s): {', '.join(sorted(missing)[:5])}")
@@ -84,9 +85,10 @@ def retract_source(
     cascade follows."""
 
     def work(tx: StoreTx) -> ExitReport:
-        now = store.now()
         if not tx.get_sources([source_id]):
             raise UnknownReference(f"unknown source: {source_id}")
+        _lock_supported(tx, source_id)
+        now = store.now()
         # Every fact it supported, not only the orphans: the audit finds it by their subjects.
         touched = tx.walk([source_id], Direction.DOWNSTREAM, now, 1, (SUPPORTED_BY,)).ids(FACT)
         orphans = tx.retract_support(source_id, now)
@@ -110,9 +112,10 @@ def restore_source(
     retraction, and nothing of either history is lost."""
 
     def work(tx: StoreTx) -> ExitReport:
-        now = store.now()
         if not tx.get_sources([source_id]):
             raise UnknownReference(f"unknown source: {source_id}")
+        _lock_supported(tx, source_id)
+        now = store.now()
         retracted = tx.retracted_at(source_id)
         if retracted is None:
             raise StoreError(f"source {source_id!r} has no retraction to undo")
@@ -186,3 +189,14 @@ def _exit_event(
     tx.append_events(Event(id=event_id, tenant=tx.tenant, at=now, actor=actor, action=action,
                           reason=reason, details=details))
     return ExitReport(event_id, invalidated, cascade, list(knowledge))
+
+
+def _subjects(facts: Mapping[str, Fact]) -> list[str]:
+    return sorted({f.subject for f in facts.values()})
+
+
+def _lock_supported(tx: StoreTx, source_id: str) -> None:
+    """The write locks of the subjects of every fact the source ever supported, as every write
+    takes its subjects' first (``graph.locking``): a batch recording one of them again (a new
+    support) is decided before or after the retraction, never across it."""
+    under_locks(tx, lambda: tx.get_facts(tx.ever_supported_by(source_id)), _subjects)

@@ -172,11 +172,16 @@ SET f.invalidated_at = g.at""", {"tenant": tenant,
 
 
 def retract_support(tenant: str, source_id: str, at: Any) -> Query:
+    # Each fact's write lock (LOCKED_READ, in id order) before asking what support it has left:
+    # a retraction of its other source sets only its own edge, so two at once each saw the
+    # other's edge live, and the fact stayed current on none (tests/test_retraction_race.py).
     return Query(f"""
 MATCH (f:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
 WHERE r.invalidated_at IS NULL
 SET r.invalidated_at = $at
-WITH DISTINCT f
+WITH DISTINCT f ORDER BY f.id
+{LOCKED_READ}
+WITH f
 WHERE NOT EXISTS {{ MATCH (f)-[live:{SUPPORTED_BY}]->() WHERE live.invalidated_at IS NULL }}
 RETURN f.id AS id
 ORDER BY id""", {"tenant": tenant, "source": source_id, "at": at})
