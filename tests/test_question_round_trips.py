@@ -20,7 +20,7 @@ from graph.store import Store
 from graph.temporal import parse_instant
 from ingest.companyfacts import ingest_companyfacts
 from queries.answers import MetricAnswer
-from queries.metrics import resolve_metric
+from queries.metrics import Metric, resolve_metric
 from queries.periods import parse_period
 from queries.question import ask
 from tests.factories import BACKENDS, PinnedClock, make_store
@@ -162,3 +162,20 @@ def test_on_neo4j_a_repeat_is_four_statements_whatever_the_depth_of_its_plan(
     assert len(again.derivations) == 5
     assert counted == {"execute_read": 1,  # one read: the names and the company
                        "run": 4}  # resolution, as-of read, the three levels, sources
+
+
+def test_a_company_of_a_question_reads_only_its_own_concepts_as_asking_it_alone_would(
+    loaded: tuple[Store, Scope],
+) -> None:
+    # The one read fetches every company's concepts together; NVDA's override must not become
+    # GOOGL's figures: GOOGL reports no such concept, and alone it is refused for that.
+    store, scope = loaded
+    metric = Metric("turnover", "sales", {"sales": ("us-gaap:TurnoverNotReported",)}, "USD",
+                    subjects={"NVDA": {"sales": ("us-gaap:Revenues",)}})
+    cutoff, period = parse_instant("2023-06-30"), parse_period("LTM")
+    together = ask(store, scope, metric, COMPANIES, cutoff, period).answers
+    alone = [ask(store, scope, metric, [c], cutoff, period).answers[0] for c in COMPANIES]
+    assert together == alone
+    googl, nvda = together
+    assert googl.refused is not None and "nothing public" in googl.refused
+    assert nvda.value is not None
