@@ -78,6 +78,17 @@ def invalidate(
     return store.write(scope.tenant, work)
 
 
+def unsupported(tx: StoreTx, now: datetime,
+                orphans: Sequence[str]) -> tuple[list[Outcome], list[Outcome]]:
+    """Facts left with no live support stop being held from ``now``; the system-axis cascade
+    follows, and what the departed versions had corrected is current again (graph.reinstate).
+    (cascade, knowledge), as ``ExitReport`` names them."""
+    tx.invalidate_facts([Invalidation(fid, now) for fid in orphans])
+    cascade = cascade_system(tx, now, orphans)
+    gone = [*orphans, *(o.fact.id for o in cascade if o.fate is Fate.CLOSED)]
+    return cascade, settle_knowledge(tx, now, gone=gone)
+
+
 def retract_source(
     store: Store, scope: Scope, source_id: str, *, actor: str, reason: str,
 ) -> ExitReport:
@@ -92,11 +103,7 @@ def retract_source(
         # Every fact it supported, not only the orphans: the audit finds it by their subjects.
         touched = tx.walk([source_id], Direction.DOWNSTREAM, now, 1, (SUPPORTED_BY,)).ids(FACT)
         orphans = tx.retract_support(source_id, now)
-        tx.invalidate_facts([Invalidation(fid, now) for fid in orphans])
-        cascade = cascade_system(tx, now, orphans)
-        # What the departed versions had corrected is current again (graph.reinstate).
-        gone = [*orphans, *(o.fact.id for o in cascade if o.fate is Fate.CLOSED)]
-        knowledge = settle_knowledge(tx, now, gone=gone)
+        cascade, knowledge = unsupported(tx, now, orphans)
         return _exit_event(tx, now, actor, "retract", reason, orphans, cascade,
                            source=source_id, touched=sorted(touched), knowledge=knowledge)
 

@@ -142,7 +142,7 @@ def derive_all(
     """Persist each request with one round trip per kind of read or write for all of them (a
     recompute derives a level of 10,000 facts at once). Each is decided against the versions
     stored before its round: two requests of one assertion go in successive rounds."""
-    _check(requests)
+    check_requests(requests)
     keys = [r.key for r in requests]
     if len(set(keys)) < len(keys):
         done_in: dict[int, Derived] = {}
@@ -193,13 +193,13 @@ def found_all(tx: StoreTx, requests: Sequence[Request]) -> list[Derived] | None:
     """What ``derive_all`` returns when every request's derivation exists already (a repeat,
     which writes nothing), by one read, so a read transaction can answer it; None when one does
     not exist yet (``derive_all`` has something to write)."""
-    _check(requests)
+    check_requests(requests)
     ids = [r.recipe.derivation(r.inputs, r.key).id for r in requests]
     done = tx.generated_by(ids)
     return None if any(i not in done for i in ids) else [Derived(done[i], i, False) for i in ids]
 
 
-def _check(requests: Sequence[Request]) -> None:
+def check_requests(requests: Sequence[Request]) -> None:
     for r in requests:
         if not r.inputs:
             raise StoreError("a derivation needs at least one input fact")

@@ -15,7 +15,7 @@ from queries.answers import InputFact, SubjectAnswer
 from queries.hindsight import revisions, versions_since
 from queries.known import Known
 from queries.persist import Persisted, Plan, persist, persisted_all
-from queries.plans import Observed, PlanNode
+from queries.plans import Observed, PlanNode, method_of
 from queries.windows import Window
 
 
@@ -89,12 +89,10 @@ class Chosen:
 def find_all(tx: StoreTx, now: datetime, chosen: Sequence[Chosen]) -> None:
     """Sets ``saved`` on each plan persisted already (the others are left for ``save``): every
     plan's derivations in one round trip, the sources they all cite in one more."""
+    if not chosen:  # every company refused: nothing to look up
+        return
     found = persisted_all(tx, [Plan(c.scope, c.subject, c.node) for c in chosen])
     ready = [(c, made) for c, made in zip(chosen, found, strict=True) if made is not None]
     sources = tx.get_sources(sorted(set().union(*(c.cites for c, _ in ready)))) if ready else {}
     for c, made in ready:
         c.saved = c.cited(tx, now, made, sources)
-
-
-def method_of(node: PlanNode) -> str:
-    return "reported" if isinstance(node, Observed) else node.method

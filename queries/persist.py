@@ -9,7 +9,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.derivations import Derived, Output, Request, derive_all, derived_fact_id, found_all
+from graph.derivations import (
+    Derived,
+    Output,
+    Request,
+    check_requests,
+    derive_all,
+    derived_fact_id,
+    found_all,
+)
 from graph.model import Fact, Scope
 from graph.sealing import sealed_in
 from graph.store import StoreTx
@@ -53,9 +61,10 @@ def persisted_all(tx: StoreTx, plans: Sequence[Plan]) -> list[Persisted | None]:
     asked: set[str] = set()
     for p in plans:
         _predicted(p.scope, p.subject, p.node, asked)
-    done = tx.generated_by(sorted(asked))
+    done = tx.generated_by(sorted(asked)) if asked else {}  # a filed figure derives nothing
 
     def looked_up(requests: Sequence[Request]) -> list[Derived] | None:
+        check_requests(requests)  # as found_all does
         ids = [r.recipe.derivation(r.inputs, r.key).id for r in requests]
         if any(i not in done and i not in asked for i in ids):
             raise _Unpredicted  # a level below found another fact than predicted

@@ -74,6 +74,11 @@ class Computed:
 PlanNode = Observed | Computed
 
 
+def method_of(node: PlanNode) -> str:
+    """How a plan's figure is obtained: "reported", or its computation's description."""
+    return "reported" if isinstance(node, Observed) else node.method
+
+
 def leaves(node: PlanNode) -> list[Fact]:
     if isinstance(node, Observed):
         return [node.fact]

@@ -20,7 +20,7 @@ from graph.store import Store, StoreTx
 from graph.temporal import Interval, day_start, from_to
 from queries import plans
 from queries.answers import MetricAnswer, SubjectAnswer
-from queries.chosen import Chosen, find_all, method_of
+from queries.chosen import Chosen, find_all
 from queries.fiscal import (
     FISCAL_YEAR_END,
     FiscalCalendar,
@@ -31,7 +31,7 @@ from queries.fiscal import (
 )
 from queries.known import Known, known_all
 from queries.metrics import Metric
-from queries.plans import Computed, PlanNode, Series
+from queries.plans import Computed, PlanNode, Series, method_of
 from queries.subjects import resolve_in
 from queries.windows import Window, windows
 

@@ -98,3 +98,22 @@ def test_retract_then_forget_by_source_from_the_command_line_erases_the_memory(
                          capsys, monkeypatch)
     assert code == 0, err
     assert "erased 1 facts" in out
+
+
+def test_what_rested_on_the_forgotten_source_alone_once_the_other_was_retracted_is_not_held(
+    store: Store, scope: Scope, clock: PinnedClock,
+) -> None:
+    # Not erased (another source said it too), but no live support is left: as a retraction
+    # of the forgotten source would, the memory stops being held from then on.
+    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-1")
+    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-2")
+    clock.advance(minutes=1)
+    retract(store, scope, "msg-2", reason="withdrawn", actor=ACTOR)
+    assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes, wrap it"]
+    before = clock.advance(minutes=1)
+    clock.advance(minutes=1)
+    gone = forget(store, mine(scope), source_id="msg-1", actor=ACTOR, reason="erase request")
+    assert gone.facts == 0
+    assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == []
+    assert values(recall(store, mine(scope), "user:42", "gift.wrap",
+                         system_at=before)) == ["yes, wrap it"]  # history kept

@@ -109,6 +109,20 @@ def test_every_company_of_a_question_is_read_in_one_as_of_read_and_found_in_one_
     assert wrapped.inside["get_sources"] == 1  # what both cite
 
 
+def test_a_repeated_question_of_reported_figures_looks_up_no_derivation(
+    loaded: tuple[Store, Scope],
+) -> None:
+    store, scope = loaded
+    question = (resolve_metric("revenue"), COMPANIES, parse_instant("2023-06-30"),
+                parse_period("FY2022"))
+    first = ask(store, scope, *question)
+    assert all(a.value is not None and not a.derivations for a in first.answers)  # as filed
+    wrapped = CountingInside(store)
+    assert ask(wrapped, scope, *question) == first
+    assert "generated_by" not in wrapped.inside
+    assert wrapped.inside["get_sources"] == 1
+
+
 def test_a_plan_half_persisted_by_an_earlier_question_is_completed_in_one_write(
     loaded: tuple[Store, Scope],
 ) -> None:
@@ -161,7 +175,7 @@ def test_on_neo4j_a_repeat_is_four_statements_whatever_the_depth_of_its_plan(
     # it, then the margin: five derivations on three levels.
     assert len(again.derivations) == 5
     assert counted == {"execute_read": 1,  # one read: the names and the company
-                       "run": 4}  # resolution, as-of read, the three levels, sources
+                       "run": 4}  # resolution, as-of read, all three levels at once, sources
 
 
 def test_a_company_of_a_question_reads_only_its_own_concepts_as_asking_it_alone_would(

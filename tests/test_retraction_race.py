@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from graph.asof import AsOf
-from graph.corrections import ExitReport, invalidate, retract_source
+from graph.corrections import ExitReport, invalidate, restore_source, retract_source
 from graph.model import Scope
 from graph.neo4j import cypher, cypher_lineage
 from graph.neo4j.store import Neo4jStore
@@ -56,7 +56,7 @@ def racing(work: Callable[[], ExitReport], outcome: list[ExitReport | BaseExcept
     return thread
 
 
-@pytest.mark.parametrize("correction", ["retract", "invalidate"])
+@pytest.mark.parametrize("correction", ["retract", "undo", "invalidate"])
 def test_a_correction_waits_for_a_writer_holding_its_facts_subject(
     neo4j_store: Neo4jStore, scope: Scope, clock: PinnedClock, correction: str,
 ) -> None:
@@ -64,11 +64,16 @@ def test_a_correction_waits_for_a_writer_holding_its_facts_subject(
     (figure,) = record(store, scope, batch(fact(100, FIRST.id), sources=(FIRST,)),
                        actor="t").created
     clock.advance(hours=1)
+    if correction == "undo":
+        retract_source(store, scope, FIRST.id, actor="t", reason="withdrawn")
+        clock.advance(hours=1)
     outcome: list[ExitReport | BaseException] = []
 
     def correct() -> ExitReport:
         if correction == "retract":
             return retract_source(store, scope, FIRST.id, actor="t", reason="withdrawn")
+        if correction == "undo":
+            return restore_source(store, scope, FIRST.id, actor="t", reason="reinstated")
         return invalidate(store, scope, [figure], actor="t", reason="wrong")
 
     with store.driver.session(database=store.database) as session:
@@ -82,7 +87,7 @@ def test_a_correction_waits_for_a_writer_holding_its_facts_subject(
         thread.join(timeout=60)
     (report,) = outcome
     assert isinstance(report, ExitReport), report
-    assert report.invalidated == [figure]
+    assert report.invalidated == [figure]  # closed, or held again by the undo
 
 
 def test_retracting_both_sources_of_a_fact_at_once_invalidates_it(

@@ -8,10 +8,12 @@ The tombstone holds counts and the subjects concerned (``subjects``, so that ``a
 finds it), never a key or a value.
 
 By memory, the scope names a user, project or thread (it is part of the memory's identity). By
-source: the facts that rest on that source alone are erased, in whatever scope they are (a
-source id is one per tenant); a fact another source also supports stays, and the erased source
-no longer supports it. Every support edge counts, live or retracted (``graph.support.said_by``):
-a retraction does not unsay what a source said, so it does not shield it from erasure.
+source: the facts that rest on that source alone are erased, in whatever scope they are (a source
+id is one per tenant); a fact another source also supports stays, and the erased source no longer
+supports it (left with no live support, the others retracted, it stops being held, as a retraction
+of the source would decide). Every support edge counts, live or retracted
+(``graph.support.said_by``): a retraction does not unsay what a source said, so it does not shield
+it from erasure.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
+from graph.corrections import unsupported
 from graph.labels import FACT, GENERATED, USED
 from graph.locking import under_locks
 from graph.memory.gate import FACT_KIND
@@ -71,15 +74,21 @@ def forget(
         if by == "source":
             assert source_id is not None
 
-            def alone() -> list[Fact]:
+            def said() -> tuple[list[Fact], list[Fact]]:
                 # What the source alone ever said (retracted support included: the source
-                # still said it), planned under its subjects' locks.
-                return list(tx.get_facts(said_by(tx, source_id)[0]).values())
+                # still said it) and what others said too, planned under all their subjects'
+                # locks.
+                alone, shared = said_by(tx, source_id)
+                facts = tx.get_facts([*alone, *shared])
+                return [facts[i] for i in alone], [facts[i] for i in shared]
 
-            found = under_locks(tx, alone, lambda fs: (f.subject for f in fs))
+            found, _ = under_locks(tx, said, lambda fs: (f.subject for f in fs[0] + fs[1]))
             now = store.now()
             targets = {f.id for f in found}
-            tx.retract_support(source_id, now)  # what stays no longer rests on it
+            # What stays no longer rests on it; what rested on it alone among its live supports
+            # (the others retracted) is no longer held, as a retraction of it would decide.
+            unsupported(tx, now, [i for i in tx.retract_support(source_id, now)
+                                  if i not in targets])
         else:
             found = under_locks(tx, lambda: versions(tx), lambda fs: (f.subject for f in fs))
             now = store.now()  # after the locks: later than any write the plan rests on

@@ -175,6 +175,8 @@ def retract_support(tenant: str, source_id: str, at: Any) -> Query:
     # Each fact's write lock (LOCKED_READ, in id order) before asking what support it has left:
     # a retraction of its other source sets only its own edge, so two at once each saw the
     # other's edge live, and the fact stayed current on none (tests/test_retraction_race.py).
+    # Callers that lock the facts' subjects first (retract, forget) are ordered by those too;
+    # the statement does not rely on it.
     return Query(f"""
 MATCH (f:{FACT})-[r:{SUPPORTED_BY}]->(s:{SOURCE} {{tenant: $tenant, id: $source}})
 WHERE r.invalidated_at IS NULL
