@@ -80,7 +80,8 @@ def forget(
                 # locks.
                 alone, shared = said_by(tx, source_id)
                 facts = tx.get_facts([*alone, *shared])
-                return [facts[i] for i in alone], [facts[i] for i in shared]
+                return ([facts[i] for i in alone if i in facts],
+                        [facts[i] for i in shared if i in facts])
 
             found, _ = under_locks(tx, said, lambda fs: (f.subject for f in fs[0] + fs[1]))
             now = store.now()
