@@ -4,6 +4,7 @@ A hand-written tokenizer and precedence-climbing parser; every refusal names the
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -148,6 +149,9 @@ class _Parser:
         return self.build(tok.pos, Call, tok.text, tuple(args))
 
 
+# A recompute rebuilds one recipe per stored derivation, thousands with the same formula; the
+# tree is frozen, so one parse serves them all (a failure is not cached: it raises again).
+@functools.lru_cache(maxsize=1024)
 def parse(text: str) -> Expr:
     """Parse a formula; raise :class:`ExprError` naming the column of the first problem."""
     if not text.strip():
