@@ -28,6 +28,13 @@ def recalled_at_every_instant(store: Store, scope: Scope, instants: list[datetim
         store, mine(scope), "user:42", system_at=t))}
 
 
+def said_by_both(store: Store, scope: Scope, clock: PinnedClock) -> None:
+    """One memory said by two messages, msg-1 and msg-2; a minute passes."""
+    for message in ("msg-1", "msg-2"):
+        remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id=message)
+    clock.advance(minutes=1)
+
+
 def test_a_retracted_source_forgotten_leaves_its_text_at_no_system_instant(
     store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:
@@ -71,9 +78,7 @@ def test_every_retraction_of_a_source_is_followed_not_only_the_latest(
 def test_what_another_source_also_said_stays_when_a_retracted_source_is_forgotten(
     store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:
-    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-1")
-    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-2")
-    clock.advance(minutes=1)
+    said_by_both(store, scope, clock)
     retract(store, scope, "msg-1", reason="withdrawn", actor=ACTOR)
     clock.advance(minutes=1)
     gone = forget(store, mine(scope), source_id="msg-1", actor=ACTOR, reason="erase request")
@@ -105,9 +110,7 @@ def test_what_rested_on_the_forgotten_source_alone_once_the_other_was_retracted_
 ) -> None:
     # Not erased (another source said it too), but no live support is left: as a retraction
     # of the forgotten source would, the memory stops being held from then on.
-    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-1")
-    remembered(store, scope, key="gift.wrap", value="yes, wrap it", source_id="msg-2")
-    clock.advance(minutes=1)
+    said_by_both(store, scope, clock)
     retract(store, scope, "msg-2", reason="withdrawn", actor=ACTOR)
     assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes, wrap it"]
     before = clock.advance(minutes=1)
