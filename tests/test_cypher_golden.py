@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -207,3 +208,24 @@ def test_values_are_parameters_not_text() -> None:
 def test_walk_depth_must_be_a_small_integer() -> None:
     with pytest.raises(ValueError, match="max_depth"):
         lineage.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 0)
+
+
+# A lookup by key per row of a list: `{tenant: $tenant, id: row.x}` (an UNWIND variable), or
+# `alias.tenant = $tenant AND alias.id IN $ids`. Neither a MERGE nor a union of labels can be
+# hinted; tests/test_neo4j_plans.py checks that they seek.
+_ROW_LOOKUP = re.compile(r"MATCH \((\w+):(\w+) \{tenant: \$tenant, (id|key): (?!\$)")
+_LIST_LOOKUP = re.compile(
+    r"MATCH \((\w+):(\w+)\)[^;]*?WHERE \1\.tenant = \$tenant AND \1\.(id|key) IN \$")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_lookup_by_key_from_a_list_names_its_index_seek(name: str) -> None:
+    # Planned while a young store's index sample still described it near empty, an unhinted
+    # lookup became a scan of the whole index per row: a cascade level took 30 s, not 0.4 s
+    # (bench/RESULTS.md, "Plans on a young database"). The hint makes the seek the only plan.
+    text = CASES[name]().text
+    lookups = [*_ROW_LOOKUP.findall(text), *_LIST_LOOKUP.findall(text)]
+    for alias, label, prop in lookups:
+        hint = f"USING INDEX SEEK {alias}:{label}(tenant, {prop})"
+        wanted = sum((a, lab, p) == (alias, label, prop) for a, lab, p in lookups)
+        assert text.count(hint) >= wanted, f"{name}: {alias}:{label} by {prop} without {hint}"

@@ -69,6 +69,13 @@ class Query(NamedTuple):
     params: dict[str, Any]
 
 
+def seek(alias: str, label: str, props: str = "tenant, id") -> str:
+    """Pins a lookup by key to its index seek. Planned while an index's sample still described
+    it near empty (a young store's first bulk load), an unhinted lookup per ``UNWIND`` row
+    became a scan of the whole index: 30 s for one cascade level that seeks in 0.4 s."""
+    return f"USING INDEX SEEK {alias}:{label}({props})"
+
+
 def _label(label: str) -> str:
     if label not in LABELS:
         raise ValueError(f"not a Vintage label: {label!r}")
@@ -78,6 +85,7 @@ def _label(label: str) -> str:
 def existing(tenant: str, label: str, ids: Sequence[str]) -> Query:
     return Query(f"""
 MATCH (n:{_label(label)})
+{seek("n", label)}
 WHERE n.tenant = $tenant AND n.id IN $ids
 RETURN n.id AS id""", {"tenant": tenant, "ids": list(ids)})
 
@@ -89,6 +97,7 @@ def nodes_by_id(tenant: str, label: str, ids: Sequence[str]) -> Query:
                   source_map("n") if label == SOURCE else "properties(n)")
     return Query(f"""
 MATCH (n:{_label(label)})
+{seek("n", label)}
 WHERE n.tenant = $tenant AND n.id IN $ids
 RETURN {projection} AS n""", {"tenant": tenant, "ids": list(ids)})
 
@@ -96,6 +105,7 @@ RETURN {projection} AS n""", {"tenant": tenant, "ids": list(ids)})
 def live_versions(tenant: str, keys: Sequence[str]) -> Query:
     return Query(f"""
 MATCH (f:{FACT})
+{seek("f", FACT, "tenant, key")}
 WHERE f.tenant = $tenant AND f.key IN $keys AND f.invalidated_at IS NULL
 WITH f ORDER BY f.key, f.revision
 RETURN {fact_map("f")} AS f""", {"tenant": tenant, "keys": list(keys)})
@@ -105,6 +115,7 @@ def top_revisions(tenant: str, keys: Sequence[str]) -> Query:
     # Invalidated versions included: a new version must never reuse a revision (its id).
     return Query(f"""
 MATCH (f:{FACT})
+{seek("f", FACT, "tenant, key")}
 WHERE f.tenant = $tenant AND f.key IN $keys
 RETURN f.key AS key, max(f.revision) AS revision""", {"tenant": tenant, "keys": list(keys)})
 
@@ -136,7 +147,7 @@ def facts_in(
     where = "\n  AND ".join(clauses)
     return Query(f"""
 MATCH (f:{FACT})
-USING INDEX f:{FACT}(tenant, key)
+USING INDEX SEEK f:{FACT}(tenant, key)
 WHERE {where}
 WITH f ORDER BY f.key, f.revision, f.id
 RETURN {fact_map("f")} AS f""", params)
@@ -162,7 +173,7 @@ def create_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
     # finds it by the second label (unindexed()).
     return Query(f"""
 UNWIND $rows AS row
-MATCH (s:{SUBJECT} {{tenant: $tenant, id: row.subject}})
+MATCH (s:{SUBJECT} {{tenant: $tenant, id: row.subject}}) {seek("s", SUBJECT)}
 CREATE (f:{FACT}:{UNINDEXED})
 SET f = row {{.*, {parsed_instants('row')}}}
 CREATE (f)-[:{ABOUT} {{role: 'subject', recorded_at: f.recorded_at}}]->(s)""",
@@ -174,9 +185,9 @@ def add_support(tenant: str, rows: list[dict[str, Any]]) -> Query:
     groups = grouped(rows, ("source_id", "available_at", "recorded_at"), lambda r: r["fact_id"])
     return Query(f"""
 UNWIND $groups AS g
-MATCH (s:{SOURCE} {{tenant: $tenant, id: g.source_id}})
+MATCH (s:{SOURCE} {{tenant: $tenant, id: g.source_id}}) {seek("s", SOURCE)}
 UNWIND g.members AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}}) {seek("f", FACT)}
 MERGE (f)-[r:{SUPPORTED_BY}]->(s)
 ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at""",
                  {"tenant": tenant, "groups": groups})
@@ -201,7 +212,7 @@ def close_knowledge(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
 UNWIND $groups AS g
 UNWIND g.members AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}}) {seek("f", FACT)}
 {LOCKED_READ}
 WITH f, g
 WHERE f.superseded_at IS NULL
@@ -216,8 +227,8 @@ def link_supersedes(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
 UNWIND $groups AS g
 UNWIND g.members AS pair
-MATCH (new:{FACT} {{tenant: $tenant, id: pair[0]}})
-MATCH (old:{FACT} {{tenant: $tenant, id: pair[1]}})
+MATCH (new:{FACT} {{tenant: $tenant, id: pair[0]}}) {seek("new", FACT)}
+MATCH (old:{FACT} {{tenant: $tenant, id: pair[1]}}) {seek("old", FACT)}
 CREATE (new)-[:{SUPERSEDES} {{source_id: g.source_id, at: g.at,
                              recorded_at: g.recorded_at}}]->(old)""",
                  {"tenant": tenant, "groups": groups})
@@ -226,8 +237,8 @@ CREATE (new)-[:{SUPERSEDES} {{source_id: g.source_id, at: g.at,
 def link_conflicts(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
 UNWIND $rows AS row
-MATCH (a:{FACT} {{tenant: $tenant, id: row.fact_id}})
-MATCH (b:{FACT} {{tenant: $tenant, id: row.other_id}})
+MATCH (a:{FACT} {{tenant: $tenant, id: row.fact_id}}) {seek("a", FACT)}
+MATCH (b:{FACT} {{tenant: $tenant, id: row.other_id}}) {seek("b", FACT)}
 MERGE (a)-[r:{CONFLICTS_WITH}]->(b)
 ON CREATE SET r.recorded_at = row.recorded_at""", {"tenant": tenant, "rows": rows})
 
@@ -242,12 +253,12 @@ SET d = row.props, d.tenant = $tenant, d.recorded_at = datetime(row.props.record
 WITH d, row
 CALL (d, row) {{
   UNWIND row.used AS u
-  MATCH (f:{FACT} {{tenant: $tenant, id: u.fact_id}})
+  MATCH (f:{FACT} {{tenant: $tenant, id: u.fact_id}}) {seek("f", FACT)}
   CREATE (d)-[:{USED} {{role: u.role, recorded_at: d.recorded_at}}]->(f)
 }}
 CALL (d, row) {{
   UNWIND row.generated AS gid
-  MATCH (f:{FACT} {{tenant: $tenant, id: gid}})
+  MATCH (f:{FACT} {{tenant: $tenant, id: gid}}) {seek("f", FACT)}
   CREATE (d)-[:{GENERATED} {{recorded_at: d.recorded_at}}]->(f)
 }}""", {"tenant": tenant, "rows": [{**r, "props": with_text(r["props"], ("recorded_at",))}
                                    for r in rows]})
@@ -265,7 +276,7 @@ def lock_subjects(tenant: str, ids: Sequence[str]) -> Query:
     # Setting and removing a property takes the node's write lock and leaves nothing behind.
     return Query(f"""
 UNWIND $ids AS id
-MATCH (s:{SUBJECT} {{tenant: $tenant, id: id}})
+MATCH (s:{SUBJECT} {{tenant: $tenant, id: id}}) {seek("s", SUBJECT)}
 SET s._vintage_lock = true
 REMOVE s._vintage_lock""", {"tenant": tenant, "ids": sorted(ids)})
 
@@ -275,9 +286,9 @@ def events(tenant: str, actions: Sequence[str] | None = None) -> Query:
     # tenant's (a bare `e.tenant = $tenant` does not use a composite index by itself).
     params: dict[str, Any] = {"tenant": tenant}
     if actions is None:
-        hint, narrow = f"USING INDEX e:{EVENT}(tenant, at)", "e.at IS NOT NULL"
+        hint, narrow = f"USING INDEX SEEK e:{EVENT}(tenant, at)", "e.at IS NOT NULL"
     else:
-        hint, narrow = f"USING INDEX e:{EVENT}(tenant, action)", "e.action IN $actions"
+        hint, narrow = f"USING INDEX SEEK e:{EVENT}(tenant, action)", "e.action IN $actions"
         params["actions"] = list(actions)
     return Query(f"""
 MATCH (e:{EVENT})

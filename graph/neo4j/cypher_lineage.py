@@ -22,7 +22,7 @@ from graph.labels import (
     UNINDEXED,
     USED,
 )
-from graph.neo4j.cypher import LOCKED_READ, Query, fact_map
+from graph.neo4j.cypher import LOCKED_READ, Query, fact_map, seek
 from graph.neo4j.params import grouped
 from graph.store import Direction
 
@@ -85,6 +85,7 @@ def justifications(tenant: str, fact_ids: Sequence[str], at: Any) -> Query:
     # is here so that the two backends cannot drift apart when one does.
     return Query(f"""
 MATCH (d:{DERIVATION})-[g:{GENERATED}]->(f:{FACT})
+{seek("f", FACT)}
 WHERE f.tenant = $tenant AND f.id IN $ids AND d.tenant = $tenant
   AND {holds_at("g", "$at", _AND)}
 OPTIONAL MATCH (d)-[u:{USED}]->(i:{FACT})
@@ -106,8 +107,9 @@ def downstream_level(tenant: str, frontier: Sequence[str], at: Any) -> Query:
     justifications as ``[derivation id, [[input id, knowledge end, system end], ...]]``."""
     return Query(f"""
 UNWIND $frontier AS fid
-MATCH (:{FACT} {{tenant: $tenant, id: fid}})<-[u:{USED}]-(d:{DERIVATION})
+MATCH (s:{FACT} {{tenant: $tenant, id: fid}})<-[u:{USED}]-(d:{DERIVATION})
       -[g:{GENERATED}]->(f:{FACT})
+{seek("s", FACT)}
 WHERE d.tenant = $tenant AND f.tenant = $tenant
   AND {holds_at("u", "$at", _AND)}
   AND {holds_at("g", "$at", _AND)}
@@ -130,6 +132,7 @@ RETURN f.id AS id, f.subject AS subject, f.predicate AS predicate, f.value AS va
 def generated_by(tenant: str, derivation_ids: Sequence[str]) -> Query:
     return Query(f"""
 MATCH (d:{DERIVATION})-[:{GENERATED}]->(f:{FACT})
+{seek("d", DERIVATION)}
 WHERE d.tenant = $tenant AND d.id IN $ids
 RETURN d.id AS derivation, {fact_map("f")} AS f""",
                  {"tenant": tenant, "ids": list(derivation_ids)})
@@ -141,7 +144,7 @@ def erase_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
     # reads) so that lineage and the tombstone event have something to point at.
     return Query(f"""
 UNWIND $rows AS row
-MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}}) {seek("f", FACT)}
 SET f.value = '', f.content_hash = 'erased', f.retention_reason = null, f.owner = null,
     f.ciphertext = null, f.search_terms = null, f.embedding = null, f.embedding_model = null,
     f.erased_at = row.at, f.invalidated_at = coalesce(f.invalidated_at, row.at)
@@ -154,6 +157,7 @@ def erased_among(tenant: str, ids: Sequence[str]) -> Query:
     destroy (``Neo4jStore.finish_destruction``)."""
     return Query(f"""
 MATCH (f:{FACT})
+{seek("f", FACT)}
 WHERE f.tenant = $tenant AND f.id IN $ids AND f.erased_at IS NOT NULL
 RETURN f.id AS id, toString(f.erased_at) AS at""", {"tenant": tenant, "ids": list(ids)})
 
@@ -163,7 +167,7 @@ def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
 UNWIND $groups AS g
 UNWIND g.members AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}}) {seek("f", FACT)}
 {LOCKED_READ}
 WITH f, g
 WHERE f.invalidated_at IS NULL
@@ -219,7 +223,7 @@ ORDER BY id""", {"tenant": tenant, "source": source_id, "retracted": retracted, 
 def reopen_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
     return Query(f"""
 UNWIND $rows AS row
-MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}}) {seek("f", FACT)}
 {LOCKED_READ}
 WITH f, row
 WHERE f.invalidated_at IS NOT NULL
@@ -234,7 +238,7 @@ def set_knowledge_ends(tenant: str, rows: list[dict[str, Any]]) -> Query:
     # The closure it replaces is read under the fact's write lock (LOCKED_READ).
     return Query(f"""
 UNWIND $rows AS row
-MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: row.fact_id}}) {seek("f", FACT)}
 {LOCKED_READ}
 WITH f, row, f.superseded_at AS old,
      coalesce(f.superseded_recorded_at, f.recorded_at) AS since

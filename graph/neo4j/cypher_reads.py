@@ -10,7 +10,7 @@ from typing import Any
 
 from graph.asof import AsOf, holds_at, to_cypher
 from graph.labels import FACT, SOURCE, SUBJECT, SUPPORTED_BY
-from graph.neo4j.cypher import FACT_ORDER, Query, fact_map, source_map
+from graph.neo4j.cypher import FACT_ORDER, Query, fact_map, seek, source_map
 
 _SEP = "\n    AND "  # holds_at's clauses, one a line
 
@@ -29,9 +29,9 @@ def read_facts(spec: AsOf, limit: int | None) -> Query:
     if spec.ids is not None:
         # Named versions (a search re-reading its ranked ids): one seek of the (tenant, id)
         # key each; left alone, the planner scanned the tenant by knowledge time.
-        hint = f"\nUSING INDEX f:{FACT}(tenant, id)"
+        hint = f"\nUSING INDEX SEEK f:{FACT}(tenant, id)"
     elif spec.subjects is not None:
-        hint = f"\nUSING INDEX f:{FACT}(tenant, subject, predicate)"
+        hint = f"\nUSING INDEX SEEK f:{FACT}(tenant, subject, predicate)"
         if spec.predicates is None:  # the index's prefix: every predicate of those subjects
             where += "\n  AND f.predicate IS NOT NULL"
     return Query(f"""
@@ -90,7 +90,8 @@ def supports(tenant: str, fact_ids: Sequence[str], live_at: datetime | None = No
     live = _edge_live(live_at, params)
     return Query(f"""
 UNWIND $ids AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE}){live}
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE})
+{seek("f", FACT)}{live}
 RETURN f.id AS fact_id, s.id AS source_id, toString(r.available_at) AS available_at,
        toString(r.recorded_at) AS recorded_at
 ORDER BY fact_id, r.available_at, source_id""", params)
@@ -103,7 +104,8 @@ def confirmations(tenant: str, fact_ids: Sequence[str], known_at: datetime,
     live = _edge_live(live_at, params)
     return Query(f"""
 UNWIND $ids AS fact_id
-MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE}){live}
+MATCH (f:{FACT} {{tenant: $tenant, id: fact_id}})-[r:{SUPPORTED_BY}]->(s:{SOURCE})
+{seek("f", FACT)}{live}
   AND r.available_at <= $known_at
 WITH fact_id, r.available_at AS at, s.id AS source_id
 ORDER BY at, source_id
@@ -124,7 +126,7 @@ def subjects(tenant: str, names: Sequence[str] | None = None) -> Query:
         params["names"] = list(names)
     return Query(f"""
 MATCH (s:{SUBJECT})
-USING INDEX s:{SUBJECT}(tenant, id)
+USING INDEX SEEK s:{SUBJECT}(tenant, id)
 WHERE s.tenant = $tenant AND s.id IS NOT NULL{narrow}
 RETURN s.id AS id, s.kind AS kind, s.name AS name, coalesce(s.identifiers, []) AS identifiers
 ORDER BY id""", params)

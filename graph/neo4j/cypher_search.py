@@ -22,7 +22,7 @@ from typing import Any
 from graph.asof import AsOf, scope_clause, to_cypher
 from graph.exclusion import reason_cypher
 from graph.labels import FACT, UNINDEXED
-from graph.neo4j.cypher import Query, fact_map
+from graph.neo4j.cypher import Query, fact_map, seek
 from graph.neo4j.schema import FACT_TEXT
 
 _TOKEN = re.compile(r"[a-z]\.[0-9a-z_]+")  # nothing Lucene's query syntax would read
@@ -94,7 +94,7 @@ def clear_entries(tenant: str, limit: int) -> Query:
     queue each one not erased again; how many were dropped (``cleared``)."""
     return Query(f"""
 MATCH (f:{FACT})
-USING INDEX f:{FACT}(tenant, embedding_model)
+USING INDEX SEEK f:{FACT}(tenant, embedding_model)
 WHERE f.tenant = $tenant AND f.embedding_model IS NOT NULL
 WITH f LIMIT $limit
 REMOVE f.search_terms, f.embedding, f.embedding_model
@@ -106,7 +106,7 @@ def index_targets(tenant: str, ids: Sequence[str]) -> Query:
     """The scope and kind of each fact an entry is for (its filter tokens)."""
     return Query(f"""
 UNWIND $ids AS id
-MATCH (f:{FACT} {{tenant: $tenant, id: id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: id}}) {seek("f", FACT)}
 WHERE f.erased_at IS NULL
 RETURN f.id AS id, coalesce(f.scope, []) AS scope, f.kind AS kind""",
                  {"tenant": tenant, "ids": list(ids)})
@@ -118,7 +118,7 @@ def put_entries(tenant: str, rows: list[dict[str, Any]]) -> Query:
     # as float32 (half the bytes of a list of floats, and cosine over it is faster).
     return Query(f"""
 UNWIND $rows AS row
-MATCH (f:{FACT} {{tenant: $tenant, id: row.id}})
+MATCH (f:{FACT} {{tenant: $tenant, id: row.id}}) {seek("f", FACT)}
 SET f._vintage_lock = true
 REMOVE f._vintage_lock
 WITH f, row
@@ -195,8 +195,8 @@ def _legal_set(spec: AsOf, where: str, params: dict[str, Any]) -> str:
     tokens (the tenant's entries in the scope, of the kinds asked)."""
     where = where.replace("\n", "\n  ")
     if spec.ids is not None or spec.subjects is not None:
-        hint = (f"USING INDEX f:{FACT}(tenant, id)" if spec.ids is not None
-                else f"USING INDEX f:{FACT}(tenant, subject, predicate)")
+        hint = (f"USING INDEX SEEK f:{FACT}(tenant, id)" if spec.ids is not None
+                else f"USING INDEX SEEK f:{FACT}(tenant, subject, predicate)")
         if spec.ids is None and spec.predicates is None:
             where += "\n    AND f.predicate IS NOT NULL"  # the lookup index's prefix
         return (f"MATCH (f:{FACT})\n  {hint}\n  WHERE {where}\n"

@@ -1,7 +1,7 @@
 UNWIND $groups AS g
-MATCH (s:Source {tenant: $tenant, id: g.source_id})
+MATCH (s:Source {tenant: $tenant, id: g.source_id}) USING INDEX SEEK s:Source(tenant, id)
 UNWIND g.members AS fact_id
-MATCH (f:Fact {tenant: $tenant, id: fact_id})
+MATCH (f:Fact {tenant: $tenant, id: fact_id}) USING INDEX SEEK f:Fact(tenant, id)
 MERGE (f)-[r:SUPPORTED_BY]->(s)
 ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at
 // params

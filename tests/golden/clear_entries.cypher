@@ -1,5 +1,5 @@
 MATCH (f:Fact)
-USING INDEX f:Fact(tenant, embedding_model)
+USING INDEX SEEK f:Fact(tenant, embedding_model)
 WHERE f.tenant = $tenant AND f.embedding_model IS NOT NULL
 WITH f LIMIT $limit
 REMOVE f.search_terms, f.embedding, f.embedding_model

@@ -1,5 +1,6 @@
 UNWIND $ids AS fact_id
 MATCH (f:Fact {tenant: $tenant, id: fact_id})-[r:SUPPORTED_BY]->(s:Source)
+USING INDEX SEEK f:Fact(tenant, id)
 WHERE r.recorded_at <= $at
     AND (r.invalidated_at IS NULL OR $at < r.invalidated_at)
     AND (r.gaps_from IS NULL OR none(i IN range(0, size(r.gaps_from) - 1) WHERE r.gaps_from[i] <= $at AND $at < r.gaps_to[i]))

@@ -1,6 +1,7 @@
 UNWIND $frontier AS fid
-MATCH (:Fact {tenant: $tenant, id: fid})<-[u:USED]-(d:Derivation)
+MATCH (s:Fact {tenant: $tenant, id: fid})<-[u:USED]-(d:Derivation)
       -[g:GENERATED]->(f:Fact)
+USING INDEX SEEK s:Fact(tenant, id)
 WHERE d.tenant = $tenant AND f.tenant = $tenant
   AND u.recorded_at <= $at
   AND (u.invalidated_at IS NULL OR $at < u.invalidated_at)

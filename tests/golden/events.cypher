@@ -1,5 +1,5 @@
 MATCH (e:Event)
-USING INDEX e:Event(tenant, at)
+USING INDEX SEEK e:Event(tenant, at)
 WHERE e.tenant = $tenant AND e.at IS NOT NULL
 RETURN properties(e) AS e
 ORDER BY e.at, e.id

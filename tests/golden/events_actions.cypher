@@ -1,5 +1,5 @@
 MATCH (e:Event)
-USING INDEX e:Event(tenant, action)
+USING INDEX SEEK e:Event(tenant, action)
 WHERE e.tenant = $tenant AND e.action IN $actions
 RETURN properties(e) AS e
 ORDER BY e.at, e.id

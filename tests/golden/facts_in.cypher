@@ -1,5 +1,5 @@
 MATCH (f:Fact)
-USING INDEX f:Fact(tenant, key)
+USING INDEX SEEK f:Fact(tenant, key)
 WHERE f.tenant = $tenant
   AND all(term IN $scope WHERE term IN f.scope)
   AND f.key IS NOT NULL

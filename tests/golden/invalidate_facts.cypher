@@ -1,6 +1,6 @@
 UNWIND $groups AS g
 UNWIND g.members AS fact_id
-MATCH (f:Fact {tenant: $tenant, id: fact_id})
+MATCH (f:Fact {tenant: $tenant, id: fact_id}) USING INDEX SEEK f:Fact(tenant, id)
 SET f._vintage_lock = true REMOVE f._vintage_lock
 WITH f, g
 WHERE f.invalidated_at IS NULL

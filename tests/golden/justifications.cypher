@@ -1,4 +1,5 @@
 MATCH (d:Derivation)-[g:GENERATED]->(f:Fact)
+USING INDEX SEEK f:Fact(tenant, id)
 WHERE f.tenant = $tenant AND f.id IN $ids AND d.tenant = $tenant
   AND g.recorded_at <= $at
   AND (g.invalidated_at IS NULL OR $at < g.invalidated_at)

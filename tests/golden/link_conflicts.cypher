@@ -1,6 +1,6 @@
 UNWIND $rows AS row
-MATCH (a:Fact {tenant: $tenant, id: row.fact_id})
-MATCH (b:Fact {tenant: $tenant, id: row.other_id})
+MATCH (a:Fact {tenant: $tenant, id: row.fact_id}) USING INDEX SEEK a:Fact(tenant, id)
+MATCH (b:Fact {tenant: $tenant, id: row.other_id}) USING INDEX SEEK b:Fact(tenant, id)
 MERGE (a)-[r:CONFLICTS_WITH]->(b)
 ON CREATE SET r.recorded_at = row.recorded_at
 // params

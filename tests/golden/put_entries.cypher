@@ -1,5 +1,5 @@
 UNWIND $rows AS row
-MATCH (f:Fact {tenant: $tenant, id: row.id})
+MATCH (f:Fact {tenant: $tenant, id: row.id}) USING INDEX SEEK f:Fact(tenant, id)
 SET f._vintage_lock = true
 REMOVE f._vintage_lock
 WITH f, row

@@ -1,6 +1,6 @@
 CALL () {
   MATCH (f:Fact)
-  USING INDEX f:Fact(tenant, id)
+  USING INDEX SEEK f:Fact(tenant, id)
   WHERE f.tenant = $asof_tenant
     AND all(term IN $asof_scope WHERE term IN f.scope)
     AND f.available_at <= $asof_known
@@ -17,7 +17,7 @@ CALL () {
 }
 CALL () {
   MATCH (f:Fact)
-  USING INDEX f:Fact(tenant, id)
+  USING INDEX SEEK f:Fact(tenant, id)
   WHERE f.tenant = $asof_tenant
     AND all(term IN $asof_scope WHERE term IN f.scope)
     AND f.available_at <= $asof_known

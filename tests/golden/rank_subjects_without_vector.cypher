@@ -36,7 +36,7 @@ CALL () {
 }
 CALL () {
   MATCH (f:Fact)
-  USING INDEX f:Fact(tenant, subject, predicate)
+  USING INDEX SEEK f:Fact(tenant, subject, predicate)
   WHERE f.tenant = $asof_tenant
     AND all(term IN $asof_scope WHERE term IN f.scope)
     AND f.available_at <= $asof_known

@@ -1,5 +1,5 @@
 UNWIND $rows AS row
-MATCH (f:Fact {tenant: $tenant, id: row.fact_id})
+MATCH (f:Fact {tenant: $tenant, id: row.fact_id}) USING INDEX SEEK f:Fact(tenant, id)
 SET f._vintage_lock = true REMOVE f._vintage_lock
 WITH f, row, f.superseded_at AS old,
      coalesce(f.superseded_recorded_at, f.recorded_at) AS since
