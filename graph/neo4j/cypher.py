@@ -147,7 +147,7 @@ def facts_in(
     where = "\n  AND ".join(clauses)
     return Query(f"""
 MATCH (f:{FACT})
-USING INDEX SEEK f:{FACT}(tenant, key)
+{seek("f", FACT, "tenant, key")}
 WHERE {where}
 WITH f ORDER BY f.key, f.revision, f.id
 RETURN {fact_map("f")} AS f""", params)
@@ -286,9 +286,9 @@ def events(tenant: str, actions: Sequence[str] | None = None) -> Query:
     # tenant's (a bare `e.tenant = $tenant` does not use a composite index by itself).
     params: dict[str, Any] = {"tenant": tenant}
     if actions is None:
-        hint, narrow = f"USING INDEX SEEK e:{EVENT}(tenant, at)", "e.at IS NOT NULL"
+        hint, narrow = seek("e", EVENT, "tenant, at"), "e.at IS NOT NULL"
     else:
-        hint, narrow = f"USING INDEX SEEK e:{EVENT}(tenant, action)", "e.action IN $actions"
+        hint, narrow = seek("e", EVENT, "tenant, action"), "e.action IN $actions"
         params["actions"] = list(actions)
     return Query(f"""
 MATCH (e:{EVENT})

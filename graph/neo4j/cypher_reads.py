@@ -29,9 +29,9 @@ def read_facts(spec: AsOf, limit: int | None) -> Query:
     if spec.ids is not None:
         # Named versions (a search re-reading its ranked ids): one seek of the (tenant, id)
         # key each; left alone, the planner scanned the tenant by knowledge time.
-        hint = f"\nUSING INDEX SEEK f:{FACT}(tenant, id)"
+        hint = "\n" + seek("f", FACT)
     elif spec.subjects is not None:
-        hint = f"\nUSING INDEX SEEK f:{FACT}(tenant, subject, predicate)"
+        hint = "\n" + seek("f", FACT, "tenant, subject, predicate")
         if spec.predicates is None:  # the index's prefix: every predicate of those subjects
             where += "\n  AND f.predicate IS NOT NULL"
     return Query(f"""
@@ -126,7 +126,7 @@ def subjects(tenant: str, names: Sequence[str] | None = None) -> Query:
         params["names"] = list(names)
     return Query(f"""
 MATCH (s:{SUBJECT})
-USING INDEX SEEK s:{SUBJECT}(tenant, id)
+{seek("s", SUBJECT)}
 WHERE s.tenant = $tenant AND s.id IS NOT NULL{narrow}
 RETURN s.id AS id, s.kind AS kind, s.name AS name, coalesce(s.identifiers, []) AS identifiers
 ORDER BY id""", params)

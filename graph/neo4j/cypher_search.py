@@ -94,7 +94,7 @@ def clear_entries(tenant: str, limit: int) -> Query:
     queue each one not erased again; how many were dropped (``cleared``)."""
     return Query(f"""
 MATCH (f:{FACT})
-USING INDEX SEEK f:{FACT}(tenant, embedding_model)
+{seek("f", FACT, "tenant, embedding_model")}
 WHERE f.tenant = $tenant AND f.embedding_model IS NOT NULL
 WITH f LIMIT $limit
 REMOVE f.search_terms, f.embedding, f.embedding_model
@@ -195,8 +195,8 @@ def _legal_set(spec: AsOf, where: str, params: dict[str, Any]) -> str:
     tokens (the tenant's entries in the scope, of the kinds asked)."""
     where = where.replace("\n", "\n  ")
     if spec.ids is not None or spec.subjects is not None:
-        hint = (f"USING INDEX SEEK f:{FACT}(tenant, id)" if spec.ids is not None
-                else f"USING INDEX SEEK f:{FACT}(tenant, subject, predicate)")
+        hint = (seek("f", FACT) if spec.ids is not None
+                else seek("f", FACT, "tenant, subject, predicate"))
         if spec.ids is None and spec.predicates is None:
             where += "\n    AND f.predicate IS NOT NULL"  # the lookup index's prefix
         return (f"MATCH (f:{FACT})\n  {hint}\n  WHERE {where}\n"
