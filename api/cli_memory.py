@@ -170,13 +170,9 @@ def forget_cmd(
     with options.opened() as store:
         gone = forget(store, scope, subject=subject, key=key, source_id=source,
                       user=user if everything else None, actor=options.actor, reason=reason)
-    data = {"by": gone.by, "facts": gone.facts, "derived": gone.derived,
-            "event": gone.event_id}
-    if as_json:
-        print_json(_out, json.dumps(data))
-    else:
-        _out.print(f"erased {gone.facts} facts and {gone.derived} derived from them "
-                   f"(by {gone.by}); tombstone {safe(gone.event_id)}")
+    render_memory.forgotten(_out, {
+        "by": gone.by, "facts": gone.facts, "derived": gone.derived, "kept": gone.kept,
+        "released": gone.released, "event": gone.event_id}, as_json)
 
 
 def summarise_cmd(

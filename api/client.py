@@ -19,7 +19,6 @@ decision printed as locally (exit 3). Only the standard library speaks HTTP: no 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +32,7 @@ from api.client_ingest import INGEST_COMMANDS
 from api.client_keys import KEY_COMMANDS
 from api.client_memory import MEMORY_COMMANDS, decide
 from api.options import typed_value
-from api.terminal import console, print_json, safe
+from api.terminal import console
 from graph.errors import InvalidArgument
 from graph.temporal import parse_instant
 from queries.fusion import Mode
@@ -113,12 +112,7 @@ def forget(remote: Remote, p: dict[str, Any]) -> None:
         raise typer.BadParameter("--everything needs --user", param_hint="--everything")
     body = scoped(p) | {"reason": p["reason"], "subject": p["subject"], "key": p["key"],
                         "source": p["source"], "everything": p["everything"] or None}
-    gone = remote.call("POST", "/v1/forget", body=body)
-    if p["as_json"]:
-        print_json(_out, json.dumps(gone))
-    else:
-        _out.print(f"erased {gone['facts']} facts and {gone['derived']} derived from them "
-                   f"(by {gone['by']}); tombstone {safe(gone['event'])}")
+    render_memory.forgotten(_out, remote.call("POST", "/v1/forget", body=body), p["as_json"])
 
 
 COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {

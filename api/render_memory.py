@@ -69,3 +69,14 @@ def conflicts(console: Console, sets: Sequence[ConflictSet], as_json: bool) -> N
                       + " | ".join(f"{safe(f.value)} ({safe(f.id)})" for f in c.sides))
     if not sets:
         console.print("no open conflicts")
+
+
+def forgotten(console: Console, gone: dict[str, str | int], as_json: bool) -> None:
+    """What ``forget`` erased; by source, also what it kept because another source said it."""
+    if as_json:
+        print_json(console, json.dumps(gone))
+        return
+    shared = (f"; kept {gone['kept']} another source also said ({gone['released']} of them no "
+              "longer held)") if gone["by"] == "source" else ""
+    console.print(f"erased {gone['facts']} facts and {gone['derived']} derived from them "
+                  f"(by {gone['by']}){shared}; tombstone {safe(gone['event'])}")

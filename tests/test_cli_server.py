@@ -235,6 +235,9 @@ def test_over_the_server_the_memory_verbs_answer_as_the_local_commands_do(
     stale = vintage("--server", served.base, "correct", first, "basic", "--source-id",
                     "msg-3", key=served.writer)
     assert stale.returncode in (2, 3) and len(stale.stderr.strip().splitlines()) <= 1
+    erased = over("forget", "--source", "msg-2", "--reason", "withdrawn")
+    assert ("(by source); kept 0 another source also said (0 of them no longer held); "
+            "tombstone ") in erased
 
 
 def test_over_the_server_a_context_trace_prints_what_the_local_command_prints(

@@ -82,7 +82,7 @@ def test_what_another_source_also_said_stays_when_a_retracted_source_is_forgotte
     retract(store, scope, "msg-1", reason="withdrawn", actor=ACTOR)
     clock.advance(minutes=1)
     gone = forget(store, mine(scope), source_id="msg-1", actor=ACTOR, reason="erase request")
-    assert gone.facts == 0
+    assert (gone.facts, gone.kept, gone.released) == (0, 1, 0)  # msg-2 still holds it
     assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes, wrap it"]
 
 
@@ -102,7 +102,7 @@ def test_retract_then_forget_by_source_from_the_command_line_erases_the_memory(
     code, out, err = run([*store_args, "forget", "--source", "m1", "--reason", "erase it"],
                          capsys, monkeypatch)
     assert code == 0, err
-    assert "erased 1 facts" in out
+    assert "erased 1 facts and 0 derived from them (by source); kept 0 another source" in out
 
 
 def test_what_rested_on_the_forgotten_source_alone_once_the_other_was_retracted_is_not_held(
@@ -116,7 +116,7 @@ def test_what_rested_on_the_forgotten_source_alone_once_the_other_was_retracted_
     before = clock.advance(minutes=1)
     clock.advance(minutes=1)
     gone = forget(store, mine(scope), source_id="msg-1", actor=ACTOR, reason="erase request")
-    assert gone.facts == 0
+    assert (gone.facts, gone.kept, gone.released) == (0, 1, 1)
     assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == []
     assert values(recall(store, mine(scope), "user:42", "gift.wrap",
                          system_at=before)) == ["yes, wrap it"]  # history kept

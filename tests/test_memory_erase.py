@@ -163,10 +163,10 @@ def test_forgetting_by_source_erases_what_rests_on_it_alone(
     assert values(recall(store, mine(scope), "user:42", "shipping.preference")) == ["office"]
     assert occurrences(store, scope.tenant, "office") >= 1
     gone = forget(store, mine(scope), source_id="msg-2", actor="x", reason="source withdrawn")
-    assert (gone.by, gone.facts) == ("source", 0)  # msg-3 still supports it
+    assert (gone.by, gone.facts, gone.kept, gone.released) == ("source", 0, 1, 0)  # msg-3
     assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["yes"]
     gone = forget(store, mine(scope), source_id="msg-1", actor="x", reason="source withdrawn")
-    assert gone.facts == 1
+    assert (gone.facts, gone.kept, gone.released) == (1, 0, 0)
     assert recall(store, mine(scope), "user:42", "shipping.preference") == []
     assert occurrences(store, scope.tenant, "office") == 0
     with pytest.raises(UnknownReference):

@@ -29,11 +29,15 @@ class Forget(Scoped):
 
 class Forgotten(Out):
     model_config = ConfigDict(json_schema_extra={"examples": [{
-        "by": "memory", "facts": 2, "derived": 1, "event": "e-90ab"}]})
+        "by": "source", "facts": 2, "derived": 1, "kept": 1, "released": 0,
+        "event": "e-90ab"}]})
 
     by: str
-    facts: int
-    derived: int
+    facts: int = Field(description="Versions whose content was erased.")
+    derived: int = Field(description="Facts derived from them, erased with them.")
+    kept: int = Field(description="By source: facts another source also said, kept without "
+                                  "this one's support (0 otherwise).")
+    released: int = Field(description="Of those kept, how many no live support holds any more.")
     event: str
 
 

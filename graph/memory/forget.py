@@ -43,6 +43,10 @@ class Forgotten:
     by: By
     facts: int  # versions whose content was erased
     derived: int  # derived facts (summaries, ...) erased with them
+    # By source only: facts another source also said, kept without the erased one's support,
+    # and how many of them that left with no live support (no longer held).
+    kept: int = 0
+    released: int = 0
 
 
 def forget(
@@ -71,6 +75,8 @@ def forget(
         return memory_tx(tx).facts_in(mine, _MEMORY_KINDS)
 
     def work(tx: StoreTx) -> Forgotten:
+        kept: list[Fact] = []
+        released: list[str] = []
         if by == "source":
             assert source_id is not None
 
@@ -83,13 +89,14 @@ def forget(
                 return ([facts[i] for i in alone if i in facts],
                         [facts[i] for i in shared if i in facts])
 
-            found, _ = under_locks(tx, said, lambda fs: (f.subject for f in fs[0] + fs[1]))
+            found, kept = under_locks(tx, said,
+                                      lambda fs: (f.subject for f in fs[0] + fs[1]))
             now = store.now()
             targets = {f.id for f in found}
             # What stays no longer rests on it; what rested on it alone among its live supports
             # (the others retracted) is no longer held, as a retraction of it would decide.
-            unsupported(tx, now, [i for i in tx.retract_support(source_id, now)
-                                  if i not in targets])
+            released = [i for i in tx.retract_support(source_id, now) if i not in targets]
+            unsupported(tx, now, released)
         else:
             found = under_locks(tx, lambda: versions(tx), lambda fs: (f.subject for f in fs))
             now = store.now()  # after the locks: later than any write the plan rests on
@@ -109,9 +116,10 @@ def forget(
         event = Event(id=new_event_id(), tenant=scope.tenant, at=now, actor=actor,
                       action="erase", reason=reason,
                       details={"by": by, "facts": len(targets), "derived": len(derived),
+                               "kept": len(kept), "released": len(released),
                                "scope": ",".join(scope.terms()) or "-",
                                "subjects": json.dumps(sorted(about))})
         tx.append_events(event)
-        return Forgotten(event.id, by, len(targets), len(derived))
+        return Forgotten(event.id, by, len(targets), len(derived), len(kept), len(released))
 
     return store.write(scope.tenant, work)
