@@ -1,6 +1,7 @@
 """Diagnostic for ``bench.memory`` (untimed, after every timed phase): the transactions and
 Cypher queries one memory operation sends to Neo4j, counted by wrapping the driver's
-``Session.execute_read`` / ``execute_write`` and ``ManagedTransaction.run`` for one call."""
+``Session.execute_read`` / ``begin_transaction`` (writes, graph.neo4j.retry) and each
+transaction's ``run`` for one call."""
 
 from __future__ import annotations
 
@@ -47,22 +48,25 @@ def _short(text: object) -> str:
 def traced() -> Iterator[list[str]]:
     """Collect ``tx <kind>`` per transaction and the first characters of each query run."""
     found: list[str] = []
-    read, write = neo4j.Session.execute_read, neo4j.Session.execute_write
-    run = neo4j.ManagedTransaction.run
+    read, write = neo4j.Session.execute_read, neo4j.Session.begin_transaction
+    managed_run, explicit_run = neo4j.ManagedTransaction.run, neo4j.Transaction.run
 
     def transaction(kind: str, original: Any) -> Callable[..., Any]:
-        def wrapper(self: Any, work: Any, *args: Any, **kwargs: Any) -> Any:
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
             found.append(f"tx {kind}")
-            return original(self, work, *args, **kwargs)
+            return original(self, *args, **kwargs)
         return wrapper
 
-    def query(self: Any, text: Any, parameters: Any = None, **kwargs: Any) -> Any:
-        found.append(_short(text))
-        return run(self, text, parameters, **kwargs)
+    def query(run: Any) -> Callable[..., Any]:
+        def wrapper(self: Any, text: Any, parameters: Any = None, **kwargs: Any) -> Any:
+            found.append(_short(text))
+            return run(self, text, parameters, **kwargs)
+        return wrapper
 
     with mock.patch.object(neo4j.Session, "execute_read", transaction("read", read)), \
-            mock.patch.object(neo4j.Session, "execute_write", transaction("write", write)), \
-            mock.patch.object(neo4j.ManagedTransaction, "run", query):
+            mock.patch.object(neo4j.Session, "begin_transaction", transaction("write", write)), \
+            mock.patch.object(neo4j.ManagedTransaction, "run", query(managed_run)), \
+            mock.patch.object(neo4j.Transaction, "run", query(explicit_run)):
         yield found
 
 

@@ -12,15 +12,14 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-import neo4j
-
 from graph.model import Fact
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j.params import instant
+from graph.neo4j.rows import Runner
 from graph.reach import MAX_DEPTH, Downstream, Ends, FactRef, Reach
 
 
-def read_downstream(tx: neo4j.ManagedTransaction, tenant: str, start_ids: Sequence[str],
+def read_downstream(tx: Runner, tenant: str, start_ids: Sequence[str],
                     at: datetime, get_facts: Callable[[list[str]], dict[str, Fact]],
                     ) -> Downstream:
     """``get_facts`` reads sealed facts whole, to open their values."""

@@ -25,6 +25,7 @@ from graph.derivations import CycleError
 from graph.model import Fact
 from graph.neo4j.cypher import CLOSED_FIRST, Query
 from graph.neo4j.params import instant, micros
+from graph.neo4j.rows import Runner
 from graph.reach import Affected, FactRef
 from graph.store import ConflictError
 
@@ -53,7 +54,7 @@ RETURN id, subject, predicate, value, unit, sealed, depth, path, end""", {
 _CALL_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
 
 
-def decided(tx: neo4j.ManagedTransaction, tenant: str, changed: Mapping[str, datetime | None],
+def decided(tx: Runner, tenant: str, changed: Mapping[str, datetime | None],
             axis: str, at: datetime, get_facts: Callable[[list[str]], dict[str, Fact]],
             *, close: bool = False) -> list[Affected]:
     """``get_facts`` reads sealed facts whole, to open their values. ``close``: the server

@@ -17,6 +17,10 @@ from graph.model import DerivationIn, Fact, Source, Subject
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import StoreError, Support
 
+# What runs a statement: a managed transaction (reads) or an explicit one (writes,
+# graph.neo4j.retry).
+Runner = neo4j.ManagedTransaction | neo4j.Transaction
+
 _FACT_FIELDS = tuple(Fact.model_fields)
 
 _FACT_LISTS = ("scope", "gaps_from", "gaps_to", "past_superseded_at", "past_superseded_from",

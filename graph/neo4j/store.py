@@ -23,6 +23,7 @@ from graph.neo4j import cypher, procedures
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.memory import within_memory
+from graph.neo4j.retry import committed
 from graph.neo4j.rows import (
     as_dicts,
     fact_from,
@@ -78,10 +79,11 @@ def _answering(uri: str) -> Iterator[None]:
 
 
 class Neo4jStore:
-    """Reads run in read transactions, writes in write transactions (the driver's managed
-    ones): behind a ``neo4j://`` routing URI a cluster serves reads from its secondaries and
-    writes from its leader. Every session shares one bookmark manager, so a read waits for
-    the writes this store committed before it (read-your-writes, across its threads)."""
+    """Reads run in read transactions (the driver's managed ones), writes in write
+    transactions (explicit ones, retried by ``graph.neo4j.retry``): behind a ``neo4j://``
+    routing URI a cluster serves reads from its secondaries and writes from its leader. Every
+    session shares one bookmark manager, so a read waits for the writes this store committed
+    before it (read-your-writes, across its threads)."""
 
     def __init__(self, driver: neo4j.Driver, clock: Clock, database: str | None = None,
                  uri: str = "the configured address", keys: KeyStore | None = None) -> None:
@@ -96,6 +98,8 @@ class Neo4jStore:
         # The launcher's server-side cascade (graph.neo4j.procedures): asked for by
         # ensure_schema, so a store whose schema is not prepared decides in Python.
         self.procedures = False
+        # How long a write is retried on transient failures (graph.neo4j.retry).
+        self.retry_seconds = DEFAULT_RETRY_SECONDS
 
     @classmethod
     def connect(
@@ -120,7 +124,10 @@ class Neo4jStore:
         except BaseException:
             driver.close()
             raise
-        return cls(driver, clock, database, uri, keys)
+        store = cls(driver, clock, database, uri, keys)
+        if retry_seconds is not None:
+            store.retry_seconds = retry_seconds
+        return store
 
     def now(self) -> datetime:
         return self._clock()
@@ -184,18 +191,16 @@ class Neo4jStore:
         """Run ``work`` in a write transaction. The keys of what it erased are marked before
         it commits and destroyed after: every copy of their ciphertext (store files,
         transaction logs, backups) becomes unreadable at once."""
-        last: list[Neo4jTx] = []  # the driver may run the unit again after a transient error
+        last: list[Neo4jTx] = []  # a transient failure runs the unit again
 
-        def unit(tx: neo4j.ManagedTransaction) -> T:
+        def unit(tx: neo4j.Transaction) -> T:
             last[:] = [SearchTx(tx, tenant, self.sealer, self.procedures)]
-            with within_memory():
-                result = work(last[0])
+            result = work(last[0])
             if last[0].erased and self.sealer is not None:
                 self.sealer.mark(tenant, set(last[0].erased))
             return result
 
-        with within_memory():  # at commit, past the unit: the driver has retried it by then
-            result = session.execute_write(unit)
+        result = committed(session, unit, self.retry_seconds)
         erased = last[0].erased if last else {}
         if erased and self.sealer is not None:
             self.sealer.destroy(tenant, set(erased), max(erased.values()))

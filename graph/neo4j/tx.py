@@ -10,8 +10,6 @@ from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
-import neo4j
-
 from graph.asof import AsOf
 from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE
@@ -21,6 +19,7 @@ from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.downstream import read_downstream
 from graph.neo4j.rows import (
+    Runner,
     as_dicts,
     derivation_from,
     derivation_props,
@@ -57,7 +56,7 @@ from graph.store import (
 
 
 class Neo4jTx:
-    def __init__(self, tx: neo4j.ManagedTransaction, tenant: str,
+    def __init__(self, tx: Runner, tenant: str,
                  sealer: Sealer | None = None, procedures: bool = False) -> None:
         self.tx = tx
         self.tenant = tenant
