@@ -4,10 +4,11 @@ The driver's ``execute_write`` retries every error it calls retryable for its re
 Neo4j calls a transaction past its memory pool *transient*. Refused inside the unit of work,
 ``graph.neo4j.memory.within_memory`` turns that into ``TransactionTooLarge`` and the driver
 stops; refused at commit, past the unit, the driver ran the whole transaction again and again
-(a 110,000-fact cascade on the launcher's default heap: three more runs, 137 s before the
-error, bench/RESULTS.md). Running it again cannot help: the same work needs the same memory.
-So writes run here, in explicit transactions, with the driver's rule (``is_retryable``) and
-its backoff (1 s, doubling, 20% jitter), and a refusal for memory ends at once.
+(a 110,000-fact cascade on the launcher's default heap: three more runs, about 55 s before
+the error instead of 4, bench/RESULTS.md). Running it again cannot help: the same work
+needs the same memory. So writes run here, in explicit transactions, with the driver's rule
+(``is_retryable``) and its backoff (1 s, doubling, 20% jitter), and a refusal for memory
+ends at once.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def _delays(first: float = 1.0, factor: float = 2.0, jitter: float = 0.2) -> Ite
 
 
 def committed(session: neo4j.Session, unit: Callable[[neo4j.Transaction], T],
-              retry_seconds: float, sleep: Callable[[float], None] = time.sleep) -> T:
+              retry_seconds: float) -> T:
     """``unit`` in a write transaction, committed; retried on a retryable failure until
     ``retry_seconds`` have passed since the first one, then its error is raised."""
     delays = _delays()
@@ -51,4 +52,4 @@ def committed(session: neo4j.Session, unit: Callable[[neo4j.Transaction], T],
             first_failure = now if first_failure is None else first_failure
             if now - first_failure > retry_seconds:
                 raise
-            sleep(next(delays))
+            time.sleep(next(delays))
