@@ -196,7 +196,6 @@ def table(results: list[dict[str, Any]]) -> str:
 
 def _server(uri_arg: str | None) -> tuple[str, tuple[str, str] | None, dict[str, Any],
                                           Callable[[], None]]:
-    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     from graph.neo4j import (
         launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
     )
@@ -206,6 +205,8 @@ def _server(uri_arg: str | None) -> tuple[str, tuple[str, str] | None, dict[str,
         if os.environ.get("NEO4J_PASSWORD"):
             auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
         return uri_arg, auth, {"uri": uri_arg, "started_by_bench": False}, lambda: None
+    # Only for a server of its own: given a URI, the environment is left alone.
+    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     _say(f"starting Neo4j in {os.environ['VINTAGE_NEO4J_HOME']}")
     uri = neo4j_launcher.start().uri
     info = {"uri": uri, "started_by_bench": True,

@@ -158,14 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or min(sizes) < data.RESTATED_SHARE or args.reads < 1:
         parser.error("sizes must be at least 10 facts and --reads at least 1")
 
-    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     from graph.neo4j import (
         launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
     )
 
     started = args.neo4j_uri is None
     server: dict[str, Any] = {"uri": args.neo4j_uri, "started_by_bench": started}
-    if started:
+    if started:  # only then the bench home: given a URI, the environment is left alone
+        os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
         _say(f"starting Neo4j in {os.environ['VINTAGE_NEO4J_HOME']}")
         uri = neo4j_launcher.start().uri
         server.update(uri=uri, heap=os.environ.get(neo4j_launcher.HEAP_ENV, "768m (default)"),

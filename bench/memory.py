@@ -158,7 +158,6 @@ def bench_in_process(work: Workload) -> tuple[Result, int]:
 
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
-    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     from graph.neo4j import (
         launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
     )
@@ -168,6 +167,8 @@ def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
         if os.environ.get("NEO4J_PASSWORD"):
             auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
         return args.neo4j_uri, auth, {"uri": args.neo4j_uri, "started_by_bench": False}
+    # Only for a server of its own: given a URI, the environment is left alone.
+    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     home = neo4j_launcher.state_dir()
     # Never stop the test suite's server (the launcher's default home in the repository).
     shared = home.is_relative_to(REPO / ".vintage")

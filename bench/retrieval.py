@@ -123,7 +123,6 @@ def bench_store(store: Store, label: str, corpus: Corpus, sec: tuple[Any, Any] |
 
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
-    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     from graph.neo4j import launcher  # reads VINTAGE_NEO4J_HOME when called
 
     if args.neo4j_uri is not None:
@@ -131,6 +130,8 @@ def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
         if os.environ.get("NEO4J_PASSWORD"):
             auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
         return args.neo4j_uri, auth, {"uri": args.neo4j_uri, "started_by_bench": False}
+    # Only for a server of its own: given a URI, the environment is left alone.
+    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     home = launcher.state_dir()
     say(f"starting (or reusing) Neo4j in {home}")
     info = launcher.start()

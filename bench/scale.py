@@ -110,7 +110,8 @@ def run_size(args: argparse.Namespace, n: int, uri: str, auth: Auth, pid: int | 
 
 
 def _server(args: argparse.Namespace) -> tuple[str, Auth, int | None, Result]:
-    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
+    if args.neo4j_uri is None:  # given a URI, the environment is left alone
+        os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     return sec._start_server(args)
 
 

@@ -170,7 +170,6 @@ def parse_plan_only(files: Sequence[Path]) -> Result:
 
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, int | None, Result]:
-    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     from graph.neo4j import (
         launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
     )
@@ -180,6 +179,8 @@ def _start_server(args: argparse.Namespace) -> tuple[str, Auth, int | None, Resu
         if os.environ.get("NEO4J_PASSWORD"):
             auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
         return args.neo4j_uri, auth, None, {"uri": args.neo4j_uri, "started_by_bench": False}
+    # Only for a server of its own: given a URI, the environment is left alone.
+    os.environ.setdefault("VINTAGE_NEO4J_HOME", BENCH_NEO4J_HOME)
     _say(f"starting (or reusing) Neo4j in {os.environ['VINTAGE_NEO4J_HOME']}")
     info = neo4j_launcher.start()
     return info.uri, neo4j_launcher.auth(), info.pid, {

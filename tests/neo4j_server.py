@@ -88,6 +88,7 @@ def neo4j_uri_for_tests() -> Iterator[Neo4jTarget]:
         yield Neo4jTarget(running.uri, neo4j_launcher.auth(), "launcher")
         return
 
+    home = neo4j_launcher.state_dir()
     try:
         started = neo4j_launcher.start()
     except neo4j_launcher.LauncherError as exc:
@@ -98,7 +99,22 @@ def neo4j_uri_for_tests() -> Iterator[Neo4jTarget]:
     try:
         yield Neo4jTarget(started.uri, neo4j_launcher.auth(), "launcher")
     finally:
-        neo4j_launcher.stop()
+        # The server this started, even if something moved VINTAGE_NEO4J_HOME since.
+        with _home(home):
+            neo4j_launcher.stop()
+
+
+@contextlib.contextmanager
+def _home(home: Path) -> Iterator[None]:
+    before = os.environ.get(neo4j_launcher.HOME_ENV)
+    os.environ[neo4j_launcher.HOME_ENV] = str(home)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[neo4j_launcher.HOME_ENV]
+        else:
+            os.environ[neo4j_launcher.HOME_ENV] = before
 
 
 neo4j_for_tests = contextlib.contextmanager(neo4j_uri_for_tests)

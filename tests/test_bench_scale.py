@@ -5,6 +5,7 @@ figure the 1M-fact run reports, with the counts its data predicts, and leaves no
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from bench import scale, scale_data
 from graph.kinds import Change
 from graph.labels import FACT
+from graph.neo4j import launcher
 from graph.neo4j.store import Neo4jStore
 from ingest.companyfacts import plan, read_companyfacts
 from ingest.revisions import classify
@@ -46,9 +48,13 @@ def test_a_tiny_run_reports_every_figure_with_the_counts_its_data_predicts(
         monkeypatch.setenv("NEO4J_USER", neo4j_target.auth[0])
         monkeypatch.setenv("NEO4J_PASSWORD", neo4j_target.auth[1])
     out = tmp_path / "scale.json"
+    home = os.environ.get(launcher.HOME_ENV)
     assert scale.main(["--facts", str(FACTS), "--reads", "20", "--questions", "3",
                        "--repeat", "1", "--neo4j-uri", neo4j_target.uri,
                        "--out", str(out)]) == 0
+    # Given a server, the bench leaves the environment alone: it once set the launcher's home
+    # for the rest of the test process, and the suite's own server was then never stopped.
+    assert os.environ.get(launcher.HOME_ENV) == home
     r = json.loads(out.read_text(encoding="utf-8"))
     gen, ingest, derived = r["generate"], r["ingest"], r["derived"]
 
