@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 
 from api.http.models import Instant, Out
 from api.http.models_memory import Name, Named, Scoped, Text
+from graph.memory.forget import Forgotten as Erased
 from graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
 from graph.model import Value
 
@@ -39,6 +40,11 @@ class Forgotten(Out):
                                   "this one's support (0 otherwise).")
     released: int = Field(description="Of those kept, how many no live support holds any more.")
     event: str
+
+    @classmethod
+    def of(cls, gone: Erased) -> Forgotten:
+        return cls(by=gone.by, facts=gone.facts, derived=gone.derived, kept=gone.kept,
+                   released=gone.released, event=gone.event_id)
 
 
 class Summarise(Scoped):

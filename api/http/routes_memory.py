@@ -191,8 +191,7 @@ def forget_memory(caller: Authenticated, body: Forget) -> Forgotten:
     gone = forget(caller.store, target, subject=body.subject, key=body.key,
                   source_id=body.source, user=user if body.everything else None,
                   actor=caller.actor, reason=body.reason)
-    return Forgotten(by=gone.by, facts=gone.facts, derived=gone.derived, kept=gone.kept,
-                     released=gone.released, event=gone.event_id)
+    return Forgotten.of(gone)
 
 
 @router.post("/summaries", response_model=Summary, responses=documented(400, 403))

@@ -201,8 +201,7 @@ class Tools:
         gone = forget_memory(self.store, target, subject=subject, key=key, source_id=source,
                              user=bound_user if everything else None, actor=p.actor,
                              reason=reason)
-        return Forgotten(by=gone.by, facts=gone.facts, derived=gone.derived, kept=gone.kept,
-                         released=gone.released, event=gone.event_id)
+        return Forgotten.of(gone)
 
     def asof(
         self, metric: Annotated[str, Field(description="A built-in metric (revenue, "

@@ -86,7 +86,8 @@ class Neo4jStore:
     before it (read-your-writes, across its threads)."""
 
     def __init__(self, driver: neo4j.Driver, clock: Clock, database: str | None = None,
-                 uri: str = "the configured address", keys: KeyStore | None = None) -> None:
+                 uri: str = "the configured address", keys: KeyStore | None = None,
+                 retry_seconds: float = DEFAULT_RETRY_SECONDS) -> None:
         self.driver = driver
         self.uri = uri
         self.database = database
@@ -99,7 +100,7 @@ class Neo4jStore:
         # ensure_schema, so a store whose schema is not prepared decides in Python.
         self.procedures = False
         # How long a write is retried on transient failures (graph.neo4j.retry).
-        self.retry_seconds = DEFAULT_RETRY_SECONDS
+        self.retry_seconds = retry_seconds
 
     @classmethod
     def connect(
@@ -110,11 +111,11 @@ class Neo4jStore:
         """``retry_seconds``: how long a transaction is retried on transient failures (a
         leader election, a server that went away) before ``StoreUnreachable``; None is
         ``DEFAULT_RETRY_SECONDS``."""
+        retry = DEFAULT_RETRY_SECONDS if retry_seconds is None else retry_seconds
         # "Unrecognized" is Neo4j noting property keys no node has yet (gaps_from on a young
         # database); expected here, and logged by the driver as a warning on every query.
         driver = neo4j.GraphDatabase.driver(
-            uri, auth=auth, max_transaction_retry_time=(
-                DEFAULT_RETRY_SECONDS if retry_seconds is None else retry_seconds),
+            uri, auth=auth, max_transaction_retry_time=retry,  # reads' managed transactions
             notifications_disabled_classifications=[
                 neo4j.NotificationDisabledClassification.UNRECOGNIZED],
         )
@@ -124,10 +125,7 @@ class Neo4jStore:
         except BaseException:
             driver.close()
             raise
-        store = cls(driver, clock, database, uri, keys)
-        if retry_seconds is not None:
-            store.retry_seconds = retry_seconds
-        return store
+        return cls(driver, clock, database, uri, keys, retry)
 
     def now(self) -> datetime:
         return self._clock()
