@@ -13,6 +13,7 @@ from graph.asof import AsOf
 from graph.kinds import FactKind, Status
 from graph.memory.forget import forget
 from graph.model import Fact, Scope, Source, Subject
+from graph.retrieval import documents
 from graph.retrieval.documents import concept_words, describe, period_words
 from graph.retrieval.embedder import Vectors, minilm
 from graph.retrieval.index import SearchStore, TextQuery
@@ -63,6 +64,24 @@ def test_a_memory_is_described_by_its_key_in_words_and_its_value() -> None:
     assert doc.parts == ("refund policy: wants a refund",)
     assert not doc.shared
     assert "refund_policy" in doc.terms
+
+
+def test_the_term_cache_keeps_a_business_fact_s_vocabulary_never_a_memory_or_a_text_value(
+) -> None:
+    cache = (documents._shared_terms, documents._shared_identifiers)
+    for c in cache:
+        c.cache_clear()
+    note = stored(("user=42",), "refund_policy", "wants a refund", "1970-01-01", None)
+    worded = stored((), "dei:EntityRegistrantName", "Alphabet Inc.", "2018-01-01", None)
+    for f in (note, worded):
+        describe(f, ALPHABET, [FILING])
+    assert [c.cache_info().currsize for c in cache] == [0, 0]
+    figure = stored((), "us-gaap:OperatingIncomeLoss", 7_001_000_000, "2018-01-01", "2018-04-01")
+    first = describe(figure, ALPHABET, [FILING])
+    # what and when; the subject, its two identifiers and the concept (not the filing's ids)
+    assert [c.cache_info().currsize for c in cache] == [2, 4]
+    assert describe(figure, ALPHABET, [FILING]) == first  # the same document, from the cache
+    assert documents._shared_terms.cache_info().hits == 2
 
 
 def test_periods_and_concepts_read_as_people_say_them() -> None:

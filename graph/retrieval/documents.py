@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 
 from graph.model import Fact, Scope, Source, Subject
 from graph.retrieval.terms import identifiers, terms
@@ -35,6 +36,10 @@ from graph.sealing import sealed_in
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|$)|[A-Z]?[a-z]+|\d+|[A-Z]+")
 _KEY_JOINERS = re.compile(r"[_.]+")
+# A business fact's parts and identifiers repeat across a company's facts (a few hundred
+# concepts and periods), and a search describes every candidate again to count identifiers:
+# their terms are kept per text (``describe`` says which texts may be).
+_SHARED_TEXTS = 65_536
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
 _ORDINALS = ("first", "second", "third", "fourth")
@@ -62,10 +67,26 @@ def describe(fact: Fact, subject: Subject | None, sources: Sequence[Source]) -> 
     supporting it."""
     memory = is_memory(fact)
     parts = (memory_text(fact),) if memory else business_parts(fact, subject)
-    exact = [fact.subject, *(subject.identifiers if subject else ()), fact.predicate,
-             *(s.id for s in sources), *(s.accession for s in sources if s.accession)]
-    found = [t for part in parts for t in terms(part)]
-    return Document(parts, _with_identifiers(found, exact), shared=not memory)
+    # Only a business fact's vocabulary is kept by the term cache: never a memory's words, a
+    # text value, or a source's ids (an erasure leaves no copy of them in the process).
+    cached = not memory and not _value_text(fact)
+    split, named = (_shared_terms, _shared_identifiers) if cached else (terms, identifiers)
+    found = [t for part in parts for t in split(part)]
+    about = [named(v) for v in (fact.subject, *(subject.identifiers if subject else ()),
+                                fact.predicate)]
+    cited = [identifiers(v) for v in (*(s.id for s in sources),
+                                      *(s.accession for s in sources if s.accession))]
+    return Document(parts, _with_identifiers(found, [*about, *cited]), shared=not memory)
+
+
+@lru_cache(maxsize=_SHARED_TEXTS)
+def _shared_terms(text: str) -> tuple[str, ...]:
+    return tuple(terms(text))
+
+
+@lru_cache(maxsize=_SHARED_TEXTS)
+def _shared_identifiers(text: str) -> tuple[str, ...]:
+    return tuple(identifiers(text))
 
 
 def memory_text(fact: Fact) -> str:
@@ -140,9 +161,9 @@ def _value_text(fact: Fact) -> str:
     return fact.value if isinstance(fact.value, str) else ""
 
 
-def _with_identifiers(found: list[str], exact: Iterable[str]) -> tuple[str, ...]:
-    """``found`` followed by the identifiers of ``exact`` it does not hold yet, each once (a
-    repeat would raise the term's frequency in BM25 for nothing)."""
+def _with_identifiers(found: list[str], exact: Iterable[Sequence[str]]) -> tuple[str, ...]:
+    """``found`` followed by the identifiers of ``exact`` (each value's, in order) it does not
+    hold yet, each once (a repeat would raise the term's frequency in BM25 for nothing)."""
     have = set(found)
-    extra = [i for value in exact for i in identifiers(value) if i not in have]
+    extra = [i for named in exact for i in named if i not in have]
     return (*found, *dict.fromkeys(extra))
