@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import pytest
+
 from graph.neo4j import launcher as neo4j_launcher
 
 DOCKER_IMAGE = "neo4j:5.26-community"
@@ -100,21 +102,9 @@ def neo4j_uri_for_tests() -> Iterator[Neo4jTarget]:
         yield Neo4jTarget(started.uri, neo4j_launcher.auth(), "launcher")
     finally:
         # The server this started, even if something moved VINTAGE_NEO4J_HOME since.
-        with _home(home):
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv(neo4j_launcher.HOME_ENV, str(home))
             neo4j_launcher.stop()
-
-
-@contextlib.contextmanager
-def _home(home: Path) -> Iterator[None]:
-    before = os.environ.get(neo4j_launcher.HOME_ENV)
-    os.environ[neo4j_launcher.HOME_ENV] = str(home)
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[neo4j_launcher.HOME_ENV]
-        else:
-            os.environ[neo4j_launcher.HOME_ENV] = before
 
 
 neo4j_for_tests = contextlib.contextmanager(neo4j_uri_for_tests)
