@@ -3,6 +3,7 @@ SEC filings, every mode of the ablation ladder, embedded and Neo4j, at each size
 
     python -m bench.retrieval [--sizes 10000,100000] [--backends embedded,neo4j]
                               [--neo4j-uri URI] [--keep-server] [--out FILE]
+                              [--cypher-ranking]
     python -m bench.retrieval --quick        # smoke run: a small corpus, a few queries
 
 Per backend and size: the corpus is written through the product's write paths
@@ -141,6 +142,18 @@ def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
         "pagecache": os.environ.get(PAGECACHE_ENV, "64m (default)")}
 
 
+def _stores(uri: str, auth: Auth, keys: Path,
+            cypher_ranking: bool) -> tuple[Neo4jStore, Neo4jStore, neo4j.Driver]:
+    """The store that loads, the one that searches (on the ranking path asked), a driver."""
+    store = Neo4jStore.connect(uri, clock, auth=auth, keys=FileKeyStore(keys))
+    store.ensure_schema()
+    searcher = _searcher(uri, auth, keys)
+    # As open_store's store would find them.
+    searcher.procedures = store.procedures
+    searcher.server_ranker = store.server_ranker and not cypher_ranking
+    return store, searcher, neo4j.GraphDatabase.driver(uri, auth=auth)
+
+
 def _searcher(uri: str, auth: Auth, keys: Path) -> Neo4jStore:
     """The store the searches run through: the same server and keys, but a driver that gives
     up on a transient error after 1 s instead of 30 (``max_transaction_retry_time``): a search
@@ -225,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--neo4j-uri", default=None)
     parser.add_argument("--keep-server", action="store_true")
+    parser.add_argument("--cypher-ranking", action="store_true",
+                        help="rank in Cypher, as on a stock server, not in the launcher's "
+                             "columns (graph.neo4j.ranker)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--vector-cache", type=Path, default=None,
                         help="reuse and keep vectors in this .npz (development only: a run "
@@ -255,11 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         if "neo4j" in args.backends:
             uri, auth, server = _start_server(args)
             result["server"] = server
-            store = Neo4jStore.connect(uri, clock, auth=auth,
-                                       keys=FileKeyStore(Path(keys.name) / "k"))
-            store.ensure_schema()
-            stores.append((store, _searcher(uri, auth, Path(keys.name) / "k"),
-                           neo4j.GraphDatabase.driver(uri, auth=auth)))
+            stores.append(_stores(uri, auth, Path(keys.name) / "k", args.cypher_ranking))
+            server["ranking"] = "server columns" if stores[0][1].server_ranker else "cypher"
         for size in sizes:
             result["sizes"][str(size)] = run_size(
                 args, size, queries, embedder, (lambda: stores[0]) if stores else None,

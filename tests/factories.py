@@ -73,6 +73,10 @@ PINNED = parse_instant("2026-06-01T12:00:00+00:00")
 # is the whole server-free tier. Backend parameters mark themselves; a test that asks for a
 # server fixture is marked at collection (``conftest.pytest_collection_modifyitems``).
 BACKENDS = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+# Ranking on both Neo4j paths, each taken every time (tests/rank_paths.py): the Cypher a stock
+# server runs, and the launcher's columns.
+RANK_PATHS = ["embedded", pytest.param("neo4j-cypher", marks=pytest.mark.neo4j),
+              pytest.param("neo4j-ranker", marks=pytest.mark.neo4j)]
 
 
 class PinnedClock:
@@ -97,7 +101,12 @@ def make_store(
         return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
     store = Neo4jStore(shared.driver, clock, shared.database, keys=FileKeyStore(tmp_path / "keys"))
-    store.procedures = shared.procedures  # as open_store's store would find them
+    # As open_store's store would find them.
+    store.procedures, store.server_ranker = shared.procedures, shared.server_ranker
+    if backend != "neo4j":
+        from tests.rank_paths import take_rank_path
+
+        take_rank_path(store, backend, request.getfixturevalue("monkeypatch"))
     return store
 
 

@@ -28,7 +28,7 @@ from graph.labels import (
     USED,
 )
 from graph.model import Scope
-from graph.neo4j import cypher, procedures
+from graph.neo4j import cypher, procedures, ranker
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j import cypher_search as search
@@ -131,6 +131,17 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 10, counted=False),
     "rank_ids_without_terms": lambda: search.rank(
         AsOf(SCOPE, ids=("a", "b")).resolved(T), [], [], [1.0, 0.0], "minilm", 3),
+    "ranker_search_write": lambda: ranker.search_write("acme"),
+    "ranker_build_columns": lambda: ranker.build_columns("acme"),
+    "ranker_rank_memory": lambda: ranker.rank_call(
+        AsOf(SCOPE, kinds=(FactKind.PREFERENCE,), unexpired_at=T).resolved(T),
+        ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 5),
+    "ranker_rank_filings": lambda: ranker.rank_call(
+        AsOf(Scope(tenant="acme"), known_at=T, valid=from_to(T, None), shared_only=True,
+             predicates=("Revenues",)).resolved(T), ["b.1"], [], None, None, 10, counted=False),
+    "ranker_rank_ids_at_an_instant": lambda: ranker.rank_call(
+        AsOf(SCOPE, ids=("a", "b"), valid=as_of(T)).resolved(T), [], [], [1.0, 0.0],
+        "minilm", 3),
 }
 
 
@@ -152,7 +163,7 @@ def test_generated_cypher_matches_its_golden_file(name: str) -> None:
 def _builders() -> set[str]:
     """Every public function of the builder modules that returns Cypher."""
     return {f"{module.__name__}.{name}"
-            for module in (cypher, reads, lineage, search, procedures)
+            for module in (cypher, reads, lineage, search, procedures, ranker)
             for name, fn in vars(module).items()
             if inspect.isfunction(fn) and fn.__module__ == module.__name__
             and not name.startswith("_")
@@ -163,7 +174,7 @@ def test_every_builder_has_a_golden_file(monkeypatch: pytest.MonkeyPatch) -> Non
     expected, called = _builders(), set()
     for qualified in expected:
         module_name, name = qualified.rsplit(".", 1)
-        module = {m.__name__: m for m in (cypher, reads, lineage, search, procedures)}[
+        module = {m.__name__: m for m in (cypher, reads, lineage, search, procedures, ranker)}[
             module_name]
         original = getattr(module, name)
 

@@ -7,13 +7,15 @@ tests check the store's ranking primitive, not an embedder or the tokeniser, whi
 on their own. What they pin down: the legal set is the whole as-of predicate, computed before
 any score; each leg ranks exactly inside it (an illegal item never comes back, and never pushes
 a legal one out of the top); each leg's best, best first, ties by id; the hard-filter counts of
-what the query matched; entries erased with their facts."""
+what the query matched; entries erased with their facts. On Neo4j each test runs on both
+ranking paths (tests/rank_paths.py): Cypher, and the launcher's columns."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,10 +31,19 @@ from graph.retrieval.index import Hits, IndexEntry, SearchStore, TextQuery, inde
 from graph.store import Erasure, Store
 from graph.temporal import as_of, parse_instant
 from graph.writes import record
-from tests.factories import ACTOR, batch, fact, source
+from tests.factories import ACTOR, RANK_PATHS, PinnedClock, batch, fact, make_store, source
 
 MODEL = "test-4d"  # the name the hand-made vectors go under
 FILED = "2018-04-24"
+
+
+@pytest.fixture(params=RANK_PATHS)
+def store(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
+          tenant: str) -> Iterator[Store]:
+    backend = make_store(request.param, clock, tmp_path, request)
+    yield backend
+    if isinstance(backend, Neo4jStore):
+        backend.purge_tenant(tenant)
 
 
 def unit(*xs: float) -> tuple[float, ...]:

@@ -160,7 +160,7 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
     columns = "[] AS keyword, [] AS exact, 0 AS matched, [] AS excluded"
     if terms:
         reason, _ = reason_cypher(spec, "f")
-        params["text"] = lucene(_scope_filters(spec), terms)
+        params["text"] = lucene(scope_filters(spec), terms)
 
         def hits(query: str) -> str:
             return _HITS.format(index=FACT_TEXT, query=query, scope=scope_clause(spec, "f"),
@@ -172,7 +172,7 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
         if identifiers:
             # Only an entry carrying an identifier can count one: Lucene is asked for those.
             params.update(identifiers=list(identifiers),
-                          identified=lucene(_scope_filters(spec), identifiers))
+                          identified=lucene(scope_filters(spec), identifiers))
             parts.append(_EXACT.format(hits=hits("$identified")))
             exact = "exact"
         columns = f"keyword, {exact}, " + (
@@ -201,7 +201,7 @@ def _legal_set(spec: AsOf, where: str, params: dict[str, Any]) -> str:
             where += "\n    AND f.predicate IS NOT NULL"  # the lookup index's prefix
         return (f"MATCH (f:{FACT})\n  {hint}\n  WHERE {where}\n"
                 "    AND f.search_terms IS NOT NULL")
-    filters = _scope_filters(spec)
+    filters = scope_filters(spec)
     if spec.kinds is not None:
         filters.append([f"k.{k.value}" for k in spec.kinds])
     params["legal"] = lucene(filters)
@@ -209,7 +209,7 @@ def _legal_set(spec: AsOf, where: str, params: dict[str, Any]) -> str:
             f"  WHERE {where}")
 
 
-def _scope_filters(spec: AsOf) -> list[list[str]]:
+def scope_filters(spec: AsOf) -> list[list[str]]:
     """The filter token groups of the read's tenant and of each of its scope terms."""
     return [[tenant_token(spec.scope.tenant)], *([scope_token(t)] for t in spec.scope.terms())]
 

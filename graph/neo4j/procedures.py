@@ -23,6 +23,7 @@ import neo4j
 from graph.cascade import CYCLE
 from graph.derivations import CycleError
 from graph.model import Fact
+from graph.neo4j import ranker
 from graph.neo4j.cypher import CLOSED_FIRST, Query
 from graph.neo4j.params import instant, micros
 from graph.neo4j.rows import Runner
@@ -34,9 +35,12 @@ CASCADE_CLOSE = "vintage.cascade_close"  # the same, and it writes the closes
 
 
 def available(session: neo4j.Session) -> bool:
+    """Whether the server has the launcher's procedures: this cascade and the ranker
+    (graph.neo4j.ranker), which the launcher registers together."""
+    names = [CASCADE, CASCADE_CLOSE, *ranker.NAMES]
     rows = session.run("SHOW PROCEDURES YIELD name WHERE name IN $names RETURN count(*) AS n",
-                       {"names": [CASCADE, CASCADE_CLOSE]}).single()
-    return bool(rows and rows["n"] == 2)
+                       {"names": names}).single()
+    return bool(rows and rows["n"] == len(names))
 
 
 def cascade_call(tenant: str, changed: Mapping[str, datetime | None], axis: str,

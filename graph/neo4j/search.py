@@ -20,6 +20,7 @@ from graph.asof import AsOf
 from graph.errors import InvalidArgument
 from graph.model import Fact
 from graph.neo4j import cypher_search as cs
+from graph.neo4j import ranker
 from graph.neo4j.cypher import Query
 from graph.neo4j.rows import fact_from
 from graph.neo4j.schema import FACT_TEXT
@@ -129,8 +130,10 @@ class SearchTx(Neo4jTx):
 
 
 def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, spec: AsOf,
-         query: TextQuery) -> Hits:
-    """``SearchStore.rank`` on Neo4j, ``spec`` already resolved: one query (cs.rank)."""
+         query: TextQuery, server_ranker: bool = False) -> Hits:
+    """``SearchStore.rank`` on Neo4j, ``spec`` already resolved: one query (cs.rank), or, on
+    a server with the launcher's ranker and a read it serves, ``vintage.rank`` first
+    (graph.neo4j.ranker), and cs.rank only when it had no columns to rank from."""
     if query.per_leg < 1:
         raise InvalidArgument("a search returns at least one item per leg")
     if query.vector is not None:
@@ -143,8 +146,10 @@ def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, sp
                               f"{MAX_QUERY_TERMS}")
     tokens = blind(sealer, spec.scope.tenant, terms, create=False)
     identifiers = [tokens[t] for t in dict.fromkeys(query.identifiers) if t in tokens]
-    row = run(cs.rank(spec, list(tokens.values()), identifiers, query.vector, query.model,
-                      query.per_leg, query.counted))[0]
+    args = (spec, list(tokens.values()), identifiers, query.vector, query.model,
+            query.per_leg, query.counted)
+    rows = run(ranker.rank_call(*args)) if server_ranker and ranker.serves(spec) else []
+    row = rows[0] if rows else run(cs.rank(*args))[0]
     return Hits(
         exact=tuple((i, float(s)) for i, s in row["exact"]),
         keyword=tuple((i, float(s)) for i, s in row["keyword"]),

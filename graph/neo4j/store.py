@@ -23,6 +23,7 @@ from graph.neo4j import cypher, procedures
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.memory import within_memory
+from graph.neo4j.ranker import search_write
 from graph.neo4j.retry import committed
 from graph.neo4j.rows import (
     as_dicts,
@@ -99,6 +100,9 @@ class Neo4jStore:
         # The launcher's server-side cascade (graph.neo4j.procedures): asked for by
         # ensure_schema, so a store whose schema is not prepared decides in Python.
         self.procedures = False
+        # Whether a search ranks through the launcher's columns (graph.neo4j.ranker) when it
+        # can; found with the procedures.
+        self.server_ranker = False
         # How long a write is retried on transient failures (graph.neo4j.retry).
         self.retry_seconds = retry_seconds
 
@@ -145,7 +149,7 @@ class Neo4jStore:
             for statement in SCHEMA_STATEMENTS:
                 session.run(statement).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
-            self.procedures = procedures.available(session)
+            self.procedures = self.server_ranker = procedures.available(session)
         self.finish_destruction()
 
     def finish_destruction(self) -> None:
@@ -192,7 +196,7 @@ class Neo4jStore:
         last: list[Neo4jTx] = []  # a transient failure runs the unit again
 
         def unit(tx: neo4j.Transaction) -> T:
-            last[:] = [SearchTx(tx, tenant, self.sealer, self.procedures)]
+            last[:] = [SearchTx(tx, tenant, self.sealer, self.procedures, writing=True)]
             result = work(last[0])
             if last[0].erased and self.sealer is not None:
                 self.sealer.mark(tenant, set(last[0].erased))
@@ -205,7 +209,14 @@ class Neo4jStore:
         return result
 
     def purge_tenant(self, tenant: str) -> None:
-        with self._session() as session:
+        # The purge's statements commit in batches of their own: a transaction held open
+        # around them names the tenant to the ranker, so that no columns of it are used or
+        # built until the purge is over (graph.neo4j.ranker).
+        with (self._session() as session, self._session() as guard,
+              guard.begin_transaction() as announced):
+            if self.procedures:
+                mark = search_write(tenant)
+                announced.run(mark.text, mark.params).consume()
             for query in cypher.purge_tenant(tenant):
                 session.run(query.text, query.params).consume()
 
@@ -226,7 +237,8 @@ class Neo4jStore:
         return self.reading(spec.scope.tenant, lambda tx: tx.read_confirmed(resolved))
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
-        return rank_hits(self.run, self.sealer, spec.resolved(self.now()), query)
+        return rank_hits(self.run, self.sealer, spec.resolved(self.now()), query,
+                         server_ranker=self.server_ranker)
 
     def history(self, tenant: str, key: str) -> list[Fact]:
         return [fact_from(r["f"], self.sealer) for r in self.run(cypher.history(tenant, key))]

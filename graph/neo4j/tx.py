@@ -14,7 +14,7 @@ from graph.asof import AsOf
 from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE
 from graph.model import Event, Fact, Scope, Source, Subject
-from graph.neo4j import cypher, procedures
+from graph.neo4j import cypher, procedures, ranker
 from graph.neo4j import cypher_lineage as lineage
 from graph.neo4j import cypher_reads as reads
 from graph.neo4j.downstream import read_downstream
@@ -56,15 +56,25 @@ from graph.store import (
 
 
 class Neo4jTx:
-    def __init__(self, tx: Runner, tenant: str,
-                 sealer: Sealer | None = None, procedures: bool = False) -> None:
+    def __init__(self, tx: Runner, tenant: str, sealer: Sealer | None = None,
+                 procedures: bool = False, writing: bool = False) -> None:
         self.tx = tx
         self.tenant = tenant
         self.sealer = sealer
         self.procedures = procedures  # the server has the launcher's (graph.neo4j.procedures)
+        # A write on such a server names its tenant to the ranker before its first statement
+        # (graph.neo4j.ranker): the tenant's columns go, and stay out until this one ends.
+        self.unannounced = writing and procedures
         self.erased: dict[str, datetime] = {}  # whose keys go once this commits
 
+    def _announce(self) -> None:
+        if self.unannounced:
+            self.unannounced = False
+            mark = ranker.search_write(self.tenant)
+            self.tx.run(mark.text, mark.params).consume()
+
     def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
+        self._announce()
         return as_dicts(self.tx.run(query.text, query.params))
 
     def _batch(self, build: Callable[[str, Any], cypher.Query],
@@ -237,6 +247,7 @@ class Neo4jTx:
                       at: datetime) -> list[Affected] | None:
         if not self.procedures:
             return None
+        self._announce()
         return procedures.decided(self.tx, self.tenant, changed, axis, at, self.get_facts,
                                   close=True)
 
@@ -245,6 +256,10 @@ class Neo4jTx:
         return {r["derivation"]: fact_from(r["f"], self.sealer) for r in rows}
 
     def append_events(self, *events: Event) -> None:
-        self._batch(cypher.create_events, [{
-            **e.model_dump(exclude={"details"}, exclude_none=True),
-            "details": json.dumps(e.details, sort_keys=True)} for e in events])
+        # Not announced to the ranker: an event is no search entry, and a transaction that
+        # only records one (a context's trace) leaves the tenant's columns in use.
+        if events:
+            query = cypher.create_events(self.tenant, [{
+                **e.model_dump(exclude={"details"}, exclude_none=True),
+                "details": json.dumps(e.details, sort_keys=True)} for e in events])
+            self.tx.run(query.text, query.params).consume()

@@ -108,9 +108,12 @@ public final class Launcher {
             if (!db.isAvailable(Duration.ofMinutes(3).toMillis())) {
                 throw new IllegalStateException("default database did not become available");
             }
-            // The optional cascade accelerator (Cascade.java); a stock server runs without it.
-            ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class)
-                    .registerProcedure(Cascade.class);
+            // The optional cascade accelerator (Cascade.java) and ranker (Rank.java); a stock
+            // server runs without them.
+            GlobalProcedures procedures = ((GraphDatabaseAPI) db).getDependencyResolver()
+                    .resolveDependency(GlobalProcedures.class);
+            procedures.registerProcedure(Cascade.class);
+            procedures.registerProcedure(Rank.class);
             if (auth) {
                 setPassword(service, password);
             }

@@ -1,0 +1,39 @@
+CALL vintage.rank($request)
+YIELD exact, keyword, semantic, legal, matched, excluded
+RETURN exact, keyword, semantic, legal, matched, excluded
+// params
+{
+  "request": {
+    "counted": true,
+    "identified": null,
+    "identifiers": [],
+    "ids": [
+      "a",
+      "b"
+    ],
+    "kinds": null,
+    "known": 1556582400000000,
+    "model": "minilm",
+    "per_leg": 3,
+    "predicates": null,
+    "scope": [
+      "user=42"
+    ],
+    "shared_only": false,
+    "statuses": [
+      "active"
+    ],
+    "system": 1556582400000000,
+    "tenant": "acme",
+    "text": null,
+    "token": "t.822b33ad87c148a0",
+    "unexpired": null,
+    "valid_at": 1556582400000000,
+    "valid_end": null,
+    "valid_start": null,
+    "vector": [
+      1.0,
+      0.0
+    ]
+  }
+}

@@ -1,0 +1,5 @@
+CALL vintage.search_write($tenant)
+// params
+{
+  "tenant": "acme"
+}
