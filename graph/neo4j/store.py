@@ -209,16 +209,22 @@ class Neo4jStore:
         return result
 
     def purge_tenant(self, tenant: str) -> None:
-        # The purge's statements commit in batches of their own: a transaction held open
-        # around them names the tenant to the ranker, so that no columns of it are used or
-        # built until the purge is over (graph.neo4j.ranker).
-        with (self._session() as session, self._session() as guard,
-              guard.begin_transaction() as announced):
-            if self.procedures:
-                mark = search_write(tenant)
-                announced.run(mark.text, mark.params).consume()
+        with self._session() as session, self._announced(tenant):
             for query in cypher.purge_tenant(tenant):
                 session.run(query.text, query.params).consume()
+
+    @contextlib.contextmanager
+    def _announced(self, tenant: str) -> Iterator[None]:
+        """A transaction held open for the duration that names the tenant to the ranker
+        (graph.neo4j.ranker), for statements that commit in batches of their own: no columns
+        of the tenant are used or built until the block ends. Nothing on a stock server."""
+        if not self.procedures:
+            yield
+            return
+        with self._session() as session, session.begin_transaction() as held:
+            mark = search_write(tenant)
+            held.run(mark.text, mark.params).consume()
+            yield
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         rows = self.run(reads.read_facts(spec.resolved(self.now()), limit))

@@ -73,15 +73,17 @@ class Neo4jTx:
             mark = ranker.search_write(self.tenant)
             self.tx.run(mark.text, mark.params).consume()
 
-    def _run(self, query: cypher.Query) -> list[dict[str, Any]]:
-        self._announce()
+    def _run(self, query: cypher.Query, announce: bool = True) -> list[dict[str, Any]]:
+        """``announce``: false only for a statement that touches no search entry."""
+        if announce:
+            self._announce()
         return as_dicts(self.tx.run(query.text, query.params))
 
-    def _batch(self, build: Callable[[str, Any], cypher.Query],
-               items: Sequence[Any]) -> list[dict[str, Any]]:
+    def _batch(self, build: Callable[[str, Any], cypher.Query], items: Sequence[Any],
+               announce: bool = True) -> list[dict[str, Any]]:
         """Run ``build(tenant, items)``, or nothing for no items: an empty batch reads and
         changes nothing, and would still cost a round trip."""
-        return self._run(build(self.tenant, items)) if items else []
+        return self._run(build(self.tenant, items), announce) if items else []
 
     def _records(self, build: Callable[[str, list[dict[str, Any]]], cypher.Query],
                  rows: Sequence[Any]) -> list[dict[str, Any]]:
@@ -258,8 +260,6 @@ class Neo4jTx:
     def append_events(self, *events: Event) -> None:
         # Not announced to the ranker: an event is no search entry, and a transaction that
         # only records one (a context's trace) leaves the tenant's columns in use.
-        if events:
-            query = cypher.create_events(self.tenant, [{
-                **e.model_dump(exclude={"details"}, exclude_none=True),
-                "details": json.dumps(e.details, sort_keys=True)} for e in events])
-            self.tx.run(query.text, query.params).consume()
+        self._batch(cypher.create_events, [{
+            **e.model_dump(exclude={"details"}, exclude_none=True),
+            "details": json.dumps(e.details, sort_keys=True)} for e in events], announce=False)
