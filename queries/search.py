@@ -16,7 +16,8 @@ The order is fixed (docs/retrieval.md, "Search: the legal set first"; docs/contr
 2. **Ranking inside it.** The store ranks each leg of the mode within that set
    (``SearchStore.rank``); ``queries.fusion`` fuses them. The fused ids are read again through
    the whole as-of predicate (``AsOf.ids``), which also gives their values and cited sources:
-   nothing shown is not legal.
+   nothing shown is not legal (``queries.search_candidates``: once per search, a deeper round
+   reading only the candidates it adds).
 3. **Checks.** Duplicates (one subject, predicate, period, unit and value, from several versions
    or echoed in several scopes) collapse to the current version, at the best position any of
    them had; the sides of a conflict set are shown together, each naming the others.
@@ -31,25 +32,23 @@ at the cutoff; a search of shared facts, or of all scopes, reads every valid tim
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from graph.asof import AsOf
 from graph.errors import InvalidArgument
 from graph.kinds import FactKind, Status
-from graph.memory.ranking import weights
 from graph.memory.scoping import record_wide_read, require_read_scope
-from graph.model import Fact, Scope, Source, Value
-from graph.retrieval.documents import describe
+from graph.model import Scope, Value
 from graph.retrieval.embedder import Embedder
 from graph.retrieval.index import SearchStore, TextQuery
 from graph.retrieval.indexer import refresh
 from graph.retrieval.terms import identifiers, terms
 from graph.store import Store, StoreError
 from graph.temporal import Interval, all_time, as_of
-from queries.asof import as_known
 from queries.fusion import Mode, Ranked, Rescored, deep_enough, fuse, legs_of, per_leg, unscored
+from queries.search_candidates import Candidates, read_candidates
 from queries.search_checks import Checked, arrange, calendar_period, two_stage_ids
 from queries.subjects import resolve_subjects
 from queries.views import SourceView
@@ -128,16 +127,17 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
                       identifiers=tuple(identifiers(request.query)), vector=vector,
                       model=embedder.name if semantic else None, per_leg=per_leg(request.limit))
     counts = hits = ranker.rank(spec, query)
+    candidates: Candidates | None = None
     while True:  # deeper until no item below the legs' depth could reach the results
         legs = legs_of(request.mode, hits)
-        candidates = _candidates(store, spec, legs, query.identifiers)
+        candidates = read_candidates(store, spec, legs, query.identifiers, candidates)
         rescored: dict[str, Rescored] = {}
         considered = _considered(store, spec, legs, candidates, rescored)
         enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit, rescored)
         # First the candidates a cut leg missed, by id (too few answers: only depth helps).
         if not enough and len(_answers(considered)) >= request.limit and (
                 missing := unscored(legs, query.per_leg, counts.legal)):
-            rescored = _rescore(ranker, spec, query, missing)
+            rescored = _rescore(ranker, spec, query, missing, hits.also)
             considered = _considered(store, spec, legs, candidates, rescored)
             enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit,
                              rescored)
@@ -151,12 +151,16 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
                         query.per_leg, len(set().union(*(r.asked for r in rescored.values()))))
 
 
-def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery,
-             missing: dict[str, list[str]]) -> dict[str, Rescored]:
-    """Each cut leg's scores of the candidates it did not return (``missing``), in one ranking
-    of the legal set narrowed to those ids: a leg's score of an item does not depend on what
-    else is legal (BM25's statistics are the whole index's, a cosine is the item's own). A read
-    of its own: a write committed since the legs were ranked can move BM25's statistics."""
+def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
+             given: Mapping[str, Mapping[str, float]] | None) -> dict[str, Rescored]:
+    """Each cut leg's scores of the candidates it did not return (``missing``): those the
+    ranking read gave beside the legs (``Hits.also``), or else one ranking of the legal set
+    narrowed to those ids: a leg's score of an item does not depend on what else is legal
+    (BM25's statistics are the whole index's, a cosine is the item's own). A read of its own:
+    a write committed since the legs were ranked can move BM25's statistics."""
+    if given is not None and all(leg in given for leg in missing):
+        return {leg: Rescored(frozenset(ids), {i: given[leg][i] for i in ids if i in given[leg]})
+                for leg, ids in missing.items()}
     asked = sorted({i for ids in missing.values() for i in ids})
     narrowed = replace(query, terms=query.terms if "keyword" in missing else (),
                        identifiers=(), per_leg=len(asked), counted=False,
@@ -167,26 +171,7 @@ def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery,
             for leg, ids in wanted.items()}
 
 
-@dataclass(frozen=True)
-class _Candidates:
-    read: dict[str, tuple[Fact, tuple[Source, ...]]]
-    exact: dict[str, float] | None
-    weights: dict[str, float]
-
-
-def _candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
-                identifiers: Sequence[str]) -> _Candidates:
-    """The legs' candidates re-read through the whole as-of predicate, with their identifier
-    counts and demotion weights: what fusing them needs from the store."""
-    ids = sorted({i for ranked in legs.values() for i, _ in ranked})
-    read = _reread(store, spec, ids)
-    assert spec.known_at is not None
-    exact = _exact_counts(store, spec.scope.tenant, read, identifiers) if "exact" in legs \
-        else None
-    return _Candidates(read, exact, weights(store, spec.scope.tenant, ids, spec.known_at))
-
-
-def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: _Candidates,
+def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: Candidates,
                 rescored: dict[str, Rescored]) -> tuple[Found, ...]:
     """The legs' legal candidates fused, checked and shown (module docstring, steps 2-3)."""
     assert spec.known_at is not None
@@ -267,32 +252,6 @@ def _ranker(store: Store) -> SearchStore:
     if not isinstance(store, SearchStore):
         raise StoreError(f"{type(store).__name__} keeps no search index")
     return store
-
-
-def _reread(store: Store, spec: AsOf, ids: Sequence[str]) -> dict[str, tuple[Fact, tuple[
-        Source, ...]]]:
-    """The ranked ids that are still legal, as known at the cutoff, with their cited sources."""
-    if not ids:
-        return {}
-    assert spec.known_at is not None and spec.system_at is not None
-    return {f.id: (as_known(f, spec.known_at, spec.system_at), cited)
-            for f, cited in store.read_cited(replace(spec, ids=tuple(ids)))}
-
-
-def _exact_counts(store: Store, tenant: str, read: dict[str, tuple[Fact, tuple[Source, ...]]],
-                  identifiers: Sequence[str]) -> dict[str, float]:
-    """How many of the query's identifiers each candidate carries, counted on every candidate,
-    not only on those the exact leg returned: that leg is cut at its depth among items that tie
-    (every Q1 2018 figure carries "2018" and "q1"), and a candidate another leg found must not
-    lose its count for the order the cut broke ties in. Counted on the document as of the
-    cutoff (the sources it cites then), so a filing not yet public adds nothing."""
-    wanted = set(identifiers)
-    if not wanted or not read:
-        return {}
-    names = sorted({f.subject for f, _ in read.values()})
-    subjects = {s.id: s for s in store.subjects(tenant, names)}
-    return {i: float(len(wanted & set(describe(f, subjects.get(f.subject), cited).terms)))
-            for i, (f, cited) in read.items()}
 
 
 def _found(c: Checked, rank: int) -> Found:

@@ -12,6 +12,7 @@ import itertools
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -167,8 +168,47 @@ def test_every_read_the_ranker_serves_ranks_and_counts_as_cypher_does(
                                                              abs=1e-6), leg
         assert (row["legal"], row["matched"]) == (cypher["legal"], cypher["matched"])
         assert sorted(map(tuple, row["excluded"])) == sorted(map(tuple, cypher["excluded"]))
+        also_as_cypher_asks_by_id(store, row, resolved, args[1], vector)
 
     same()
+
+
+def also_as_cypher_asks_by_id(store: Neo4jStore, row: dict[str, Any], spec: AsOf,
+                              terms: list[str], vector: tuple[float, ...] | None) -> list[str]:
+    """That the ranker's row gives each leg's scores of the other legs' items it did not
+    return as Cypher does when asked by id (queries.search._rescore); the leg of each score."""
+    legs = {"keyword": bool(terms), "semantic": vector is not None}
+    assert set(row["also"]) == {leg for leg, ranked in legs.items() if ranked}
+    found = {i for leg in ("exact", "keyword", "semantic") for i, _ in row[leg]}
+    scored: list[str] = []
+    for leg, pairs in row["also"].items():
+        asked = sorted(found - {i for i, _ in row[leg]})
+        expected = store.run(cypher_search.rank(
+            replace(spec, ids=tuple(asked)), terms if leg == "keyword" else [], [],
+            vector if leg == "semantic" else None, MODEL if leg == "semantic" else None,
+            max(1, len(asked)), False))[0][leg] if asked else []
+        assert sorted(i for i, _ in pairs) == sorted(i for i, _ in expected), leg
+        assert [s for _, s in sorted(map(tuple, pairs))] == pytest.approx(
+            [s for _, s in sorted(map(tuple, expected))], abs=1e-6), leg
+        scored.extend(leg for _ in pairs)
+    return scored
+
+
+def test_each_leg_scores_the_other_legs_best_in_the_same_read_as_cypher_asked_by_id(
+    store: Neo4jStore, tenant: str, clock: PinnedClock,
+) -> None:
+    """One item per leg, each leg's best a different item: every leg scores the others'."""
+    several_facts(store, tenant, clock)
+    assert columns(store, tenant) > 0
+    spec = AsOf(Scope(tenant=tenant), known_at=parse_instant("2026-05-20"),
+                valid=Interval(None, None), statuses=frozenset(Status)).resolved(store.now())
+    terms = blinded(store, tenant, VOCABULARY)
+    codes = blinded(store, tenant, [t for t in VOCABULARY if t[-1].isdigit()])
+    for vector in VECTORS:
+        (row,) = store.run(ranker.rank_call(spec, terms, codes, vector, MODEL, 1))
+        assert len({i for leg in ("exact", "keyword", "semantic") for i, _ in row[leg]}) > 1
+        scored = also_as_cypher_asks_by_id(store, row, spec, terms, vector)
+        assert {"keyword", "semantic"} <= set(scored), row
 
 
 def test_on_a_grid_of_reads_the_ranker_gives_every_fact_cyphers_reason(

@@ -22,13 +22,24 @@ from graph.memory.ranking import demote
 from graph.memory.remember import invalidate_memory, remember
 from graph.model import Scope
 from graph.retrieval.embedder import minilm
+from graph.retrieval.index import Hits, SearchStore, TextQuery
 from graph.store import Store
 from graph.temporal import as_of, parse_instant
 from graph.writes import record
 from ingest.companyfacts import ingest_companyfacts
 from queries.recall import audit
 from queries.search import Mode, SearchRequest, SearchResult, search
-from tests.factories import ACTOR, PinnedClock, batch, fact, memory, mine, run, source
+from tests.factories import (
+    ACTOR,
+    RANK_PATHS,
+    PinnedClock,
+    batch,
+    fact,
+    memory,
+    mine,
+    run,
+    source,
+)
 from tests.sec_files import GOOGL_FIRST, GOOGL_OPERATING_INCOME, data_file
 
 MODES = list(Mode)
@@ -39,6 +50,20 @@ WORDS = [Mode.KEYWORD, Mode.SEMANTIC, Mode.HYBRID]  # the modes that rank by wor
 
 def find(store: Store, query: str, scope: Scope, **options: Any) -> SearchResult:
     return search(store, minilm(), SearchRequest(query, scope, **options))
+
+
+def count_ranking_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[AsOf]:
+    """The spec of each ranking read the store is asked for from now on."""
+    assert isinstance(store, SearchStore)
+    reads: list[AsOf] = []
+    served = store.rank
+
+    def rank(spec: AsOf, query: TextQuery) -> Hits:
+        reads.append(spec)
+        return served(spec, query)
+
+    monkeypatch.setattr(store, "rank", rank)
+    return reads
 
 
 def values(result: SearchResult) -> list[Any]:
@@ -135,20 +160,26 @@ def test_a_search_looks_deeper_while_an_item_below_the_depth_could_still_be_a_re
     assert ([f.predicate for f in exact.results], exact.depth) == (["note_7"], 50)
 
 
+@pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
 def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper(
-    store: Store, scope: Scope,
+    store: Store, scope: Scope, request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The ledger note carries the query's code, so it leads; its meaning is far from the
     # question, below the semantic leg's 50th (55 notes on returns lie above it). The leg is
     # asked for its cosine by id: the order is final at depth 50, and equals that of a search
-    # whose legs were not cut at all (limit 20: 100 per leg, more than the 68 notes).
+    # whose legs were not cut at all (limit 20: 100 per leg, more than the 68 notes). The
+    # launcher's ranker gives that cosine with the legs, in the same read; elsewhere it is a
+    # second read.
     remember_all(store, scope,
                  *[(f"kettle_{n}", f"wants a refund for the broken kettle, order {n}")
                    for n in range(12)],
                  *[(f"return_{n}", f"asked to return the faulty toaster number {n} for their "
                                    "money back") for n in range(55)],
                  ("ledger", "column B of ledger sheet seventeen, code RF-1234"))
+    reads = count_ranking_reads(store, monkeypatch)
     cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
+    assert len(reads) == (1 if request.node.callspec.params["store"] == "neo4j-ranker" else 2)
     whole = find(store, "kettle refund RF-1234", mine(scope), limit=20)
     assert (cut.depth, cut.rescored, whole.depth, whole.rescored) == (50, 1, 100, 0)
     assert [f.id for f in cut.results] == [f.id for f in whole.results[:10]]

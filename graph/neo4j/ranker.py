@@ -73,8 +73,6 @@ def rank_call(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
         "predicates": None if spec.predicates is None else list(spec.predicates),
         "ids": None if spec.ids is None else list(spec.ids),
         "text": lucene(scope_filters(spec), terms) if terms else None,
-        "identified": (lucene(scope_filters(spec), identifiers)
-                       if terms and identifiers else None),
         "identifiers": list(identifiers),
         "vector": None if vector is None else [float(x) for x in vector],
         "model": model,
@@ -83,5 +81,5 @@ def rank_call(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
     }
     return Query(f"""
 CALL {RANK}($request)
-YIELD exact, keyword, semantic, legal, matched, excluded
-RETURN exact, keyword, semantic, legal, matched, excluded""", {"request": request})
+YIELD exact, keyword, semantic, legal, matched, excluded, also
+RETURN exact, keyword, semantic, legal, matched, excluded, also""", {"request": request})

@@ -156,4 +156,6 @@ def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, sp
         semantic=tuple((i, float(s)) for i, s in row["semantic"]),
         legal=row["legal"], matched=row["matched"],
         excluded={str(reason): int(n) for reason, n in row["excluded"]},
+        also=None if row.get("also") is None else
+        {str(leg): {i: float(s) for i, s in pairs} for leg, pairs in row["also"].items()},
     )

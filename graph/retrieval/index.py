@@ -59,6 +59,11 @@ class Hits:
     matched: int  # items of the tenant within the read's scope the query terms matched, legal
     # or not (every scope term of the spec is in the item's scope)
     excluded: Mapping[str, int] = field(default_factory=dict)  # of ``matched``: reason -> count
+    # Each similarity leg's scores, from this same read, of the items the other legs returned
+    # that its own best lacks (none: it does not score them): what a search would ask the cut
+    # legs for next by id (``queries.search``), given by a backend that has them at hand; None
+    # when it did not (then they are asked for).
+    also: Mapping[str, Mapping[str, float]] | None = None
 
 
 @runtime_checkable

@@ -1,11 +1,10 @@
 CALL vintage.rank($request)
-YIELD exact, keyword, semantic, legal, matched, excluded
-RETURN exact, keyword, semantic, legal, matched, excluded
+YIELD exact, keyword, semantic, legal, matched, excluded, also
+RETURN exact, keyword, semantic, legal, matched, excluded, also
 // params
 {
   "request": {
     "counted": false,
-    "identified": null,
     "identifiers": [],
     "ids": null,
     "kinds": null,

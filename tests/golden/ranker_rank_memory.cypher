@@ -1,11 +1,10 @@
 CALL vintage.rank($request)
-YIELD exact, keyword, semantic, legal, matched, excluded
-RETURN exact, keyword, semantic, legal, matched, excluded
+YIELD exact, keyword, semantic, legal, matched, excluded, also
+RETURN exact, keyword, semantic, legal, matched, excluded, also
 // params
 {
   "request": {
     "counted": true,
-    "identified": "+\"t.822b33ad87c148a0\"^0 +\"s.f4f27c0c2d8921bf\"^0 +\"b.2\"",
     "identifiers": [
       "b.2"
     ],

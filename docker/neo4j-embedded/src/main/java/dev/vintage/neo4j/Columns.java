@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.eclipse.collections.impl.map.mutable.primitive.LongObjectHashMap;
 import org.neo4j.internal.kernel.api.IndexQueryConstraints;
 import org.neo4j.internal.kernel.api.IndexReadSession;
 import org.neo4j.internal.kernel.api.NodeCursor;
@@ -65,6 +66,9 @@ final class Columns {
         float[] vector;
         double norm;
         String terms;
+        // Each term's String hash, sorted: most identifiers are ruled out without a scan of
+        // the terms (Rank's exact leg).
+        int[] termHashes = new int[0];
     }
 
     private static final Entry[] NONE = new Entry[0];
@@ -72,7 +76,9 @@ final class Columns {
     private static final long MIN_ENTRY_BYTES = 1_600;
 
     final Entry[] entries;
-    final Map<Long, Entry> byNode;
+    // A primitive map: every full-text hit is looked up here, and a boxed key per hit was
+    // the largest cost of a text leg.
+    final LongObjectHashMap<Entry> byNode;
     final long bytes;
     // The entries that carry each scope term, and those with none (the tenant's shared facts):
     // a user's search reads only that user's entries, as Cypher reads only their Lucene hits.
@@ -81,7 +87,7 @@ final class Columns {
     private int readers;
     private boolean evicted;
 
-    private Columns(Entry[] entries, Map<Long, Entry> byNode, long bytes) {
+    private Columns(Entry[] entries, LongObjectHashMap<Entry> byNode, long bytes) {
         this.entries = entries;
         this.byNode = byNode;
         this.bytes = bytes;
@@ -152,7 +158,7 @@ final class Columns {
         Walk.Keys keys = new Walk.Keys(k.tokenRead(), KEYS);
         Read read = k.dataRead();
         List<Entry> entries = new ArrayList<>(nodes.size());
-        Map<Long, Entry> byNode = new HashMap<>(nodes.size() * 2);
+        LongObjectHashMap<Entry> byNode = new LongObjectHashMap<>(nodes.size());
         long bytes = 0;
         try (NodeCursor nc = k.cursors().allocateNodeCursor(k.cursorContext(), k.memoryTracker());
              PropertyCursor pc = k.cursors().allocatePropertyCursor(k.cursorContext(),
@@ -182,7 +188,8 @@ final class Columns {
                     entries.add(e);
                     byNode.put(node, e);
                     bytes += 160L + (e.vector == null ? 0 : 4L * e.vector.length)
-                            + 2L * e.terms.length() + 48L * e.scope.length;
+                            + 2L * e.terms.length() + 4L * e.termHashes.length
+                            + 48L * e.scope.length;
                 }
             }
         }
@@ -227,7 +234,18 @@ final class Columns {
             e.norm = Math.sqrt(sum);
         }
         e.terms = (String) p[22];
+        e.termHashes = hashes(e.terms);
         return e;
+    }
+
+    private static int[] hashes(String terms) {
+        String[] each = terms.isEmpty() ? new String[0] : terms.split(" ");
+        int[] out = new int[each.length];
+        for (int i = 0; i < each.length; i++) {
+            out[i] = each[i].hashCode();
+        }
+        Arrays.sort(out);
+        return out;
     }
 
     private static long orOpen(Object instant) {
@@ -284,6 +302,7 @@ final class Columns {
             }
             e.vector = null;
             e.terms = "";
+            e.termHashes = new int[0];
         }
         byNode.clear();
     }

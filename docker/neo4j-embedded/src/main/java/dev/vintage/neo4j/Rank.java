@@ -1,13 +1,18 @@
 package dev.vintage.neo4j;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
+import org.apache.lucene.util.VectorUtil;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.KernelTransaction;
@@ -48,6 +53,8 @@ public class Rank {
         public long legal;
         public long matched;
         public List<List<Object>> excluded = new ArrayList<>();
+        // Each leg's scores of the other legs' best that it lacks (Rank#also).
+        public Map<String, Object> also;
     }
 
     public static class Built {
@@ -91,7 +98,11 @@ public class Rank {
         }
     }
 
-    private record Scored(String id, double score) {}
+    private record Scored(Columns.Entry entry, double score) {
+        String id() {
+            return entry.id;
+        }
+    }
 
     // Best first: the higher score, then the smaller id (ORDER BY score DESC, id).
     private static final Comparator<Scored> BEST = Comparator
@@ -106,14 +117,22 @@ public class Rank {
             this.k = (int) Math.min(k, Integer.MAX_VALUE - 1);
         }
 
-        void offer(String id, double score) {
-            Scored s = new Scored(id, score);
+        void offer(Columns.Entry e, double score) {
             if (heap.size() < k) {
-                heap.add(s);
-            } else if (BEST.compare(s, heap.peek()) < 0) {
-                heap.poll();
-                heap.add(s);
+                heap.add(new Scored(e, score));
+            } else {
+                Scored s = new Scored(e, score);
+                if (BEST.compare(s, heap.peek()) < 0) {
+                    heap.poll();
+                    heap.add(s);
+                }
             }
+        }
+
+        Set<Columns.Entry> entries() {
+            Set<Columns.Entry> out = Collections.newSetFromMap(new IdentityHashMap<>());
+            heap.forEach(s -> out.add(s.entry()));
+            return out;
         }
 
         List<List<Object>> best(boolean integral) {
@@ -127,6 +146,22 @@ public class Rank {
         }
     }
 
+    /** The legal entries the keyword leg scored, in the order Lucene yielded them. */
+    private static final class Matched {
+        Columns.Entry[] entries = new Columns.Entry[1024];
+        float[] scores = new float[1024];
+        int size;
+
+        void add(Columns.Entry e, float score) {
+            if (size == entries.length) {
+                entries = Arrays.copyOf(entries, 2 * size);
+                scores = Arrays.copyOf(scores, 2 * size);
+            }
+            entries[size] = e;
+            scores[size++] = score;
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private Ranked rank(Columns columns, Map<String, Object> r) throws Exception {
         Legal legal = new Legal(r);
@@ -134,10 +169,18 @@ public class Rank {
         boolean counted = Boolean.TRUE.equals(r.get("counted"));
         Ranked out = new Ranked();
         String text = (String) r.get("text");
+        Top keyword = null;
+        Top exact = null;
+        Matched scored = new Matched();
         if (text != null) {
             TreeMap<String, Long> excluded = new TreeMap<>();
             long[] matched = {0};
-            Top keyword = new Top(perLeg);
+            Top kw = new Top(perLeg);
+            // One Lucene pass for both text legs: an entry carrying an identifier matches the
+            // text query too (its terms are among the query's), so the exact leg is the legal
+            // hits that carry one, counted on the entry's terms as Cypher counts them.
+            Identifiers ids = new Identifiers((List<String>) r.get("identifiers"));
+            Top ex = ids.none() ? null : new Top(perLeg);
             Columns.hits(ktx(), text, guard, (node, score) -> {
                 Columns.Entry e = columns.byNode.get(node);
                 if (e == null || !legal.inScope(e)) {
@@ -145,55 +188,164 @@ public class Rank {
                 }
                 matched[0]++;
                 String reason = legal.reason(e);
-                if (reason == null) {
-                    keyword.offer(e.id, score);
-                } else {
+                if (reason != null) {
                     excluded.merge(reason, 1L, Long::sum);
+                    return;
+                }
+                kw.offer(e, score);
+                scored.add(e, score);
+                if (ex != null) {
+                    int n = ids.carried(e);
+                    if (n > 0) {
+                        ex.offer(e, n);
+                    }
                 }
             });
-            out.keyword = keyword.best(false);
+            keyword = kw;
+            exact = ex;
+            out.keyword = kw.best(false);
+            out.exact = ex == null ? out.exact : ex.best(true);
             if (counted) {
                 out.matched = matched[0];
                 excluded.forEach((reason, n) -> out.excluded.add(List.of(reason, n)));
             }
-            String identified = (String) r.get("identified");
-            if (identified != null) {
-                List<String> identifiers = (List<String>) r.get("identifiers");
-                Top exact = new Top(perLeg);
-                Columns.hits(ktx(), identified, guard, (node, score) -> {
-                    Columns.Entry e = columns.byNode.get(node);
-                    if (e == null || legal.reason(e) != null) {
-                        return;
-                    }
-                    String terms = e.terms + ' ';
-                    long n = identifiers.stream()
-                            .filter(i -> terms.contains(' ' + i + ' ')).count();
-                    if (n > 0) {
-                        exact.offer(e.id, n);
-                    }
-                });
-                out.exact = exact.best(true);
-            }
         }
-        semanticAndCount(columns, r, legal, perLeg, counted, out);
+        Cosine cosine = Cosine.of((List<Double>) r.get("vector"), (String) r.get("model"));
+        Top semantic = semanticAndCount(columns, legal, cosine, perLeg, counted, out);
+        out.also = also(keyword, exact, semantic, scored, cosine);
         return out;
     }
 
-    @SuppressWarnings("unchecked")
-    private void semanticAndCount(Columns columns, Map<String, Object> r, Legal legal,
-                                  long perLeg, boolean counted, Ranked out) {
-        List<Double> asked = (List<Double>) r.get("vector");
-        String model = (String) r.get("model");
-        float[] query = null;
-        double norm = 0;
-        if (asked != null && model != null) {
-            query = new float[asked.size()];
+    /**
+     * What {@code queries.search._rescore} would ask for next, from this same read: each leg's
+     * scores of the other legs' best that its own best lacks (a cosine by the query's model;
+     * a BM25 where the text matched). A leg's score of an item does not depend on the depth.
+     */
+    private static Map<String, Object> also(Top keyword, Top exact, Top semantic,
+                                            Matched scored, Cosine cosine) {
+        Set<Columns.Entry> found = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Columns.Entry> inKeyword = keyword == null ? Set.of() : keyword.entries();
+        Set<Columns.Entry> inSemantic = cosine == null ? Set.of() : semantic.entries();
+        found.addAll(inKeyword);
+        found.addAll(inSemantic);
+        if (exact != null) {
+            found.addAll(exact.entries());
+        }
+        Map<String, Object> also = new TreeMap<>();
+        if (keyword != null) {
+            List<List<Object>> rows = new ArrayList<>();
+            for (int i = 0; i < scored.size; i++) {
+                Columns.Entry e = scored.entries[i];
+                if (found.contains(e) && !inKeyword.contains(e)) {
+                    rows.add(List.of(e.id, (double) scored.scores[i]));
+                }
+            }
+            also.put("keyword", rows);
+        }
+        if (cosine != null) {
+            List<List<Object>> rows = new ArrayList<>();
+            for (Columns.Entry e : found) {
+                if (!inSemantic.contains(e) && cosine.scores(e)) {
+                    rows.add(List.of(e.id, cosine.of(e)));
+                }
+            }
+            also.put("semantic", rows);
+        }
+        return also;
+    }
+
+    /** The query's identifiers, as the exact leg counts them on an entry's terms. */
+    private static final class Identifiers {
+        private final String[] spaced;
+        private final int[] hashes;
+
+        Identifiers(List<String> identifiers) {
+            spaced = new String[identifiers.size()];
+            hashes = new int[identifiers.size()];
+            for (int i = 0; i < spaced.length; i++) {
+                spaced[i] = ' ' + identifiers.get(i);
+                hashes[i] = identifiers.get(i).hashCode();
+            }
+        }
+
+        boolean none() {
+            return spaced.length == 0;
+        }
+
+        /** How many it carries: {@code (terms + ' ') CONTAINS (' ' + i + ' ')} for each, the
+         * entry's term hashes ruling most out first. */
+        int carried(Columns.Entry e) {
+            int n = 0;
+            for (int i = 0; i < spaced.length; i++) {
+                if (Arrays.binarySearch(e.termHashes, hashes[i]) >= 0
+                        && carries(e.terms, spaced[i])) {
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        private static boolean carries(String terms, String spaced) {
+            for (int at = terms.indexOf(spaced); at >= 0; at = terms.indexOf(spaced, at + 1)) {
+                int end = at + spaced.length();
+                if (end == terms.length() || terms.charAt(end) == ' ') {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** The semantic leg's measure: the query's cosine with an entry of its model. */
+    private static final class Cosine {
+        private final float[] query;
+        private final double norm;
+        private final String model;
+
+        private Cosine(float[] query, double norm, String model) {
+            this.query = query;
+            this.norm = norm;
+            this.model = model;
+        }
+
+        static Cosine of(List<Double> asked, String model) {
+            if (asked == null || model == null) {
+                return null;
+            }
+            float[] query = new float[asked.size()];
+            double norm = 0;
             for (int i = 0; i < query.length; i++) {
                 query[i] = asked.get(i).floatValue();
                 norm += (double) query[i] * query[i];
             }
-            norm = Math.sqrt(norm);
+            return new Cosine(query, Math.sqrt(norm), model);
         }
+
+        boolean scores(Columns.Entry e) {
+            if (e.vector == null || !model.equals(e.model) || e.norm == 0) {
+                return false;
+            }
+            if (e.vector.length != query.length) {
+                throw new IllegalArgumentException("the query vector has " + query.length
+                        + " dimensions and the entry of " + e.id + " " + e.vector.length);
+            }
+            return true;
+        }
+
+        double of(Columns.Entry e) {
+            return dot(e.vector, query) / (norm * e.norm);
+        }
+
+        // Lucene's dot product, as Neo4j's own cosine uses: unrolled float sums (and the
+        // vector API where the JDK has it), about three times a plain running sum's speed;
+        // the semantic leg is bound by reading the vectors.
+        private static double dot(float[] v, float[] q) {
+            return VectorUtil.dotProduct(v, q);
+        }
+    }
+
+    private Top semanticAndCount(Columns columns, Legal legal, Cosine cosine, long perLeg,
+                                 boolean counted, Ranked out) {
         Top semantic = new Top(perLeg);
         long size = 0;
         int seen = 0;
@@ -205,21 +357,12 @@ public class Rank {
                 continue;
             }
             size++;
-            float[] v = e.vector;
-            if (query == null || v == null || !model.equals(e.model) || e.norm == 0) {
-                continue;
+            if (cosine != null && cosine.scores(e)) {
+                semantic.offer(e, cosine.of(e));
             }
-            if (v.length != query.length) {
-                throw new IllegalArgumentException("the query vector has " + query.length
-                        + " dimensions and the entry of " + e.id + " " + v.length);
-            }
-            double dot = 0;
-            for (int d = 0; d < v.length; d++) {
-                dot += v[d] * query[d];
-            }
-            semantic.offer(e.id, dot / (norm * e.norm));
         }
         out.semantic = semantic.best(false);
         out.legal = counted ? size : 0;
+        return semantic;
     }
 }

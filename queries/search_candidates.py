@@ -1,0 +1,81 @@
+"""What fusing a search's candidates needs from the store (``queries.search``, step 2): each
+candidate re-read through the whole as-of predicate with its cited sources, its count of the
+query's identifiers, and its demotion weight.
+
+A deeper round reads only the candidates it adds: each candidate is read once per search, as
+each round's ranking is a read of its own (docs/retrieval.md, "Search: the legal set first").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from graph.asof import AsOf
+from graph.memory.ranking import weights
+from graph.model import Fact, Source
+from graph.retrieval.documents import describe
+from graph.store import Store
+from queries.asof import as_known
+from queries.fusion import Ranked
+
+T = TypeVar("T")
+Cited = tuple[Fact, tuple[Source, ...]]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    read: dict[str, Cited]  # the legal ones, as known at the cutoff
+    exact: dict[str, float] | None  # identifier counts, when the mode runs the exact leg
+    weights: dict[str, float]
+    asked: frozenset[str]  # every id re-read so far, legal or not
+
+
+def read_candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
+                    identifiers: Sequence[str], earlier: Candidates | None) -> Candidates:
+    """The legs' candidates, with what fusing them needs; ``earlier``: the last round's, whose
+    reads a deeper round keeps for the candidates it found again."""
+    ids = sorted({i for ranked in legs.values() for i, _ in ranked})
+    asked = earlier.asked if earlier is not None else frozenset()
+    fresh = [i for i in ids if i not in asked]
+    read = _reread(store, spec, fresh)
+    assert spec.known_at is not None
+    exact = _exact_counts(store, spec.scope.tenant, read, identifiers) if "exact" in legs \
+        else None
+    weighed = weights(store, spec.scope.tenant, fresh, spec.known_at) if fresh else {}
+    if earlier is not None:
+        read = {**_only(earlier.read, ids), **read}
+        exact = None if exact is None or earlier.exact is None else \
+            {**_only(earlier.exact, ids), **exact}
+        weighed = {**_only(earlier.weights, ids), **weighed}
+    return Candidates(read, exact, weighed, asked | frozenset(fresh))
+
+
+def _only(found: dict[str, T], ids: Sequence[str]) -> dict[str, T]:
+    return {i: found[i] for i in ids if i in found}
+
+
+def _reread(store: Store, spec: AsOf, ids: Sequence[str]) -> dict[str, Cited]:
+    """The ranked ids that are still legal, as known at the cutoff, with their cited sources."""
+    if not ids:
+        return {}
+    assert spec.known_at is not None and spec.system_at is not None
+    return {f.id: (as_known(f, spec.known_at, spec.system_at), cited)
+            for f, cited in store.read_cited(replace(spec, ids=tuple(ids)))}
+
+
+def _exact_counts(store: Store, tenant: str, read: dict[str, Cited],
+                  identifiers: Sequence[str]) -> dict[str, float]:
+    """How many of the query's identifiers each candidate carries, counted on every candidate,
+    not only on those the exact leg returned: that leg is cut at its depth among items that tie
+    (every Q1 2018 figure carries "2018" and "q1"), and a candidate another leg found must not
+    lose its count for the order the cut broke ties in. Counted on the document as of the
+    cutoff (the sources it cites then), so a filing not yet public adds nothing."""
+    wanted = set(identifiers)
+    if not wanted or not read:
+        return {}
+    names = sorted({f.subject for f, _ in read.values()})
+    subjects = {s.id: s for s in store.subjects(tenant, names)}
+    return {i: float(len(wanted & set(describe(f, subjects.get(f.subject), cited).terms)))
+            for i, (f, cited) in read.items()}
