@@ -28,7 +28,7 @@ from graph.retrieval.embedder import Embedder
 from graph.retrieval.terms import identifiers, terms
 from queries.fusion import LEGS, Mode, Ranked, fuse, per_leg
 
-DEPTH = per_leg(LIMIT)  # what the product asks each leg for
+DEPTH = per_leg(LIMIT)  # how many of each leg the product fuses first (its candidates)
 Result = dict[str, Any]
 
 

@@ -20,7 +20,7 @@ from graph.retrieval.embedder import Embedder
 from graph.retrieval.index import TextQuery
 from graph.retrieval.terms import identifiers, terms
 from graph.store import Store
-from queries.fusion import Mode, per_leg
+from queries.fusion import REACH, Mode, per_leg
 from queries.search import legal_spec, search
 
 Result = dict[str, Any]
@@ -53,7 +53,7 @@ def _operators(plan: Any, depth: int = 0) -> list[str]:
 
 def neo4j_plan(store: Neo4jStore, embedder: Embedder, q: Query,
                tenants: Mapping[str, str]) -> Result:
-    """``PROFILE`` of the one ranking query a hybrid search of ``q`` sends, and the time of
+    """``PROFILE`` of the first ranking query a hybrid search of ``q`` sends, and the time of
     each step a search takes around it (embedding, ranking, the whole search)."""
     req = request(q, Mode.HYBRID, tenants)
     spec = legal_spec(store, req)
@@ -62,7 +62,7 @@ def neo4j_plan(store: Neo4jStore, embedder: Embedder, q: Query,
     embed_ms = (time.perf_counter() - t0) * 1000
     words = tuple(terms(q.text))
     idents = tuple(identifiers(q.text))
-    text = TextQuery(words, idents, vector, embedder.name, per_leg(req.limit))
+    text = TextQuery(words, idents, vector, embedder.name, REACH * per_leg(req.limit))
     t0 = time.perf_counter()
     hits = store.rank(spec, text)
     rank_ms = (time.perf_counter() - t0) * 1000
@@ -73,7 +73,7 @@ def neo4j_plan(store: Neo4jStore, embedder: Embedder, q: Query,
                    create=False)
     built = cypher_search.rank(spec, list(tokens.values()),
                                [tokens[t] for t in idents if t in tokens], vector,
-                               embedder.name, per_leg(req.limit))
+                               embedder.name, REACH * per_leg(req.limit))
     with store.driver.session(database=store.database) as session:
         summary = session.run("PROFILE " + built.text, built.params).consume()
     plan = summary.profile or {}

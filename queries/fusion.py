@@ -90,6 +90,12 @@ def normalised(leg: str, score: float, best: float) -> float:
     return score / best if best > 0 else 0.0
 
 
+# How much further than the candidates (``per_leg``) the store returns each leg: the scores
+# below them bound what they hide (``deep_enough``) at the cost of a longer answer, so that a
+# search seldom ranks a second time, and only the candidates are read again.
+REACH = 4
+
+
 def per_leg(limit: int) -> int:
     """How many of each leg's best the store returns: enough that the fusion of the legs'
     heads holds the ``limit`` best of every leg many times over."""
@@ -99,6 +105,11 @@ def per_leg(limit: int) -> int:
 def cut_legs(legs: Mapping[str, Ranked], depth: int, legal: int) -> list[str]:
     """The legs that returned ``depth`` items out of a larger legal set: items may lie below."""
     return [leg for leg, ranked in legs.items() if len(ranked) >= depth and depth < legal]
+
+
+def heads(legs: Mapping[str, Ranked], depth: int) -> dict[str, Ranked]:
+    """Each leg's first ``depth``: whose items are a search's candidates."""
+    return {leg: ranked[:depth] for leg, ranked in legs.items()}
 
 
 @dataclass(frozen=True)
@@ -111,12 +122,14 @@ class Rescored:
     scores: Mapping[str, float]
 
 
-def unscored(legs: Mapping[str, Ranked], depth: int, legal: int) -> dict[str, list[str]]:
-    """For each cut similarity leg, the candidates another leg returned that it did not, by
-    id: what to ask it for (``Rescored``) so that every candidate's score is final."""
-    found = sorted({i for ranked in legs.values() for i, _ in ranked})
+def unscored(legs: Mapping[str, Ranked], depth: int, legal: int,
+             reach: int | None = None) -> dict[str, list[str]]:
+    """For each similarity leg cut at ``reach`` (default ``depth``: how far the store returned
+    each leg), the candidates (the legs' first ``depth``) it did not return, by id: what to ask
+    it for (``Rescored``) so that every candidate's score is final."""
+    found = sorted({i for ranked in heads(legs, depth).values() for i, _ in ranked})
     missing = {}
-    for leg in cut_legs(legs, depth, legal):
+    for leg in cut_legs(legs, reach or depth, legal):
         if leg in ("keyword", "semantic"):
             returned = {i for i, _ in legs[leg]}
             missing[leg] = [i for i in found if i not in returned]
@@ -125,25 +138,33 @@ def unscored(legs: Mapping[str, Ranked], depth: int, legal: int) -> dict[str, li
 
 def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
                 answers: Sequence[tuple[str, float, float]], limit: int,
-                rescored: Mapping[str, Rescored] | None = None) -> bool:
+                rescored: Mapping[str, Rescored] | None = None,
+                reach: int | None = None) -> bool:
     """Whether the first ``limit`` answers (``answers``: each answer's id, score and demotion
-    weight, best first) are those, in that order, that fusing the legs at full depth would
-    give. True when no leg was cut at ``depth``. Otherwise a candidate's score is a lower bound,
-    unless every cut leg returned it or was asked for it (``rescored``): a cut leg that did not
-    may hold it below its last item, worth up to the leg's share of that item's score (times
-    its weight); and an item no leg returned scores at most every cut leg's share of its last
-    item, the best signals, weight 1, and, when the exact leg was cut, as many identifiers as
-    its last item. So: each of the first ``limit`` answers must have a final score, and the
-    ``limit``-th must score above the most any other candidate, or any item no leg returned,
-    could reach."""
-    cut = cut_legs(legs, depth, legal)
-    if not cut:
+    weight, best first, fused from the candidates: the legs' first ``depth``) are those, in
+    that order, that fusing the legs at full depth would give. ``legs`` are as the store
+    returned them, to ``reach`` items each (default ``depth``); a leg that returned ``reach``
+    items out of a larger legal set is cut. A candidate's score is a lower bound unless every
+    cut leg returned it or was asked for it (``rescored``): a cut leg that did not may hold it
+    below its last item, worth up to the leg's share of that item's score (times its weight).
+    An item no leg returned scores at most every cut leg's share of its last item, the best
+    signals, weight 1, and, when the exact leg was cut, as many identifiers as its last item;
+    an item a leg returned below the candidates' depth, at most what the legs say of it and
+    that bound for the cut legs that do not. So: each of the first ``limit`` answers must have
+    a final score, and the ``limit``-th must score above the most any other candidate, or any
+    item that is not one, could reach."""
+    reach = reach or depth
+    cut = cut_legs(legs, reach, legal)
+    candidates = {i for ranked in heads(legs, depth).values() for i, _ in ranked}
+    below_depth = {i for ranked in legs.values() for i, _ in ranked} - candidates
+    if not cut and not below_depth:
         return True
     if len(answers) < limit:
         return False
     share = shares(legs)
     asked = rescored or {}
-    below = {leg: share[leg] * normalised(leg, legs[leg][-1][1], legs[leg][0][1]) / SCALE
+    best = {leg: ranked[0][1] for leg, ranked in legs.items() if ranked}
+    below = {leg: share[leg] * normalised(leg, legs[leg][-1][1], best[leg]) / SCALE
              for leg in cut if leg in share}
     known = {leg: {i for i, _ in legs[leg]} | set(asked[leg].asked if leg in asked else ())
              for leg in below}
@@ -154,12 +175,22 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     if any(unknown(i, w) > 0 for i, _, w in answers[:limit]):
         return False
     floor = answers[limit - 1][1]
-    bound = sum(below.values()) + 2 * SIGNAL / SCALE
-    if "exact" in cut:
-        bound += legs["exact"][-1][1]
+    signals = 2 * SIGNAL / SCALE
+    last_exact = legs["exact"][-1][1] if "exact" in cut else 0.0
+    # Items no leg returned: none is found at any depth unless a leg was cut.
+    bound = sum(below.values()) + signals + last_exact if cut else -math.inf
+    scores = {leg: dict(ranked) for leg, ranked in legs.items()}
+
+    def most(i: str) -> float:  # the most an item below the candidates' depth could score
+        sim = sum(share[leg] * normalised(leg, scores[leg][i], best[leg]) for leg in share
+                  if i in scores[leg])
+        exact = scores["exact"].get(i, last_exact) if "exact" in legs else 0.0
+        return exact + sim / SCALE + unknown(i, 1.0) + signals
+
     # A candidate with nothing left to add keeps its place: ties go by id at any depth.
     gains = ((s, unknown(i, w)) for i, s, w in answers[limit:])
-    return floor > bound and all(s + gain < floor for s, gain in gains if gain > 0)
+    return (floor > bound and all(s + gain < floor for s, gain in gains if gain > 0)
+            and all(most(i) < floor for i in below_depth))
 
 
 def legs_of(mode: Mode, hits: Hits) -> dict[str, Ranked]:

@@ -47,7 +47,18 @@ from graph.retrieval.indexer import refresh
 from graph.retrieval.terms import identifiers, terms
 from graph.store import Store, StoreError
 from graph.temporal import Interval, all_time, as_of
-from queries.fusion import Mode, Ranked, Rescored, deep_enough, fuse, legs_of, per_leg, unscored
+from queries.fusion import (
+    REACH,
+    Mode,
+    Ranked,
+    Rescored,
+    deep_enough,
+    fuse,
+    heads,
+    legs_of,
+    per_leg,
+    unscored,
+)
 from queries.search_candidates import Candidates, read_candidates
 from queries.search_checks import Checked, arrange, calendar_period, two_stage_ids
 from queries.subjects import resolve_subjects
@@ -123,32 +134,37 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
         spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
     semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)
     vector = tuple(float(x) for x in embedder.embed([request.query])[0]) if semantic else None
+    depth = per_leg(request.limit)  # the candidates: each leg's first ``depth``
     query = TextQuery(terms=tuple(terms(request.query)),
                       identifiers=tuple(identifiers(request.query)), vector=vector,
-                      model=embedder.name if semantic else None, per_leg=per_leg(request.limit))
+                      model=embedder.name if semantic else None, per_leg=REACH * depth)
     counts = hits = ranker.rank(spec, query)
     candidates: Candidates | None = None
-    while True:  # deeper until no item below the legs' depth could reach the results
+    while True:  # deeper until no item below the candidates could reach the results
         legs = legs_of(request.mode, hits)
-        candidates = read_candidates(store, spec, legs, query.identifiers, candidates)
+        candidates = read_candidates(store, spec, heads(legs, depth), query.identifiers,
+                                     candidates)
         rescored: dict[str, Rescored] = {}
         considered = _considered(store, spec, legs, candidates, rescored)
-        enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit, rescored)
+        enough = _enough(considered, legs, depth, query.per_leg, counts.legal, request.limit,
+                         rescored)
         # First the candidates a cut leg missed, by id (too few answers: only depth helps).
         if not enough and len(_answers(considered)) >= request.limit and (
-                missing := unscored(legs, query.per_leg, counts.legal)):
+                missing := unscored(legs, depth, counts.legal, query.per_leg)):
             rescored = _rescore(ranker, spec, query, missing, hits.also)
             considered = _considered(store, spec, legs, candidates, rescored)
-            enough = _enough(considered, legs, query.per_leg, counts.legal, request.limit,
-                             rescored)
+            enough = _enough(considered, legs, depth, query.per_leg, counts.legal,
+                             request.limit, rescored)
         if enough:
             break
-        # The counts do not change with the depth: a deeper round ranks the legs alone.
-        query = replace(query, per_leg=2 * query.per_leg, counted=False)
-        hits = ranker.rank(spec, query)
+        depth *= 2
+        if depth > query.per_leg:  # past what the legs returned: they are ranked again, further
+            # The counts do not change with the depth: a deeper round ranks the legs alone.
+            query = replace(query, per_leg=REACH * depth, counted=False)
+            hits = ranker.rank(spec, query)
     return SearchResult(request.query, request.mode, _head(considered, request.limit),
                         considered, counts.legal, counts.matched, dict(counts.excluded),
-                        query.per_leg, len(set().union(*(r.asked for r in rescored.values()))))
+                        depth, len(set().union(*(r.asked for r in rescored.values()))))
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
@@ -181,11 +197,11 @@ def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: C
     return tuple(_found(c, n) for n, c in enumerate(checked, start=1))
 
 
-def _enough(considered: Sequence[Found], legs: dict[str, Ranked], depth: int, legal: int,
-            limit: int, rescored: dict[str, Rescored]) -> bool:
+def _enough(considered: Sequence[Found], legs: dict[str, Ranked], depth: int, reach: int,
+            legal: int, limit: int, rescored: dict[str, Rescored]) -> bool:
     """Whether ``considered``'s answers at this depth are final (``fusion.deep_enough``)."""
     answers = [(f.id, f.score, f.signals.get("weight", 1.0)) for f in _answers(considered)]
-    return deep_enough(legs, depth, legal, answers, limit, rescored)
+    return deep_enough(legs, depth, legal, answers, limit, rescored, reach)
 
 
 def _answers(considered: Sequence[Found]) -> list[Found]:

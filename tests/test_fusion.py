@@ -21,6 +21,7 @@ from queries.fusion import (
     Scored,
     deep_enough,
     fuse,
+    heads,
     recency_rank,
     unscored,
 )
@@ -207,30 +208,32 @@ exact_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 3), max_size=8
                              "semantic": leg_scores}),
        st.dictionaries(st.integers(0, 59), st.floats(0, 1), max_size=20),
        st.lists(st.tuples(st.floats(0, 4000), st.integers(0, 5)), min_size=60, max_size=60),
-       st.integers(1, 40), st.integers(1, 12))
+       st.integers(1, 40), st.integers(1, 12), st.integers(0, 40))
 def test_when_the_depth_is_enough_the_results_are_those_of_fusion_at_full_depth(
     scores: dict[str, dict[int, int]], demoted: dict[int, float],
-    shape: list[tuple[float, int]], depth: int, limit: int,
+    shape: list[tuple[float, int]], depth: int, limit: int, further: int,
 ) -> None:
+    # The store returned each leg to ``reach``; the candidates are the first ``depth`` of each.
+    reach = depth + further
     facts = {f.id: f for f in (item(n, age_days=a, authority=p) for n, (a, p) in
                                enumerate(shape))}
     weights = {f"f{n:04}": w for n, w in demoted.items()}
     full = {leg: ranked({f"f{n:04}": float(s) for n, s in by.items()})
             for leg, by in scores.items()}
-    cut = {leg: r[:depth] for leg, r in full.items()}
-    candidates = {i for r in cut.values() for i, _ in r}
+    cut = {leg: r[:reach] for leg, r in full.items()}
+    candidates = {i for r in heads(cut, depth).values() for i, _ in r}
     # As the search does: identifiers counted on every candidate, whatever the exact leg's depth.
     counts = dict(full["exact"])
     head = fuse(cut, {i: facts[i] for i in candidates}, weights, AT,
                 exact={i: counts.get(i, 0.0) for i in candidates})
-    if not deep_enough(cut, depth, len(facts), answers(head), limit):
+    if not deep_enough(cut, depth, len(facts), answers(head), limit, reach=reach):
         # As the search does next: each cut leg asked by id for the candidates it missed.
-        missing = unscored(cut, depth, len(facts))
+        missing = unscored(cut, depth, len(facts), reach)
         asked = {leg: Rescored(frozenset(ids), {i: s for i, s in full[leg] if i in ids})
                  for leg, ids in missing.items()}
         head = fuse(cut, {i: facts[i] for i in candidates}, weights, AT,
                     exact={i: counts.get(i, 0.0) for i in candidates}, rescored=asked)
-        if not deep_enough(cut, depth, len(facts), answers(head), limit, asked):
+        if not deep_enough(cut, depth, len(facts), answers(head), limit, asked, reach):
             return
     found = {i for r in full.values() for i, _ in r}  # a search shows only what a leg found
     whole = fuse(full, {i: facts[i] for i in found}, weights, AT,

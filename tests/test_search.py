@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import queries.search
 from graph.asof import AsOf
 from graph.errors import InvalidArgument
 from graph.kinds import Status
@@ -160,23 +161,28 @@ def test_a_search_looks_deeper_while_an_item_below_the_depth_could_still_be_a_re
     assert ([f.predicate for f in exact.results], exact.depth) == (["note_7"], 50)
 
 
-@pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
-def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper(
-    store: Store, scope: Scope, request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def a_leader_the_semantic_leg_ranks_below_its_50th(store: Store, scope: Scope) -> None:
     # The ledger note carries the query's code, so it leads; its meaning is far from the
-    # question, below the semantic leg's 50th (55 notes on returns lie above it). The leg is
-    # asked for its cosine by id: the order is final at depth 50, and equals that of a search
-    # whose legs were not cut at all (limit 20: 100 per leg, more than the 68 notes). The
-    # launcher's ranker gives that cosine with the legs, in the same read; elsewhere it is a
-    # second read.
+    # question, below the semantic leg's 50th (55 notes on returns lie above it).
     remember_all(store, scope,
                  *[(f"kettle_{n}", f"wants a refund for the broken kettle, order {n}")
                    for n in range(12)],
                  *[(f"return_{n}", f"asked to return the faulty toaster number {n} for their "
                                    "money back") for n in range(55)],
                  ("ledger", "column B of ledger sheet seventeen, code RF-1234"))
+
+
+@pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
+def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper(
+    store: Store, scope: Scope, request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each leg returned only its first 50 (REACH 1): the semantic leg is asked for the ledger's
+    # cosine by id, and the order is final at depth 50, equal to that of a search whose legs
+    # were not cut at all (limit 20: 100 per leg, more than the 68 notes). The launcher's
+    # ranker gives that cosine with the legs, in the same read; elsewhere it is a second read.
+    a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
+    monkeypatch.setattr(queries.search, "REACH", 1)
     reads = count_ranking_reads(store, monkeypatch)
     cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
     assert len(reads) == (1 if request.node.callspec.params["store"] == "neo4j-ranker" else 2)
@@ -186,6 +192,21 @@ def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper
     assert cut.results[0].predicate == "ledger"
     assert cut.results[0].signals["semantic"] == pytest.approx(
         whole.results[0].signals["semantic"], abs=1e-6) != 0
+
+
+@pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
+def test_the_legs_returned_past_the_candidates_settle_the_order_in_one_ranking_read(
+    store: Store, scope: Scope, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As returned (four times the candidates' depth), the semantic leg holds the ledger's
+    # cosine and the 50 candidates' order is final: nothing is asked by id, nothing ranked again.
+    a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
+    reads = count_ranking_reads(store, monkeypatch)
+    cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
+    assert (len(reads), cut.depth, cut.rescored) == (1, 50, 0)
+    whole = find(store, "kettle refund RF-1234", mine(scope), limit=20)
+    assert [f.id for f in cut.results] == [f.id for f in whole.results[:10]]
+    assert cut.results[0].predicate == "ledger"
 
 
 @pytest.mark.parametrize("mode", MODES)
