@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,19 +30,14 @@ from graph.retrieval.index import Hits, IndexEntry, SearchStore, TextQuery, inde
 from graph.store import Erasure, Store
 from graph.temporal import as_of, parse_instant
 from graph.writes import record
-from tests.factories import ACTOR, RANK_PATHS, PinnedClock, batch, fact, make_store, source
+from tests.factories import ACTOR, RANK_PATHS, batch, fact, source
 
 MODEL = "test-4d"  # the name the hand-made vectors go under
 FILED = "2018-04-24"
 
 
-@pytest.fixture(params=RANK_PATHS)
-def store(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
-          tenant: str) -> Iterator[Store]:
-    backend = make_store(request.param, clock, tmp_path, request)
-    yield backend
-    if isinstance(backend, Neo4jStore):
-        backend.purge_tenant(tenant)
+# conftest's store, on the three ranking paths rather than the two backends.
+pytestmark = pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
 
 
 def unit(*xs: float) -> tuple[float, ...]:
