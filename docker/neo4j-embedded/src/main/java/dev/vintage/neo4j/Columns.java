@@ -164,6 +164,7 @@ final class Columns {
              PropertyCursor pc = k.cursors().allocatePropertyCursor(k.cursorContext(),
                      k.memoryTracker())) {
             Object[] got = new Object[KEYS.length];
+            Shared shared = new Shared();
             for (long node : nodes) {
                 if ((entries.size() & 1023) == 0) {
                     guard.check();
@@ -183,7 +184,7 @@ final class Columns {
                         }
                     }
                 }
-                Entry e = entry(tenant, got);
+                Entry e = entry(tenant, got, shared);
                 if (e != null) {
                     entries.add(e);
                     byNode.put(node, e);
@@ -196,7 +197,7 @@ final class Columns {
         return new Columns(entries.toArray(new Entry[0]), byNode, bytes);
     }
 
-    private static Entry entry(String tenant, Object[] p) {
+    private static Entry entry(String tenant, Object[] p, Shared shared) {
         if (!tenant.equals(p[0]) || p[1] == null || p[3] == null || p[9] == null
                 || p[13] == null || p[15] == null || p[22] == null) {
             return null;
@@ -204,7 +205,7 @@ final class Columns {
         Entry e = new Entry();
         e.id = (String) p[1];
         if (p[2] instanceof String[] scope) {
-            e.scope = scope;
+            e.scope = shared.scope(scope);
         }
         e.available = Instants.micros(p[3]);
         // graph/asof.py counts a closure only with both stamps: one alone is no closure.
@@ -217,14 +218,14 @@ final class Columns {
         e.invalidated = orOpen(p[10]);
         e.gapsFrom = stamps(p[11]);
         e.gapsTo = stamps(p[12]);
-        e.status = (String) p[13];
+        e.status = shared.of((String) p[13]);
         e.erased = p[14] != null;
         e.validFrom = Instants.micros(p[15]);
         e.validTo = orOpen(p[16]);
         e.expires = orOpen(p[17]);
-        e.kind = (String) p[18];
-        e.predicate = (String) p[19];
-        e.model = (String) p[20];
+        e.kind = shared.of((String) p[18]);
+        e.predicate = shared.of((String) p[19]);
+        e.model = shared.of((String) p[20]);
         if (p[21] instanceof float[] vector) {
             e.vector = vector;
             double sum = 0;
@@ -246,6 +247,28 @@ final class Columns {
         }
         Arrays.sort(out);
         return out;
+    }
+
+    /**
+     * One instance of each status, kind, predicate, model and scope the entries repeat: a
+     * ranking round tests them on every entry, and tens of thousands of copies, each in its
+     * own cache line, made those tests wait on memory (a third of a round's time).
+     */
+    private static final class Shared {
+        private final Map<String, String> strings = new HashMap<>();
+        private final Map<List<String>, String[]> scopes = new HashMap<>();
+
+        String of(String s) {
+            return s == null ? null : strings.computeIfAbsent(s, x -> x);
+        }
+
+        String[] scope(String[] terms) {
+            String[] own = new String[terms.length];
+            for (int i = 0; i < terms.length; i++) {
+                own[i] = of(terms[i]);
+            }
+            return scopes.computeIfAbsent(List.of(own), x -> own);
+        }
     }
 
     private static long orOpen(Object instant) {

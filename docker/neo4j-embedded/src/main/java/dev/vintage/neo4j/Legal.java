@@ -32,7 +32,8 @@ final class Legal {
     final boolean sharedOnly;
     private final long known;
     private final long system;
-    private final Set<String> statuses;
+    // A few statuses, scanned: a set's lookup hashed the entry's status on every test.
+    private final String[] statuses;
     private final long unexpired; // Long.MIN_VALUE: none (no expiry is at or before it)
     private final boolean instant;
     private final long validAt;
@@ -48,7 +49,7 @@ final class Legal {
         sharedOnly = Boolean.TRUE.equals(r.get("shared_only"));
         known = (Long) r.get("known");
         system = (Long) r.get("system");
-        statuses = new HashSet<>((List<String>) r.get("statuses"));
+        statuses = ((List<String>) r.get("statuses")).toArray(new String[0]);
         unexpired = orElse(r.get("unexpired"), Long.MIN_VALUE);
         instant = r.get("valid_at") != null;
         validAt = orElse(r.get("valid_at"), 0L);
@@ -57,6 +58,15 @@ final class Legal {
         kinds = set(r.get("kinds"));
         predicates = set(r.get("predicates"));
         ids = set(r.get("ids"));
+    }
+
+    private static boolean among(String[] values, String value) {
+        for (String v : values) {
+            if (v.equals(value)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long orElse(Object micros, long none) {
@@ -114,7 +124,7 @@ final class Legal {
                 || e.expires <= unexpired)) {
             return EXPIRED;
         }
-        if (!statuses.contains(e.status)) {
+        if (!among(statuses, e.status)) {
             return STATUS;
         }
         if (kinds != null && !kinds.contains(e.kind)) {
