@@ -97,8 +97,9 @@ REACH = 4
 
 
 def per_leg(limit: int) -> int:
-    """How many of each leg's best the store returns: enough that the fusion of the legs'
-    heads holds the ``limit`` best of every leg many times over."""
+    """How many of each leg's best a search fuses first (its candidates; the store returns
+    ``REACH`` times as many): enough that the fusion of the legs' heads holds the ``limit``
+    best of every leg many times over."""
     return max(MIN_PER_LEG, 5 * limit)
 
 

@@ -52,6 +52,7 @@ from queries.fusion import (
     Mode,
     Ranked,
     Rescored,
+    cut_legs,
     deep_enough,
     fuse,
     heads,
@@ -158,7 +159,8 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
         if enough:
             break
         depth *= 2
-        if depth > query.per_leg:  # past what the legs returned: they are ranked again, further
+        # Past what the legs returned, and some were cut there: they are ranked again, further.
+        if depth > query.per_leg and cut_legs(legs, query.per_leg, counts.legal):
             # The counts do not change with the depth: a deeper round ranks the legs alone.
             query = replace(query, per_leg=REACH * depth, counted=False)
             hits = ranker.rank(spec, query)
