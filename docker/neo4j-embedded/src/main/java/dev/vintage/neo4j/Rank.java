@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
-import org.apache.lucene.util.VectorUtil;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.KernelTransaction;
@@ -252,96 +251,6 @@ public class Rank {
             also.put("semantic", rows);
         }
         return also;
-    }
-
-    /** The query's identifiers, as the exact leg counts them on an entry's terms. */
-    private static final class Identifiers {
-        private final String[] spaced;
-        private final int[] hashes;
-
-        Identifiers(List<String> identifiers) {
-            spaced = new String[identifiers.size()];
-            hashes = new int[identifiers.size()];
-            for (int i = 0; i < spaced.length; i++) {
-                spaced[i] = ' ' + identifiers.get(i);
-                hashes[i] = identifiers.get(i).hashCode();
-            }
-        }
-
-        boolean none() {
-            return spaced.length == 0;
-        }
-
-        /** How many it carries: {@code (terms + ' ') CONTAINS (' ' + i + ' ')} for each, the
-         * entry's term hashes ruling most out first. */
-        int carried(Columns.Entry e) {
-            int n = 0;
-            for (int i = 0; i < spaced.length; i++) {
-                if (Arrays.binarySearch(e.termHashes, hashes[i]) >= 0
-                        && carries(e.terms, spaced[i])) {
-                    n++;
-                }
-            }
-            return n;
-        }
-
-        private static boolean carries(String terms, String spaced) {
-            for (int at = terms.indexOf(spaced); at >= 0; at = terms.indexOf(spaced, at + 1)) {
-                int end = at + spaced.length();
-                if (end == terms.length() || terms.charAt(end) == ' ') {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
-    /** The semantic leg's measure: the query's cosine with an entry of its model. */
-    private static final class Cosine {
-        private final float[] query;
-        private final double norm;
-        private final String model;
-
-        private Cosine(float[] query, double norm, String model) {
-            this.query = query;
-            this.norm = norm;
-            this.model = model;
-        }
-
-        static Cosine of(List<Double> asked, String model) {
-            if (asked == null || model == null) {
-                return null;
-            }
-            float[] query = new float[asked.size()];
-            double norm = 0;
-            for (int i = 0; i < query.length; i++) {
-                query[i] = asked.get(i).floatValue();
-                norm += (double) query[i] * query[i];
-            }
-            return new Cosine(query, Math.sqrt(norm), model);
-        }
-
-        boolean scores(Columns.Entry e) {
-            if (e.vector == null || !model.equals(e.model) || e.norm == 0) {
-                return false;
-            }
-            if (e.vector.length != query.length) {
-                throw new IllegalArgumentException("the query vector has " + query.length
-                        + " dimensions and the entry of " + e.id + " " + e.vector.length);
-            }
-            return true;
-        }
-
-        double of(Columns.Entry e) {
-            return dot(e.vector, query) / (norm * e.norm);
-        }
-
-        // Lucene's dot product, as Neo4j's own cosine uses: unrolled float sums (and the
-        // vector API where the JDK has it), about three times a plain running sum's speed;
-        // the semantic leg is bound by reading the vectors.
-        private static double dot(float[] v, float[] q) {
-            return VectorUtil.dotProduct(v, q);
-        }
     }
 
     private Top semanticAndCount(Columns columns, Legal legal, Cosine cosine, long perLeg,
