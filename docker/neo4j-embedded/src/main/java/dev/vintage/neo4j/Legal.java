@@ -101,9 +101,12 @@ final class Legal {
 
     /** The first reason the entry is not visible, or null: it is. */
     String reason(Columns.Entry e) {
-        if (!inScope(e)) {
-            return SCOPE;
-        }
+        return inScope(e) ? reasonInScope(e) : SCOPE;
+    }
+
+    /** {@link #reason} of an entry already found in scope (a text hit: its scope is tested
+     * first, since one beyond it is not even counted). */
+    String reasonInScope(Columns.Entry e) {
         if (e.erased) {
             return ERASED;
         }

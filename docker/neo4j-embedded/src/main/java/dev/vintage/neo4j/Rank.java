@@ -186,7 +186,7 @@ public class Rank {
                     return; // not the tenant's, or beyond the scope: never counted
                 }
                 matched[0]++;
-                String reason = legal.reason(e);
+                String reason = legal.reasonInScope(e);
                 if (reason != null) {
                     excluded.merge(reason, 1L, Long::sum);
                     return;
