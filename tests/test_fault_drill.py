@@ -134,7 +134,11 @@ def kill_mid_ingest(client: TestClient, server: launcher.ServerInfo, admin: Key,
         while process.pid_alive(server.pid):
             time.sleep(0.05)
         job = ended(client, sent.headers["location"], admin, ANSWER_WITHIN_S + 10)
-        time.sleep(STORE_RETRY_SECONDS)  # more requests begin while the server is down
+        # More requests begin while the server is down: wait for them rather than for a fixed
+        # time, since the requests caught by the kill may take up to ANSWER_WITHIN_S each.
+        while sum(a.began >= killed for a in answers) < len(workers):
+            assert time.monotonic() < killed + 2 * ANSWER_WITHIN_S, "no request began after"
+            time.sleep(0.1)
     finally:
         stop.set()
         for worker in workers:
