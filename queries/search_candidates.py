@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from graph.asof import AsOf
-from graph.memory.ranking import weights
+from graph.memory.ranking import FULL, weights
 from graph.model import Fact, Source
-from graph.retrieval.documents import describe
+from graph.retrieval.documents import carried, is_memory
 from graph.store import Store
 from queries.asof import as_known
 from queries.fusion import Ranked
@@ -43,7 +43,7 @@ def read_candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
     assert spec.known_at is not None
     exact = _exact_counts(store, spec.scope.tenant, read, identifiers) if "exact" in legs \
         else None
-    weighed = weights(store, spec.scope.tenant, fresh, spec.known_at) if fresh else {}
+    weighed = _weights(store, spec, read)
     if earlier is not None:
         read = {**_only(earlier.read, ids), **read}
         exact = None if exact is None or earlier.exact is None else \
@@ -65,6 +65,16 @@ def _reread(store: Store, spec: AsOf, ids: Sequence[str]) -> dict[str, Cited]:
             for f, cited in store.read_cited(replace(spec, ids=tuple(ids)))}
 
 
+def _weights(store: Store, spec: AsOf, read: dict[str, Cited]) -> dict[str, float]:
+    """Each candidate's demotion weight: a memory's as recorded at the cutoff; 1 for a
+    business fact, which no demotion names (``graph.memory.ranking.demote`` takes a scope), so
+    a search of filings does not read the tenant's demotions at all."""
+    assert spec.known_at is not None
+    memories = [i for i, (f, _) in read.items() if is_memory(f)]
+    found = weights(store, spec.scope.tenant, memories, spec.known_at) if memories else {}
+    return {i: found.get(i, FULL) for i in read}
+
+
 def _exact_counts(store: Store, tenant: str, read: dict[str, Cited],
                   identifiers: Sequence[str]) -> dict[str, float]:
     """How many of the query's identifiers each candidate carries, counted on every candidate,
@@ -72,10 +82,10 @@ def _exact_counts(store: Store, tenant: str, read: dict[str, Cited],
     (every Q1 2018 figure carries "2018" and "q1"), and a candidate another leg found must not
     lose its count for the order the cut broke ties in. Counted on the document as of the
     cutoff (the sources it cites then), so a filing not yet public adds nothing."""
-    wanted = set(identifiers)
+    wanted = frozenset(identifiers)
     if not wanted or not read:
         return {}
     names = sorted({f.subject for f, _ in read.values()})
     subjects = {s.id: s for s in store.subjects(tenant, names)}
-    return {i: float(len(wanted & set(describe(f, subjects.get(f.subject), cited).terms)))
+    return {i: float(carried(f, subjects.get(f.subject), cited, wanted))
             for i, (f, cited) in read.items()}

@@ -25,6 +25,7 @@ is one text: its key and value say one thing.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -70,13 +71,60 @@ def describe(fact: Fact, subject: Subject | None, sources: Sequence[Source]) -> 
     # Only a business fact's vocabulary is kept by the term cache: never a memory's words, a
     # text value, or a source's ids (an erasure leaves no copy of them in the process).
     cached = not memory and not _value_text(fact)
+    found, about = _vocabulary(fact.subject, fact.predicate, subject, parts, cached)
+    cited = [identifiers(v) for v in _cited(sources)]
+    return Document(parts, _with_identifiers(found, [*about, *cited]), shared=not memory)
+
+
+def carried(fact: Fact, subject: Subject | None, sources: Sequence[Source],
+            wanted: frozenset[str]) -> int:
+    """How many of ``wanted`` (identifiers as ``terms.identifiers`` spells them) are among
+    ``describe(fact, subject, sources).terms``: a search counts them on every candidate. A
+    source's id or accession is tokenised only when one it may carry is in it: an identifier
+    is a span of the text lowercased, so it is a substring of the text folded the same way."""
+    if not wanted:
+        return 0
+    have = wanted & _own_terms(fact, subject)
+    for value in _cited(sources):
+        missing = wanted - have
+        if not missing:
+            break
+        folded = unicodedata.normalize("NFKC", value).lower()
+        if any(w in folded for w in missing):
+            have |= missing.intersection(identifiers(value))
+    return len(have)
+
+
+def _vocabulary(name: str, predicate: str, subject: Subject | None, parts: Sequence[str],
+                cached: bool) -> tuple[list[str], list[Sequence[str]]]:
+    """The terms of ``parts``, and the identifiers of the subject and the predicate."""
     split, named = (_shared_terms, _shared_identifiers) if cached else (terms, identifiers)
     found = [t for part in parts for t in split(part)]
-    about = [named(v) for v in (fact.subject, *(subject.identifiers if subject else ()),
-                                fact.predicate)]
-    cited = [identifiers(v) for v in (*(s.id for s in sources),
-                                      *(s.accession for s in sources if s.accession))]
-    return Document(parts, _with_identifiers(found, [*about, *cited]), shared=not memory)
+    about: list[Sequence[str]] = [named(v) for v in (name, *(subject.identifiers if subject
+                                                             else ()), predicate)]
+    return found, about
+
+
+def _cited(sources: Sequence[Source]) -> list[str]:
+    return [*(s.id for s in sources), *(s.accession for s in sources if s.accession)]
+
+
+def _own_terms(fact: Fact, subject: Subject | None) -> frozenset[str]:
+    """The terms of ``fact``'s document less its sources' identifiers. A business fact's
+    are kept by what they depend on, as its parts' are (never a memory's or a text value's):
+    a search counts them on the same few hundred concepts and periods again and again."""
+    if is_memory(fact) or _value_text(fact):
+        return frozenset(describe(fact, subject, ()).terms)
+    return _business_terms(fact.subject, fact.predicate, fact.unit, fact.valid_from,
+                           fact.valid_to, subject)
+
+
+@lru_cache(maxsize=_SHARED_TEXTS)
+def _business_terms(name: str, predicate: str, unit: str | None, start: datetime,
+                    end: datetime | None, subject: Subject | None) -> frozenset[str]:
+    parts = _business_parts(name, predicate, unit, "", start, end, subject)
+    found, about = _vocabulary(name, predicate, subject, parts, True)
+    return frozenset(found).union(*about)
 
 
 @lru_cache(maxsize=_SHARED_TEXTS)
@@ -96,9 +144,15 @@ def memory_text(fact: Fact) -> str:
 
 def business_parts(fact: Fact, subject: Subject | None) -> tuple[str, str]:
     """(what, when): the subject, concept, unit and a text value; the period in words."""
-    who = subject_words(subject) if subject is not None else fact.subject
-    what = [who, concept_words(fact.predicate), fact.unit or "", _value_text(fact)]
-    return " ".join(p for p in what if p), period_words(fact.valid_from, fact.valid_to)
+    return _business_parts(fact.subject, fact.predicate, fact.unit, _value_text(fact),
+                           fact.valid_from, fact.valid_to, subject)
+
+
+def _business_parts(name: str, predicate: str, unit: str | None, text: str, start: datetime,
+                    end: datetime | None, subject: Subject | None) -> tuple[str, str]:
+    who = subject_words(subject) if subject is not None else name
+    what = [who, concept_words(predicate), unit or "", text]
+    return " ".join(p for p in what if p), period_words(start, end)
 
 
 def subject_words(subject: Subject) -> str:
