@@ -96,6 +96,10 @@ def several_facts(store: Neo4jStore, tenant: str, clock: PinnedClock) -> list[st
     write(shared, "Revenues", "2018-04-24")
     write(mine, "shipping.preference", "2018-03-01")
     write(theirs, "shipping.preference", "2018-03-02")
+    # Two scope terms: a read of both sees the first alone, though the second shares a term.
+    for user in ("42", "43"):
+        write(Scope(tenant=tenant, keys={"user": user, "project": "p"}), "shipping.preference",
+              "2018-03-03")
     write(mine, "door.code", "2026-05-01", period=("2026-05-01", None),
           expires_at=parse_instant("2026-05-15"))
     for n, (until, ends) in enumerate((("2026-05-12", None), ("2026-06-01", "2026-05-18"))):
@@ -121,7 +125,8 @@ def test_every_read_the_ranker_serves_ranks_and_counts_as_cypher_does(
                                            "2026-05-10", "2026-05-20")]
     system = [None, *(clock.now - timedelta(days=d) for d in (1, 3, 6))]
     scopes = [Scope(tenant=tenant), Scope(tenant=tenant, keys={"user": "42"}),
-              Scope(tenant=tenant, keys={"user": "43"})]
+              Scope(tenant=tenant, keys={"user": "43"}),
+              Scope(tenant=tenant, keys={"user": "42", "project": "p"})]
 
     @st.composite
     def reads(draw: st.DrawFn) -> AsOf:
@@ -220,7 +225,8 @@ def test_on_a_grid_of_reads_the_ranker_gives_every_fact_cyphers_reason(
     assert columns(store, tenant) > 0
     at = parse_instant
     scopes = [(Scope(tenant=tenant), False), (Scope(tenant=tenant), True),
-              (Scope(tenant=tenant, keys={"user": "42"}), False)]
+              (Scope(tenant=tenant, keys={"user": "42"}), False),
+              (Scope(tenant=tenant, keys={"user": "42", "project": "p"}), False)]
     # Instants on the facts' own bounds (an expiry, a valid_to) as well as between them.
     windows = [Interval(None, None), as_of(at("2026-05-10")), as_of(at("2026-05-15")),
                as_of(at("2026-05-18")), Interval(at("2026-05-18"), None),
@@ -239,7 +245,7 @@ def test_on_a_grid_of_reads_the_ranker_gives_every_fact_cyphers_reason(
             cypher["keyword"], cypher["legal"], cypher["matched"]), spec
         assert sorted(map(tuple, row["excluded"])) == sorted(map(tuple, cypher["excluded"])), spec
         compared += 1
-    assert compared == 432
+    assert compared == 576
 
 
 def test_a_write_evicts_the_tenants_columns_before_it_commits_and_none_are_kept_while_it_runs(

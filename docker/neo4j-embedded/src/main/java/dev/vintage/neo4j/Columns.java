@@ -7,7 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.eclipse.collections.impl.map.mutable.primitive.LongObjectHashMap;
+import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
 import org.neo4j.internal.kernel.api.IndexQueryConstraints;
 import org.neo4j.internal.kernel.api.IndexReadSession;
 import org.neo4j.internal.kernel.api.NodeCursor;
@@ -43,6 +43,7 @@ final class Columns {
 
     /** One fact's entry. An absent end is {@link #OPEN}; an absent list of instants null. */
     static final class Entry {
+        int ord; // its place in entries
         String id;
         String[] scope = new String[0];
         long available;
@@ -76,9 +77,10 @@ final class Columns {
     private static final long MIN_ENTRY_BYTES = 1_600;
 
     final Entry[] entries;
-    // A primitive map: every full-text hit is looked up here, and a boxed key per hit was
-    // the largest cost of a text leg.
-    final LongObjectHashMap<Entry> byNode;
+    // Each node's entry by its place in entries, in a primitive map: every full-text hit is
+    // looked up here (a boxed key per hit was the largest cost of a text leg), and the entry
+    // itself is read later, in order (Rank).
+    private final LongIntHashMap ordOf;
     final long bytes;
     // The entries that carry each scope term, and those with none (the tenant's shared facts):
     // a user's search reads only that user's entries, as Cypher reads only their Lucene hits.
@@ -87,9 +89,9 @@ final class Columns {
     private int readers;
     private boolean evicted;
 
-    private Columns(Entry[] entries, LongObjectHashMap<Entry> byNode, long bytes) {
+    private Columns(Entry[] entries, LongIntHashMap ordOf, long bytes) {
         this.entries = entries;
-        this.byNode = byNode;
+        this.ordOf = ordOf;
         this.bytes = bytes;
         Map<String, List<Entry>> terms = new HashMap<>();
         List<Entry> none = new ArrayList<>();
@@ -119,6 +121,11 @@ final class Columns {
             }
         }
         return narrowest;
+    }
+
+    /** The place in entries of this node's entry; -1 when it has none here. */
+    int ord(long node) {
+        return ordOf.getIfAbsent(node, -1);
     }
 
     /** A search reads these columns until {@link #release}; false once evicted. */
@@ -158,7 +165,7 @@ final class Columns {
         Walk.Keys keys = new Walk.Keys(k.tokenRead(), KEYS);
         Read read = k.dataRead();
         List<Entry> entries = new ArrayList<>(nodes.size());
-        LongObjectHashMap<Entry> byNode = new LongObjectHashMap<>(nodes.size());
+        LongIntHashMap ordOf = new LongIntHashMap(nodes.size());
         long bytes = 0;
         try (NodeCursor nc = k.cursors().allocateNodeCursor(k.cursorContext(), k.memoryTracker());
              PropertyCursor pc = k.cursors().allocatePropertyCursor(k.cursorContext(),
@@ -186,15 +193,16 @@ final class Columns {
                 }
                 Entry e = entry(tenant, got, shared);
                 if (e != null) {
+                    e.ord = entries.size();
                     entries.add(e);
-                    byNode.put(node, e);
+                    ordOf.put(node, e.ord);
                     bytes += 160L + (e.vector == null ? 0 : 4L * e.vector.length)
                             + 2L * e.terms.length() + 4L * e.termHashes.length
                             + 48L * e.scope.length;
                 }
             }
         }
-        return new Columns(entries.toArray(new Entry[0]), byNode, bytes);
+        return new Columns(entries.toArray(new Entry[0]), ordOf, bytes);
     }
 
     private static Entry entry(String tenant, Object[] p, Shared shared) {
@@ -305,7 +313,7 @@ final class Columns {
             e.terms = "";
             e.termHashes = new int[0];
         }
-        byNode.clear();
+        ordOf.clear();
     }
 
 }

@@ -2,6 +2,7 @@ package dev.vintage.neo4j;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -145,7 +146,7 @@ public class Rank {
         }
     }
 
-    /** The legal entries the keyword leg scored, in the order Lucene yielded them. */
+    /** The legal entries the keyword leg scored, in the entries' order. */
     private static final class Matched {
         Columns.Entry[] entries = new Columns.Entry[1024];
         float[] scores = new float[1024];
@@ -161,56 +162,92 @@ public class Rank {
         }
     }
 
+    /** The text query's hits among the entries, by their place: Lucene yields them best first,
+     * scattered over the heap, and reading each entry then waited on memory; the one pass in
+     * the entries' order reads them instead (a JFR profile: most of a text leg's time). */
+    private record TextHits(BitSet found, float[] scores) {
+        static TextHits of(Columns columns, KernelTransaction k, String text,
+                           TerminationGuard guard) throws Exception {
+            TextHits hits = new TextHits(new BitSet(columns.entries.length),
+                    new float[columns.entries.length]);
+            Columns.hits(k, text, guard, (node, score) -> {
+                int ord = columns.ord(node);
+                if (ord >= 0) { // else not the tenant's
+                    hits.found.set(ord);
+                    hits.scores[ord] = score;
+                }
+            });
+            return hits;
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private Ranked rank(Columns columns, Map<String, Object> r) throws Exception {
         Legal legal = new Legal(r);
         long perLeg = (Long) r.get("per_leg");
         boolean counted = Boolean.TRUE.equals(r.get("counted"));
-        Ranked out = new Ranked();
         String text = (String) r.get("text");
-        Top keyword = null;
-        Top exact = null;
+        // One Lucene pass for both text legs: an entry carrying an identifier matches the text
+        // query too (its terms are among the query's), so the exact leg is the legal hits that
+        // carry one, counted on the entry's terms as Cypher counts them.
+        TextHits hits = text == null ? null : TextHits.of(columns, ktx(), text, guard);
+        Identifiers ids = new Identifiers((List<String>) r.get("identifiers"));
+        Top keyword = hits == null ? null : new Top(perLeg);
+        Top exact = hits == null || ids.none() ? null : new Top(perLeg);
+        Cosine cosine = Cosine.of((List<Double>) r.get("vector"), (String) r.get("model"));
+        Top semantic = new Top(perLeg);
         Matched scored = new Matched();
-        if (text != null) {
-            TreeMap<String, Long> excluded = new TreeMap<>();
-            long[] matched = {0};
-            Top kw = new Top(perLeg);
-            // One Lucene pass for both text legs: an entry carrying an identifier matches the
-            // text query too (its terms are among the query's), so the exact leg is the legal
-            // hits that carry one, counted on the entry's terms as Cypher counts them.
-            Identifiers ids = new Identifiers((List<String>) r.get("identifiers"));
-            Top ex = ids.none() ? null : new Top(perLeg);
-            Columns.hits(ktx(), text, guard, (node, score) -> {
-                Columns.Entry e = columns.byNode.get(node);
-                if (e == null || !legal.inScope(e)) {
-                    return; // not the tenant's, or beyond the scope: never counted
-                }
-                matched[0]++;
-                String reason = legal.reasonInScope(e);
-                if (reason != null) {
+        TreeMap<String, Long> excluded = new TreeMap<>();
+        long matched = 0;
+        long legalSize = 0;
+        int seen = 0;
+        // One pass over the entries the scope can see, in order: each entry's reason is
+        // decided once for all three legs and the counts.
+        for (Columns.Entry e : columns.within(legal.scope, legal.sharedOnly)) {
+            if ((++seen & 4095) == 0) {
+                guard.check();
+            }
+            if (!legal.inScope(e)) {
+                continue; // beyond the scope: never counted, as a hit or as legal
+            }
+            boolean hit = hits != null && hits.found.get(e.ord);
+            matched += hit ? 1 : 0;
+            String reason = legal.reasonInScope(e);
+            if (reason != null) {
+                if (hit) {
                     excluded.merge(reason, 1L, Long::sum);
-                    return;
                 }
-                kw.offer(e, score);
+                continue;
+            }
+            legalSize++;
+            if (hit) {
+                float score = hits.scores[e.ord];
+                keyword.offer(e, score);
                 scored.add(e, score);
-                if (ex != null) {
-                    int n = ids.carried(e);
-                    if (n > 0) {
-                        ex.offer(e, n);
-                    }
+                int n = exact == null ? 0 : ids.carried(e);
+                if (n > 0) {
+                    exact.offer(e, n);
                 }
-            });
-            keyword = kw;
-            exact = ex;
-            out.keyword = kw.best(false);
-            out.exact = ex == null ? out.exact : ex.best(true);
-            if (counted) {
-                out.matched = matched[0];
+            }
+            if (cosine != null && cosine.scores(e)) {
+                semantic.offer(e, cosine.of(e));
+            }
+        }
+        Ranked out = new Ranked();
+        if (keyword != null) {
+            out.keyword = keyword.best(false);
+        }
+        if (exact != null) {
+            out.exact = exact.best(true);
+        }
+        out.semantic = semantic.best(false);
+        if (counted) {
+            out.legal = legalSize;
+            if (hits != null) {
+                out.matched = matched;
                 excluded.forEach((reason, n) -> out.excluded.add(List.of(reason, n)));
             }
         }
-        Cosine cosine = Cosine.of((List<Double>) r.get("vector"), (String) r.get("model"));
-        Top semantic = semanticAndCount(columns, legal, cosine, perLeg, counted, out);
         out.also = also(keyword, exact, semantic, scored, cosine);
         return out;
     }
@@ -251,27 +288,5 @@ public class Rank {
             also.put("semantic", rows);
         }
         return also;
-    }
-
-    private Top semanticAndCount(Columns columns, Legal legal, Cosine cosine, long perLeg,
-                                 boolean counted, Ranked out) {
-        Top semantic = new Top(perLeg);
-        long size = 0;
-        int seen = 0;
-        for (Columns.Entry e : columns.within(legal.scope, legal.sharedOnly)) {
-            if ((++seen & 4095) == 0) {
-                guard.check();
-            }
-            if (legal.reason(e) != null) {
-                continue;
-            }
-            size++;
-            if (cosine != null && cosine.scores(e)) {
-                semantic.offer(e, cosine.of(e));
-            }
-        }
-        out.semantic = semantic.best(false);
-        out.legal = counted ? size : 0;
-        return semantic;
     }
 }
