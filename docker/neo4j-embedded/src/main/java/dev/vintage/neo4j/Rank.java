@@ -1,7 +1,6 @@
 package dev.vintage.neo4j;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.Comparator;
@@ -146,22 +145,6 @@ public class Rank {
         }
     }
 
-    /** The legal entries the keyword leg scored, in the entries' order. */
-    private static final class Matched {
-        Columns.Entry[] entries = new Columns.Entry[1024];
-        float[] scores = new float[1024];
-        int size;
-
-        void add(Columns.Entry e, float score) {
-            if (size == entries.length) {
-                entries = Arrays.copyOf(entries, 2 * size);
-                scores = Arrays.copyOf(scores, 2 * size);
-            }
-            entries[size] = e;
-            scores[size++] = score;
-        }
-    }
-
     /** The text query's hits among the entries, by their place: Lucene yields them best first,
      * scattered over the heap, and reading each entry then waited on memory; the one pass in
      * the entries' order reads them instead (a JFR profile: most of a text leg's time). */
@@ -196,7 +179,6 @@ public class Rank {
         Top exact = hits == null || ids.none() ? null : new Top(perLeg);
         Cosine cosine = Cosine.of((List<Double>) r.get("vector"), (String) r.get("model"));
         Top semantic = new Top(perLeg);
-        Matched scored = new Matched();
         TreeMap<String, Long> excluded = new TreeMap<>();
         long matched = 0;
         long legalSize = 0;
@@ -223,7 +205,6 @@ public class Rank {
             if (hit) {
                 float score = hits.scores[e.ord];
                 keyword.offer(e, score);
-                scored.add(e, score);
                 int n = exact == null ? 0 : ids.carried(e);
                 if (n > 0) {
                     exact.offer(e, n);
@@ -248,17 +229,18 @@ public class Rank {
                 excluded.forEach((reason, n) -> out.excluded.add(List.of(reason, n)));
             }
         }
-        out.also = also(keyword, exact, semantic, scored, cosine);
+        out.also = also(keyword, exact, semantic, hits, cosine);
         return out;
     }
 
     /**
      * What {@code queries.search._rescore} would ask for next, from this same read: each leg's
      * scores of the other legs' best that its own best lacks (a cosine by the query's model;
-     * a BM25 where the text matched). A leg's score of an item does not depend on the depth.
+     * a BM25 where the text matched: every entry a leg returned is legal, so a hit is one the
+     * keyword leg scored). A leg's score of an item does not depend on the depth.
      */
     private static Map<String, Object> also(Top keyword, Top exact, Top semantic,
-                                            Matched scored, Cosine cosine) {
+                                            TextHits hits, Cosine cosine) {
         Set<Columns.Entry> found = Collections.newSetFromMap(new IdentityHashMap<>());
         Set<Columns.Entry> inKeyword = keyword == null ? Set.of() : keyword.entries();
         Set<Columns.Entry> inSemantic = cosine == null ? Set.of() : semantic.entries();
@@ -270,10 +252,9 @@ public class Rank {
         Map<String, Object> also = new TreeMap<>();
         if (keyword != null) {
             List<List<Object>> rows = new ArrayList<>();
-            for (int i = 0; i < scored.size; i++) {
-                Columns.Entry e = scored.entries[i];
-                if (found.contains(e) && !inKeyword.contains(e)) {
-                    rows.add(List.of(e.id, (double) scored.scores[i]));
+            for (Columns.Entry e : found) {
+                if (!inKeyword.contains(e) && hits.found.get(e.ord)) {
+                    rows.add(List.of(e.id, (double) hits.scores[e.ord]));
                 }
             }
             also.put("keyword", rows);
