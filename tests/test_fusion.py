@@ -197,6 +197,27 @@ def test_candidates_tied_with_the_last_answer_do_not_send_the_search_deeper() ->
     assert deep_enough(legs, 50, 1000, answers(head), 5)
 
 
+def test_an_item_returned_below_the_candidates_may_carry_the_cut_exact_legs_last_count(
+) -> None:
+    # The exact leg ties six items at one identifier and was returned to three: f0005, its
+    # fifth, is not there. Both similarity legs returned f0005 second, below their one
+    # candidate each. At full depth it carries its identifier and two near-best matches, and
+    # beats f0001 (the identifier, the best keyword match, a weak cosine): the depth is not
+    # enough while f0005 is bounded as if it carried none.
+    full = {"exact": ranked({f"f{n:04}": 1.0 for n in range(1, 7)}),
+            "keyword": ranked({"f0001": 10.0, "f0005": 9.5, "f0020": 0.1}),
+            "semantic": ranked({"f0030": 1.0, "f0005": 0.99, "f0001": 0.5})}
+    facts = {f.id: f for f in (item(n) for n in (*range(1, 7), 20, 30))}
+    counts = dict(full["exact"])
+    cut = {leg: r[:3] for leg, r in full.items()}
+    candidates = {i for r in heads(cut, 1).values() for i, _ in r}
+    head = fuse(cut, {i: facts[i] for i in candidates}, {}, AT,
+                exact={i: counts.get(i, 0.0) for i in candidates})
+    whole = fuse(full, facts, {}, AT, exact={i: counts.get(i, 0.0) for i in facts})
+    assert (whole[0].id, head[0].id) == ("f0005", "f0001")
+    assert not deep_enough(cut, 1, len(facts), answers(head), 1, reach=3)
+
+
 # Legs of 20 to 60 items cut at 1 to 40, so most are cut; identifiers are rare (an item
 # carrying one ranks first), so the similarity legs decide most orders, as in most searches.
 leg_scores = st.dictionaries(st.integers(0, 59), st.integers(1, 6), min_size=20, max_size=60)
