@@ -11,8 +11,10 @@ The order is fixed (docs/retrieval.md, "Search: the legal set first"; docs/contr
    candidates only when asked), subjects and kinds. ``form`` and ``period`` are a two-stage
    filter: the facts of the spec whose valid period lies in ``period`` and that a source of
    ``form`` supports at the cutoff are found first, and the ranking runs over those ids only.
-   The index is brought up to date first (``graph.retrieval.indexer.refresh``), so no legal
-   item is missing for want of an entry.
+   The index is complete at the ranking read: that read also says whether any of the tenant's
+   facts has no entry by the embedder (``Hits.pending``), and only then is the index brought
+   up to date (``graph.retrieval.indexer.refresh``) and the read made again, so no legal item
+   is missing for want of an entry and a search of an indexed tenant pays no read for it.
 2. **Ranking inside it.** The store ranks each leg of the mode within that set
    (``SearchStore.rank``); ``queries.fusion`` fuses them. The fused ids are read again through
    the whole as-of predicate (``AsOf.ids``), which also gives their values and cited sources:
@@ -130,7 +132,6 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
     if request.all_scopes:
         record_wide_read(store, tenant, actor=request.actor, read="search",
                          subject=",".join(request.subjects or ()) or "-")
-    refresh(store, tenant, embedder)
     if request.form is not None or request.period is not None:
         spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
     semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)
@@ -138,8 +139,13 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
     depth = per_leg(request.limit)  # the candidates: each leg's first ``depth``
     query = TextQuery(terms=tuple(terms(request.query)),
                       identifiers=tuple(identifiers(request.query)), vector=vector,
-                      model=embedder.name if semantic else None, per_leg=REACH * depth)
+                      model=embedder.name if semantic else None, per_leg=REACH * depth,
+                      indexed_by=embedder.name)
     counts = hits = ranker.rank(spec, query)
+    if hits.pending is not False:  # a fact has no entry yet (or the store did not say)
+        refresh(store, tenant, embedder)
+        counts = hits = ranker.rank(spec, query)
+    query = replace(query, indexed_by=None)  # later reads of this search rank only
     candidates: Candidates | None = None
     while True:  # deeper until no item below the candidates could reach the results
         legs = legs_of(request.mode, hits)

@@ -129,6 +129,9 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "rank_memory_deeper_round": lambda: search.rank(
         AsOf(SCOPE, kinds=(FactKind.PREFERENCE, FactKind.EXPERIENCE)).resolved(T),
         ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 10, counted=False),
+    "rank_with_pending": lambda: search.with_pending(
+        search.rank(AsOf(SCOPE, ids=("a", "b")).resolved(T), [], [], [1.0, 0.0], "minilm", 3),
+        "acme", "minilm"),
     "rank_ids_without_terms": lambda: search.rank(
         AsOf(SCOPE, ids=("a", "b")).resolved(T), [], [], [1.0, 0.0], "minilm", 3),
     "ranker_search_write": lambda: ranker.search_write("acme"),

@@ -24,6 +24,7 @@ from graph.memory.remember import invalidate_memory, remember
 from graph.model import Scope
 from graph.retrieval.embedder import minilm
 from graph.retrieval.index import Hits, SearchStore, TextQuery
+from graph.retrieval.indexer import refresh
 from graph.store import Store
 from graph.temporal import as_of, parse_instant
 from graph.writes import record
@@ -53,9 +54,12 @@ def find(store: Store, query: str, scope: Scope, **options: Any) -> SearchResult
     return search(store, minilm(), SearchRequest(query, scope, **options))
 
 
-def count_ranking_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[AsOf]:
-    """The spec of each ranking read the store is asked for from now on."""
+def count_ranking_reads(store: Store, monkeypatch: pytest.MonkeyPatch,
+                        tenant: str) -> list[AsOf]:
+    """The spec of each ranking read the store is asked for from now on, the tenant's facts
+    indexed first (a search that finds some not indexed yet ranks again once they are)."""
     assert isinstance(store, SearchStore)
+    refresh(store, tenant, minilm())
     reads: list[AsOf] = []
     served = store.rank
 
@@ -183,7 +187,7 @@ def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper
     # ranker gives that cosine with the legs, in the same read; elsewhere it is a second read.
     a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
     monkeypatch.setattr(queries.search, "REACH", 1)
-    reads = count_ranking_reads(store, monkeypatch)
+    reads = count_ranking_reads(store, monkeypatch, scope.tenant)
     cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
     assert len(reads) == (1 if request.node.callspec.params["store"] == "neo4j-ranker" else 2)
     whole = find(store, "kettle refund RF-1234", mine(scope), limit=20)
@@ -195,13 +199,37 @@ def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper
 
 
 @pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
+def test_the_ranking_read_says_when_a_fact_has_no_entry_and_only_then_is_the_index_refreshed(
+    store: Store, scope: Scope, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    remember_all(store, scope, ("refund_policy", "wants a refund for the kettle"))
+    refreshed: list[str] = []
+
+    def counted(store: Store, tenant: str, embedder: Any) -> int:
+        refreshed.append(tenant)
+        return refresh(store, tenant, embedder)
+
+    monkeypatch.setattr(queries.search, "refresh", counted)
+    reads = count_ranking_reads(store, monkeypatch, scope.tenant)  # indexes the first note
+    remember_all(store, scope, ("door_code", "the door code is 4417"))
+    # The second note has no entry: the read says so, the index is refreshed, the read made
+    # again, and the note is found.
+    first = find(store, "door code", mine(scope), mode=Mode.KEYWORD)
+    assert (len(reads), refreshed) == (2, [scope.tenant])
+    assert [f.predicate for f in first.results] == ["door_code"]
+    # Every fact has its entry now: one read, no refresh.
+    find(store, "door code", mine(scope), mode=Mode.KEYWORD)
+    assert (len(reads), refreshed) == (3, [scope.tenant])
+
+
+@pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
 def test_the_legs_returned_past_the_candidates_settle_the_order_in_one_ranking_read(
     store: Store, scope: Scope, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # As returned (four times the candidates' depth), the semantic leg holds the ledger's
     # cosine and the 50 candidates' order is final: nothing is asked by id, nothing ranked again.
     a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
-    reads = count_ranking_reads(store, monkeypatch)
+    reads = count_ranking_reads(store, monkeypatch, scope.tenant)
     cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
     assert (len(reads), cut.depth, cut.rescored) == (1, 50, 0)
     whole = find(store, "kettle refund RF-1234", mine(scope), limit=20)

@@ -22,7 +22,7 @@ next search rebuilds.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -97,6 +97,8 @@ def rank(state: State, spec: AsOf, query: TextQuery) -> Hits:
     tenant = spec.scope.tenant
     index = tenant_index(state, tenant)
     facts = state.facts.get(tenant, {})
+    pending = None if query.indexed_by is None else \
+        any(True for _ in unindexed_ids(state, tenant, query.indexed_by))
     admitted, in_scope = legal(index.columns, facts, spec)
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
     keyword: Ranked = ()
@@ -120,7 +122,8 @@ def rank(state: State, spec: AsOf, query: TextQuery) -> Hits:
             sims = matrix[inside] @ np.asarray(query.vector, dtype=np.float32)
             semantic = _best(index, rows[inside], sims.astype(np.float64), query.per_leg)
     if not query.counted:
-        return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0)
+        return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
+                    pending=pending)
     matched = index.having(terms) & in_scope
     reason = why_excluded(spec)
     excluded: dict[str, int] = defaultdict(int)
@@ -130,7 +133,17 @@ def rank(state: State, spec: AsOf, query: TextQuery) -> Hits:
             excluded[why] += 1
     return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=int(admitted.sum()),
                 matched=int(matched.sum()),
-                excluded={r: excluded[r] for r in REASONS if r in excluded})
+                excluded={r: excluded[r] for r in REASONS if r in excluded}, pending=pending)
+
+
+def unindexed_ids(state: State, tenant: str, model: str) -> Iterator[str]:
+    """The ids of the tenant's facts, not erased, with no entry by ``model`` (the indexer's
+    queue: ``IndexTx.unindexed``)."""
+    entries = state.entries.get(tenant, {})
+    for i, f in state.facts.get(tenant, {}).items():
+        entry = entries.get(i)
+        if f.erased_at is None and (entry is None or entry.model != model):
+            yield i
 
 
 def _best(index: TenantIndex, rows: Rows, scores: npt.NDArray[np.float64], k: int) -> Ranked:

@@ -16,6 +16,7 @@ import numpy as np
 from graph.asof import AsOf
 from graph.embedded import reads
 from graph.embedded.downstream import by_walk
+from graph.embedded.search import unindexed_ids
 from graph.embedded.state import Entry, Indexed, Journal, State, Unindexing
 from graph.errors import InvalidArgument
 from graph.kinds import FactKind
@@ -214,10 +215,7 @@ class EmbeddedTx:
 
     def unindexed(self, model: str, limit: int) -> list[Fact]:
         facts = self.state.facts[self.tenant]
-        entries = self.state.entries[self.tenant]
-        due = heapq.nsmallest(max(limit, 0), (
-            i for i, f in facts.items()
-            if f.erased_at is None and (i not in entries or entries[i].model != model)))
+        due = heapq.nsmallest(max(limit, 0), unindexed_ids(self.state, self.tenant, model))
         return [facts[i] for i in due]
 
     def put_index(self, entries: Sequence[IndexEntry]) -> None:

@@ -73,20 +73,43 @@ CALL (f) {{ SET f:{UNINDEXED} }} IN TRANSACTIONS OF 10000 ROWS""", {})
 def unindexed(tenant: str, model: str, limit: int, after: str = "") -> Query:
     """The tenant's first facts by id after ``after`` with no entry, or with one by another
     model than ``model``: each way in is a seek, and each yields at most ``limit``."""
-    branches = "\n  UNION\n".join(f"""  MATCH (f:{label})
-  USING INDEX SEEK f:{label}({props})
-  WHERE f.tenant = $tenant AND {narrow}f.id > $after AND f.erased_at IS NULL
-  RETURN f ORDER BY f.id LIMIT $limit""" for label, props, narrow in (
-        (UNINDEXED, "tenant, id", ""),
-        (FACT, "tenant, embedding_model", "f.embedding_model < $model AND "),
-        (FACT, "tenant, embedding_model", "f.embedding_model > $model AND ")))
     return Query(f"""
 CALL () {{
-{branches}
+{_unindexed_union("")}
 }}
 WITH f ORDER BY f.id LIMIT $limit
 RETURN {fact_map("f")} AS f""", {"tenant": tenant, "model": model, "limit": limit,
                                   "after": after})
+
+
+def with_pending(rank: Query, tenant: str, model: str) -> Query:
+    """``rank`` (either ranking query: ``rank`` or ``ranker.rank_call``) and, in the same read,
+    whether any of the tenant's facts has no entry by ``model`` (``pending``, what
+    ``unindexed`` would find): a search refreshes the index only then, and the check costs
+    no round trip of its own. No row when ``rank`` has none."""
+    return Query(f"""
+CALL () {{{rank.text}
+}}
+CALL () {{
+  CALL () {{
+{_unindexed_union("pending_")}
+  }}
+  RETURN count(f) > 0 AS pending
+}}
+RETURN *""", {**rank.params, "pending_tenant": tenant, "pending_model": model,
+              "pending_limit": 1, "pending_after": ""})
+
+
+def _unindexed_union(prefix: str) -> str:
+    """``unindexed``'s three seeks (parameters named with ``prefix``), each yielding ``f``."""
+    p = f"${prefix}"
+    return "\n  UNION\n".join(f"""  MATCH (f:{label})
+  USING INDEX SEEK f:{label}({props})
+  WHERE f.tenant = {p}tenant AND {narrow}f.id > {p}after AND f.erased_at IS NULL
+  RETURN f ORDER BY f.id LIMIT {p}limit""" for label, props, narrow in (
+        (UNINDEXED, "tenant, id", ""),
+        (FACT, "tenant, embedding_model", f"f.embedding_model < {p}model AND "),
+        (FACT, "tenant, embedding_model", f"f.embedding_model > {p}model AND ")))
 
 
 def clear_entries(tenant: str, limit: int) -> Query:

@@ -148,8 +148,12 @@ def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, sp
     identifiers = [tokens[t] for t in dict.fromkeys(query.identifiers) if t in tokens]
     args = (spec, list(tokens.values()), identifiers, query.vector, query.model,
             query.per_leg, query.counted)
-    rows = run(ranker.rank_call(*args)) if server_ranker and ranker.serves(spec) else []
-    row = rows[0] if rows else run(cs.rank(*args))[0]
+    def asked(rank: Query) -> Query:
+        return rank if query.indexed_by is None else \
+            cs.with_pending(rank, spec.scope.tenant, query.indexed_by)
+    rows = run(asked(ranker.rank_call(*args))) if server_ranker and ranker.serves(spec) \
+        else []
+    row = rows[0] if rows else run(asked(cs.rank(*args)))[0]
     return Hits(
         exact=tuple((i, float(s)) for i, s in row["exact"]),
         keyword=tuple((i, float(s)) for i, s in row["keyword"]),
@@ -158,4 +162,5 @@ def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, sp
         excluded={str(reason): int(n) for reason, n in row["excluded"]},
         also=None if row.get("also") is None else
         {str(leg): {i: float(s) for i, s in pairs} for leg, pairs in row["also"].items()},
+        pending=None if query.indexed_by is None else bool(row["pending"]),
     )

@@ -45,6 +45,10 @@ class TextQuery:
     # one search already has from its first; Hits then holds 0 and {} for them on either
     # backend.
     counted: bool = True
+    # The embedder a search indexes with: the read also says whether any of the tenant's facts
+    # has no entry by it (Hits.pending), so that the index is refreshed only then. None: not
+    # asked.
+    indexed_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,9 @@ class Hits:
     # legs for next by id (``queries.search``), given by a backend that has them at hand; None
     # when it did not (then they are asked for).
     also: Mapping[str, Mapping[str, float]] | None = None
+    # Whether, at this read, some fact of the tenant (not erased) had no entry by the query's
+    # ``indexed_by`` (what ``IndexTx.unindexed`` finds); None when not asked.
+    pending: bool | None = None
 
 
 @runtime_checkable
