@@ -142,8 +142,9 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
                       model=embedder.name if semantic else None, per_leg=REACH * depth,
                       indexed_by=embedder.name)
     counts = hits = ranker.rank(spec, query)
-    if hits.pending is not False:  # a fact has no entry yet (or the store did not say)
-        refresh(store, tenant, embedder)
+    # A fact had no entry yet (or the store did not say): ranked again once indexed. One that
+    # cannot be (a sealed fact whose key is gone reads as erased) costs no second read.
+    if hits.pending is not False and refresh(store, tenant, embedder):
         counts = hits = ranker.rank(spec, query)
     query = replace(query, indexed_by=None)  # later reads of this search rank only
     candidates: Candidates | None = None

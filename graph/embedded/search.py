@@ -98,7 +98,7 @@ def rank(state: State, spec: AsOf, query: TextQuery) -> Hits:
     index = tenant_index(state, tenant)
     facts = state.facts.get(tenant, {})
     pending = None if query.indexed_by is None else \
-        any(True for _ in unindexed_ids(state, tenant, query.indexed_by))
+        next(unindexed_ids(state, tenant, query.indexed_by), None) is not None
     admitted, in_scope = legal(index.columns, facts, spec)
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
     keyword: Ranked = ()
