@@ -1,6 +1,6 @@
 """What fusing a search's candidates needs from the store (``queries.search``, step 2): each
-candidate re-read through the whole as-of predicate with its cited sources, its count of the
-query's identifiers, and its demotion weight.
+candidate re-read through the whole as-of predicate with its cited sources and its subject (one
+read), its count of the query's identifiers, and its demotion weight.
 
 A deeper round reads only the candidates it adds: each candidate is read once per search, as
 each round's ranking is a read of its own (docs/retrieval.md, "Search: the legal set first").
@@ -8,20 +8,20 @@ each round's ranking is a read of its own (docs/retrieval.md, "Search: the legal
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from graph.asof import AsOf
 from graph.memory.ranking import FULL, weights
-from graph.model import Fact, Source
+from graph.model import Subject
 from graph.retrieval.documents import carried, is_memory
+from graph.retrieval.index import Cited, index_tx
 from graph.store import Store
 from queries.asof import as_known
 from queries.fusion import Ranked
 
 T = TypeVar("T")
-Cited = tuple[Fact, tuple[Source, ...]]
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,8 @@ def read_candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
     ids = sorted({i for ranked in legs.values() for i, _ in ranked})
     asked = earlier.asked if earlier is not None else frozenset()
     fresh = [i for i in ids if i not in asked]
-    read = _reread(store, spec, fresh)
-    assert spec.known_at is not None
-    exact = _exact_counts(store, spec.scope.tenant, read, identifiers) if "exact" in legs \
-        else None
+    read, subjects = _reread(store, spec, fresh)
+    exact = _exact_counts(read, subjects, identifiers) if "exact" in legs else None
     weighed = _weights(store, spec, read)
     if earlier is not None:
         read = {**_only(earlier.read, ids), **read}
@@ -56,13 +54,18 @@ def _only(found: dict[str, T], ids: Sequence[str]) -> dict[str, T]:
     return {i: found[i] for i in ids if i in found}
 
 
-def _reread(store: Store, spec: AsOf, ids: Sequence[str]) -> dict[str, Cited]:
-    """The ranked ids that are still legal, as known at the cutoff, with their cited sources."""
+def _reread(store: Store, spec: AsOf,
+            ids: Sequence[str]) -> tuple[dict[str, Cited], dict[str, Subject]]:
+    """The ranked ids that are still legal, as known at the cutoff, with their cited sources,
+    and the subjects they name, in one read."""
     if not ids:
-        return {}
-    assert spec.known_at is not None and spec.system_at is not None
-    return {f.id: (as_known(f, spec.known_at, spec.system_at), cited)
-            for f, cited in store.read_cited(replace(spec, ids=tuple(ids)))}
+        return {}, {}
+    known, system = spec.known_at, spec.system_at
+    assert known is not None and system is not None
+    cited, subjects = store.reading(spec.scope.tenant, lambda tx: index_tx(
+        tx).cited_with_subjects(replace(spec, ids=tuple(ids))))
+    return ({f.id: (as_known(f, known, system), c) for f, c in cited},
+            {s.id: s for s in subjects})
 
 
 def _weights(store: Store, spec: AsOf, read: dict[str, Cited]) -> dict[str, float]:
@@ -75,7 +78,7 @@ def _weights(store: Store, spec: AsOf, read: dict[str, Cited]) -> dict[str, floa
     return {i: found.get(i, FULL) for i in read}
 
 
-def _exact_counts(store: Store, tenant: str, read: dict[str, Cited],
+def _exact_counts(read: dict[str, Cited], subjects: Mapping[str, Subject],
                   identifiers: Sequence[str]) -> dict[str, float]:
     """How many of the query's identifiers each candidate carries, counted on every candidate,
     not only on those the exact leg returned: that leg is cut at its depth among items that tie
@@ -85,7 +88,5 @@ def _exact_counts(store: Store, tenant: str, read: dict[str, Cited],
     wanted = frozenset(identifiers)
     if not wanted or not read:
         return {}
-    names = sorted({f.subject for f, _ in read.values()})
-    subjects = {s.id: s for s in store.subjects(tenant, names)}
     return {i: float(carried(f, subjects.get(f.subject), cited, wanted))
             for i, (f, cited) in read.items()}

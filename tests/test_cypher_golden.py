@@ -78,6 +78,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "confirmations": lambda: reads.confirmations("acme", ["a"], T, T),
     "read_cited": lambda: reads.read_cited_facts(
         AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T), 5),
+    "read_cited_with_subjects": lambda: reads.read_cited_with_subjects(
+        AsOf(Scope(tenant="acme"), ids=("a", "b")).resolved(T)),
     "read_confirmed": lambda: reads.read_confirmed_facts(
         AsOf(Scope(tenant="acme"), subjects=("ACME",), predicates=("revenue",)).resolved(T)),
     "subjects": lambda: reads.subjects("acme", ["GOOGL", "cik:0001652044", "ticker:GOOGL"]),

@@ -169,6 +169,9 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     # tenant and read 50k facts per search; on this small data it picks the key either way).
     "read_cited_facts/ids": (lambda p: reads.read_cited_facts(_read(
         p, known_at=CUTOFF, ids=tuple(p.facts[:3])), None), {KEYS[FACT]}),
+    # ... and the subjects those name, by the subject key, in the same query.
+    "read_cited_with_subjects": (lambda p: reads.read_cited_with_subjects(_read(
+        p, known_at=CUTOFF, ids=tuple(p.facts[:3]))), {KEYS[FACT], KEYS[SUBJECT]}),
     "read_confirmed_facts": (lambda p: reads.read_confirmed_facts(_read(
         p, subjects=SUBJECTS, predicates=("Revenues",))), {"vintage_fact_lookup"}),
     "supports": (lambda p: reads.supports(p.tenant, p.facts[:3]), {KEYS[FACT]}),

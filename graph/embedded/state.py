@@ -94,7 +94,9 @@ class State:
         # Subjects (and predicates) narrow the scan first, as the (tenant, subject,
         # predicate) index does in Neo4j.
         candidates: Iterable[Fact] = every.values()
-        if spec.subjects is not None and spec.predicates is not None:
+        if spec.ids is not None:  # a search re-reading its ranked ids: no scan of the tenant
+            candidates = (every[i] for i in set(spec.ids) if i in every)
+        elif spec.subjects is not None and spec.predicates is not None:
             candidates = (every[i] for s in set(spec.subjects) for p in set(spec.predicates)
                           for i in self.by_lookup.get((tenant, s, p), []))
         elif spec.subjects is not None:

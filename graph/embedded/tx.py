@@ -23,7 +23,7 @@ from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Source, Subject
 from graph.reach import Downstream
-from graph.retrieval.index import IndexEntry
+from graph.retrieval.index import Cited, IndexEntry
 from graph.store import (
     Closure,
     Confirmation,
@@ -229,6 +229,12 @@ class EmbeddedTx:
         if dropped:  # nothing to drop: nothing logged
             self._do("unindex", [Unindexing()])
         return dropped
+
+    def cited_with_subjects(self, spec: AsOf) -> tuple[list[Cited], list[Subject]]:
+        cited = reads.cited(self.state, spec, self.read(spec))
+        names = {f.subject for f, _ in cited}
+        return cited, [s for s in reads.subjects(self.state, self.tenant, sorted(names))
+                       if s.id in names]  # by id only, as on Neo4j
 
 
 def checked_entry(e: IndexEntry) -> Entry:

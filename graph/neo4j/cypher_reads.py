@@ -13,6 +13,8 @@ from graph.labels import FACT, SOURCE, SUBJECT, SUPPORTED_BY
 from graph.neo4j.cypher import FACT_ORDER, Query, fact_map, seek, source_map
 
 _SEP = "\n    AND "  # holds_at's clauses, one a line
+# A subject as ``subjects`` returns its rows (``graph.neo4j.rows.subject_from``).
+_SUBJECT_MAP = "s {.id, .kind, .name, identifiers: coalesce(s.identifiers, [])}"
 
 
 def read_facts(spec: AsOf, limit: int | None) -> Query:
@@ -48,6 +50,26 @@ def read_cited_facts(spec: AsOf, limit: int | None = None) -> Query:
     return _with_supports(spec, limit, f"""
   WITH s ORDER BY s.available_at, s.id
   RETURN collect({source_map('s')}) AS sources""", "sources")
+
+
+def read_cited_with_subjects(spec: AsOf) -> Query:
+    """``read_cited_facts`` as one row: the facts with their sources (``rows``, in the same
+    order) and the subjects they name, by id, in the same query. A search counts the query's
+    identifiers on each candidate's subject (``queries.search_candidates``); the subjects as a
+    read of their own were a round trip per search round."""
+    cited = read_cited_facts(spec)
+    head, _ = cited.text.rsplit("\nRETURN ", 1)
+    return Query(f"""{head}
+WITH collect({{f: {fact_map("f")}, sources: sources}}) AS rows,
+     collect(DISTINCT f.subject) AS names
+CALL (names) {{
+  OPTIONAL MATCH (s:{SUBJECT})
+  {seek("s", SUBJECT)}
+  WHERE s.tenant = $asof_tenant AND s.id IN names
+  WITH s ORDER BY s.id
+  RETURN collect({_SUBJECT_MAP}) AS subjects
+}}
+RETURN rows, subjects""", cited.params)
 
 
 def read_confirmed_facts(spec: AsOf) -> Query:
@@ -130,3 +152,4 @@ MATCH (s:{SUBJECT})
 WHERE s.tenant = $tenant AND s.id IS NOT NULL{narrow}
 RETURN s.id AS id, s.kind AS kind, s.name AS name, coalesce(s.identifiers, []) AS identifiers
 ORDER BY id""", params)
+

@@ -18,15 +18,17 @@ import neo4j
 
 from graph.asof import AsOf
 from graph.errors import InvalidArgument
-from graph.model import Fact
+from graph.model import Fact, Subject
+from graph.neo4j import cypher_reads as reads
 from graph.neo4j import cypher_search as cs
 from graph.neo4j import ranker
 from graph.neo4j.cypher import Query
-from graph.neo4j.rows import fact_from
+from graph.neo4j.rows import fact_from, source_from, subject_from
 from graph.neo4j.schema import FACT_TEXT
 from graph.neo4j.tx import Neo4jTx
-from graph.retrieval.index import Hits, IndexEntry, TextQuery
+from graph.retrieval.index import Cited, Hits, IndexEntry, TextQuery
 from graph.sealing import Sealer, blinded
+from graph.store import check_tenant
 
 # Lucene refuses a query of more than 1024 clauses; a query text this long is a document.
 MAX_QUERY_TERMS = 1000
@@ -127,6 +129,14 @@ class SearchTx(Neo4jTx):
             dropped += cleared
             if cleared < CLEAR_BATCH:
                 return dropped
+
+    def cited_with_subjects(self, spec: AsOf) -> tuple[list[Cited], list[Subject]]:
+        check_tenant(self.tenant, spec.scope)
+        (row,) = self._run(reads.read_cited_with_subjects(spec))
+        cited = [(fact_from(r["f"], self.sealer), tuple(source_from(s) for s in r["sources"]))
+                 for r in row["rows"]]
+        return ([(f, sources) for f, sources in cited if f.erased_at is None],
+                [subject_from(s) for s in row["subjects"]])
 
 
 def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, spec: AsOf,

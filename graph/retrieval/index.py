@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from graph.asof import AsOf
-from graph.model import Fact
+from graph.model import Fact, Source, Subject
 from graph.store import StoreError, StoreTx
+
+Cited = tuple[Fact, tuple[Source, ...]]  # a fact with the sources it cites at the read
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,10 @@ class IndexTx(StoreTx, Protocol):
         """Drop every entry of the tenant, whatever its model, so that each fact not erased is
         unindexed again (a rebuild: how facts are described or tokenised changed); how many
         entries were dropped."""
+        ...
+    def cited_with_subjects(self, spec: AsOf) -> tuple[list[Cited], list[Subject]]:
+        """``Store.read_cited(spec)`` (``spec`` resolved by the caller) with the subjects its
+        facts name, by id, in one read: what a search fuses its candidates with."""
         ...
 
 
