@@ -107,8 +107,11 @@ def several_facts(store: Neo4jStore, tenant: str, clock: PinnedClock) -> list[st
               expires_at=parse_instant(until))
     write(shared, "refund.policy", "2018-05-01", status=Status.CANDIDATE)
     write(shared, "gift.wrap", "2018-05-02")
+    # Every other entry says its terms twice: an identifier counts once however often it
+    # repeats.
     put(store, tenant, [
-        IndexEntry(fid, tuple(VOCABULARY[(n + k * 5) % len(VOCABULARY)] for k in range(n % 4 + 1)),
+        IndexEntry(fid, tuple(VOCABULARY[(n + k * 5) % len(VOCABULARY)]
+                              for k in range(n % 4 + 1)) * (1 + n % 2),
                    VECTORS[n % len(VECTORS)], MODEL)
         for n, fid in enumerate(made)])
     clock.advance(days=1)
@@ -214,6 +217,22 @@ def test_each_leg_scores_the_other_legs_best_in_the_same_read_as_cypher_asked_by
         assert len({i for leg in ("exact", "keyword", "semantic") for i, _ in row[leg]}) > 1
         scored = also_as_cypher_asks_by_id(store, row, spec, terms, vector)
         assert {"keyword", "semantic"} <= set(scored), row
+
+
+def test_an_identifier_counts_once_however_often_an_entry_repeats_it(
+    store: Neo4jStore, tenant: str, clock: PinnedClock,
+) -> None:
+    made = several_facts(store, tenant, clock)
+    assert columns(store, tenant) > 0
+    spec = AsOf(Scope(tenant=tenant), known_at=parse_instant("2026-05-20"),
+                valid=Interval(None, None), statuses=frozenset(Status)).resolved(store.now())
+    terms = blinded(store, tenant, VOCABULARY)
+    codes = blinded(store, tenant, ["e4031", "e4032"])  # no entry carries both
+    (row,) = store.run(ranker.rank_call(spec, terms, codes, None, None, 10))
+    (cypher,) = store.run(cypher_search.rank(spec, terms, codes, None, None, 10))
+    assert row["exact"] == cypher["exact"]
+    assert {s for _, s in row["exact"]} == {1}
+    assert {made[1], made[3], made[7]} <= {i for i, _ in row["exact"]}  # said twice
 
 
 def test_on_a_grid_of_reads_the_ranker_gives_every_fact_cyphers_reason(

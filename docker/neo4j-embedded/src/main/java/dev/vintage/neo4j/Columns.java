@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.eclipse.collections.impl.list.mutable.primitive.IntArrayList;
 import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
 import org.neo4j.internal.kernel.api.IndexQueryConstraints;
 import org.neo4j.internal.kernel.api.IndexReadSession;
@@ -66,10 +67,6 @@ final class Columns {
         String model;
         float[] vector;
         double norm;
-        String terms;
-        // Each term's String hash, sorted: most identifiers are ruled out without a scan of
-        // the terms (Rank's exact leg).
-        int[] termHashes = new int[0];
     }
 
     private static final Entry[] NONE = new Entry[0];
@@ -81,6 +78,8 @@ final class Columns {
     // looked up here (a boxed key per hit was the largest cost of a text leg), and the entry
     // itself is read later, in order (Rank).
     private final LongIntHashMap ordOf;
+    // The entries carrying each term of their text (the exact leg's identifiers).
+    private final Postings postings;
     final long bytes;
     // The entries that carry each scope term, and those with none (the tenant's shared facts):
     // a user's search reads only that user's entries, as Cypher reads only their Lucene hits.
@@ -89,9 +88,10 @@ final class Columns {
     private int readers;
     private boolean evicted;
 
-    private Columns(Entry[] entries, LongIntHashMap ordOf, long bytes) {
+    private Columns(Entry[] entries, LongIntHashMap ordOf, Postings postings, long bytes) {
         this.entries = entries;
         this.ordOf = ordOf;
+        this.postings = postings;
         this.bytes = bytes;
         Map<String, List<Entry>> terms = new HashMap<>();
         List<Entry> none = new ArrayList<>();
@@ -121,6 +121,11 @@ final class Columns {
             }
         }
         return narrowest;
+    }
+
+    /** The places in entries of the entries whose text carries {@code term}, ascending. */
+    IntArrayList carrying(String term) {
+        return postings.carrying(term);
     }
 
     /** The place in entries of this node's entry; -1 when it has none here. */
@@ -166,6 +171,7 @@ final class Columns {
         Read read = k.dataRead();
         List<Entry> entries = new ArrayList<>(nodes.size());
         LongIntHashMap ordOf = new LongIntHashMap(nodes.size());
+        Postings postings = new Postings();
         long bytes = 0;
         try (NodeCursor nc = k.cursors().allocateNodeCursor(k.cursorContext(), k.memoryTracker());
              PropertyCursor pc = k.cursors().allocatePropertyCursor(k.cursorContext(),
@@ -196,13 +202,14 @@ final class Columns {
                     e.ord = entries.size();
                     entries.add(e);
                     ordOf.put(node, e.ord);
+                    postings.add(e.ord, (String) got[22]);
                     bytes += 160L + (e.vector == null ? 0 : 4L * e.vector.length)
-                            + 2L * e.terms.length() + 4L * e.termHashes.length
                             + 48L * e.scope.length;
                 }
             }
         }
-        return new Columns(entries.toArray(new Entry[0]), ordOf, bytes);
+        bytes += postings.done();
+        return new Columns(entries.toArray(new Entry[0]), ordOf, postings, bytes);
     }
 
     private static Entry entry(String tenant, Object[] p, Shared shared) {
@@ -242,19 +249,7 @@ final class Columns {
             }
             e.norm = Math.sqrt(sum);
         }
-        e.terms = (String) p[22];
-        e.termHashes = hashes(e.terms);
         return e;
-    }
-
-    private static int[] hashes(String terms) {
-        String[] each = terms.isEmpty() ? new String[0] : terms.split(" ");
-        int[] out = new int[each.length];
-        for (int i = 0; i < each.length; i++) {
-            out[i] = each[i].hashCode();
-        }
-        Arrays.sort(out);
-        return out;
     }
 
     private static long orOpen(Object instant) {
@@ -310,9 +305,8 @@ final class Columns {
                 Arrays.fill(e.vector, 0f);
             }
             e.vector = null;
-            e.terms = "";
-            e.termHashes = new int[0];
         }
+        postings.clear();
         ordOf.clear();
     }
 

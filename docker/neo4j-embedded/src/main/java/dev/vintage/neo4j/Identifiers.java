@@ -1,46 +1,33 @@
 package dev.vintage.neo4j;
 
-import java.util.Arrays;
 import java.util.List;
 
-/** The query's identifiers, as the exact leg counts them on an entry's terms. */
+/** The query's identifiers, as the exact leg counts them: how many of them each entry's terms
+ * carry ({@code (terms + ' ') CONTAINS (' ' + i + ' ')}, graph/neo4j/cypher_search.py), from
+ * the columns' postings, so that no entry is read for it. */
 final class Identifiers {
-    private final String[] spaced;
-    private final int[] hashes;
+    private final int[] counts; // by place in the columns' entries; null: no identifiers
 
-    Identifiers(List<String> identifiers) {
-        spaced = new String[identifiers.size()];
-        hashes = new int[identifiers.size()];
-        for (int i = 0; i < spaced.length; i++) {
-            spaced[i] = ' ' + identifiers.get(i);
-            hashes[i] = identifiers.get(i).hashCode();
+    Identifiers(List<String> identifiers, Columns columns) {
+        if (identifiers.isEmpty()) {
+            counts = null;
+            return;
+        }
+        counts = new int[columns.entries.length];
+        for (String i : identifiers) {
+            if (i.isEmpty() || i.indexOf(' ') >= 0) { // a postings list holds one whole term
+                throw new IllegalArgumentException("an identifier is one term without spaces");
+            }
+            columns.carrying(i).forEach(ord -> counts[ord]++);
         }
     }
 
     boolean none() {
-        return spaced.length == 0;
+        return counts == null;
     }
 
-    /** How many it carries: {@code (terms + ' ') CONTAINS (' ' + i + ' ')} for each, the
-     * entry's term hashes ruling most out first. */
+    /** How many it carries. */
     int carried(Columns.Entry e) {
-        int n = 0;
-        for (int i = 0; i < spaced.length; i++) {
-            if (Arrays.binarySearch(e.termHashes, hashes[i]) >= 0
-                    && carries(e.terms, spaced[i])) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private static boolean carries(String terms, String spaced) {
-        for (int at = terms.indexOf(spaced); at >= 0; at = terms.indexOf(spaced, at + 1)) {
-            int end = at + spaced.length();
-            if (end == terms.length() || terms.charAt(end) == ' ') {
-                return true;
-            }
-        }
-        return false;
+        return counts[e.ord];
     }
 }

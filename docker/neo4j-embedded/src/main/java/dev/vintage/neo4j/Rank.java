@@ -174,7 +174,8 @@ public class Rank {
         // query too (its terms are among the query's), so the exact leg is the legal hits that
         // carry one, counted on the entry's terms as Cypher counts them.
         TextHits hits = text == null ? null : TextHits.of(columns, ktx(), text, guard);
-        Identifiers ids = new Identifiers((List<String>) r.get("identifiers"));
+        Identifiers ids = new Identifiers(hits == null ? List.of()
+                : (List<String>) r.get("identifiers"), columns);
         Top keyword = hits == null ? null : new Top(perLeg);
         Top exact = hits == null || ids.none() ? null : new Top(perLeg);
         Cosine cosine = Cosine.of((List<Double>) r.get("vector"), (String) r.get("model"));
