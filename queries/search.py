@@ -171,8 +171,9 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
             # The counts do not change with the depth: a deeper round ranks the legs alone.
             query = replace(query, per_leg=REACH * depth, counted=False)
             hits = ranker.rank(spec, query)
-    return SearchResult(request.query, request.mode, _head(considered, request.limit),
-                        considered, counts.legal, counts.matched, dict(counts.excluded),
+    shown = tuple(_found(c, n) for n, c in enumerate(considered, start=1))
+    return SearchResult(request.query, request.mode, _head(shown, request.limit),
+                        shown, counts.legal, counts.matched, dict(counts.excluded),
                         depth, len(set().union(*(r.asked for r in rescored.values()))))
 
 
@@ -197,35 +198,36 @@ def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[st
 
 
 def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: Candidates,
-                rescored: dict[str, Rescored]) -> tuple[Found, ...]:
-    """The legs' legal candidates fused, checked and shown (module docstring, steps 2-3)."""
+                rescored: dict[str, Rescored]) -> list[Checked]:
+    """The legs' legal candidates fused and checked (module docstring, steps 2-3); shown
+    (``_found``) once the last round has them."""
     assert spec.known_at is not None
     scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
                   spec.known_at, exact=candidates.exact, rescored=rescored)
-    checked = arrange(store, spec, scored, candidates.read)
-    return tuple(_found(c, n) for n, c in enumerate(checked, start=1))
+    return arrange(store, spec, scored, candidates.read)
 
 
-def _enough(considered: Sequence[Found], legs: dict[str, Ranked], depth: int, reach: int,
+def _enough(considered: Sequence[Checked], legs: dict[str, Ranked], depth: int, reach: int,
             legal: int, limit: int, rescored: dict[str, Rescored]) -> bool:
     """Whether ``considered``'s answers at this depth are final (``fusion.deep_enough``)."""
-    answers = [(f.id, f.score, f.signals.get("weight", 1.0)) for f in _answers(considered)]
+    answers = [(c.fact.id, c.scored.score, c.scored.signals.get("weight", 1.0))
+               for c in _answers(considered)]
     return deep_enough(legs, depth, legal, answers, limit, rescored, reach)
 
 
-def _answers(considered: Sequence[Found]) -> list[Found]:
+def _answers(considered: Sequence[Checked]) -> list[Checked]:
     """The candidates that are answers of their own: not a later side of a conflict set."""
-    seconds = _conflict_seconds(considered)
-    return [f for f in considered if f.id not in seconds]
+    seconds = _conflict_seconds([(c.fact.id, c.conflicts_with) for c in considered])
+    return [c for c in considered if c.fact.id not in seconds]
 
 
-def _conflict_seconds(considered: Sequence[Found]) -> set[str]:
+def _conflict_seconds(considered: Sequence[tuple[str, tuple[str, ...]]]) -> set[str]:
     """The sides shown after the first side of their conflict set (they are not answers of
-    their own)."""
+    their own), of (id, the other sides) in order."""
     seconds: set[str] = set()
-    for f in considered:
-        if f.id not in seconds:
-            seconds.update(f.conflicts_with)
+    for i, others in considered:
+        if i not in seconds:
+            seconds.update(others)
     return seconds
 
 
@@ -291,7 +293,7 @@ def _found(c: Checked, rank: int) -> Found:
 
 def _head(considered: tuple[Found, ...], limit: int) -> tuple[Found, ...]:
     """The first ``limit`` answers, a conflict set counting once and never split."""
-    seconds = _conflict_seconds(considered)
+    seconds = _conflict_seconds([(f.id, f.conflicts_with) for f in considered])
     shown: list[Found] = []
     answers = 0
     for found in considered:

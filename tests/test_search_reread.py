@@ -74,3 +74,21 @@ def test_a_reread_of_another_tenant_in_this_ones_transaction_is_refused(
     with pytest.raises(CrossTenant):
         store.reading(scope.tenant, lambda tx: index_tx(tx).cited_with_subjects(
             other.resolved(store.now())))
+
+
+def test_a_source_cited_by_several_facts_and_a_fact_citing_several_are_read_as_read_cited(
+    store: Store, scope: Scope,
+) -> None:
+    ids = write(store, scope)
+    # The later filing repeats GOOGL's figure: the fact it reads then cites both filings.
+    record(store, scope, Batch(subjects=[], sources=[], facts=[fact(1, "10-Q-late")]),
+           actor=ACTOR)
+    spec = AsOf(scope, known_at=parse_instant("2020-01-01"),
+                ids=(ids["googl"], ids["msft"], ids["later"]))
+
+    cited, _ = reread(store, spec)
+
+    assert cited == store.read_cited(spec)
+    sources = {f.id: [s.id for s in c] for f, c in cited}
+    assert sources == {ids["googl"]: ["10-Q-early", "10-Q-late"], ids["msft"]: ["10-Q-early"],
+                       ids["later"]: ["10-Q-late"]}

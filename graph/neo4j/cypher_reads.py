@@ -53,15 +53,24 @@ def read_cited_facts(spec: AsOf, limit: int | None = None) -> Query:
 
 
 def read_cited_with_subjects(spec: AsOf) -> Query:
-    """``read_cited_facts`` as one row: the facts with their sources (``rows``, in the same
-    order) and the subjects they name, by id, in the same query. A search counts the query's
-    identifiers on each candidate's subject (``queries.search_candidates``); the subjects as a
-    read of their own were a round trip per search round."""
-    cited = read_cited_facts(spec)
+    """``read_cited_facts`` in one row, with the subjects its facts name: ``rows`` (each fact
+    with the ids of the sources it cites, in the same orders), ``sources`` (each of those
+    once) and ``subjects`` (by id). A search re-reads its candidates so: it counts the query's
+    identifiers on each one's subject (a read of its own was a round trip per round), and a
+    filing cited by a hundred candidates is sent and decoded once."""
+    cited = _with_supports(spec, None, """
+  WITH s ORDER BY s.available_at, s.id
+  RETURN collect(s) AS cited""", "cited")
     head, _ = cited.text.rsplit("\nRETURN ", 1)
     return Query(f"""{head}
-WITH collect({{f: {fact_map("f")}, sources: sources}}) AS rows,
-     collect(DISTINCT f.subject) AS names
+WITH collect({{f: {fact_map("f")}, sources: [s IN cited | s.id]}}) AS rows,
+     collect(DISTINCT f.subject) AS names, collect(cited) AS cites
+CALL (cites) {{
+  UNWIND cites AS cited
+  UNWIND cited AS s
+  WITH DISTINCT s
+  RETURN collect({source_map("s")}) AS sources
+}}
 CALL (names) {{
   OPTIONAL MATCH (s:{SUBJECT})
   {seek("s", SUBJECT)}
@@ -69,7 +78,7 @@ CALL (names) {{
   WITH s ORDER BY s.id
   RETURN collect({_SUBJECT_MAP}) AS subjects
 }}
-RETURN rows, subjects""", cited.params)
+RETURN rows, sources, subjects""", cited.params)
 
 
 def read_confirmed_facts(spec: AsOf) -> Query:

@@ -133,7 +133,8 @@ class SearchTx(Neo4jTx):
     def cited_with_subjects(self, spec: AsOf) -> tuple[list[Cited], list[Subject]]:
         check_tenant(self.tenant, spec.scope)
         (row,) = self._run(reads.read_cited_with_subjects(spec))
-        cited = [(fact_from(r["f"], self.sealer), tuple(source_from(s) for s in r["sources"]))
+        sources = {s["id"]: source_from(s) for s in row["sources"]}
+        cited = [(fact_from(r["f"], self.sealer), tuple(sources[i] for i in r["sources"]))
                  for r in row["rows"]]
         return ([(f, sources) for f, sources in cited if f.erased_at is None],
                 [subject_from(s) for s in row["subjects"]])

@@ -18,11 +18,17 @@ CALL (f) {
     AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at)
     AND (r.gaps_from IS NULL OR none(i IN range(0, size(r.gaps_from) - 1) WHERE r.gaps_from[i] <= $asof_system AND $asof_system < r.gaps_to[i]))
   WITH s ORDER BY s.available_at, s.id
+  RETURN collect(s) AS cited
+}
+WITH f, cited ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id
+WITH collect({f: f {.id, .key, .revision, .tenant, .scope, .kind, .status, .subject, .predicate, .value, .unit, .past_superseded_at, .past_superseded_from, .past_superseded_to, .authority, .owner, .retention_reason, .content_hash, .event_id, .change, .sealed, .ciphertext, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), erased_at: toString(f.erased_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]}, sources: [s IN cited | s.id]}) AS rows,
+     collect(DISTINCT f.subject) AS names, collect(cited) AS cites
+CALL (cites) {
+  UNWIND cites AS cited
+  UNWIND cited AS s
+  WITH DISTINCT s
   RETURN collect(s {.*, available_at: toString(s.available_at), recorded_at: toString(s.recorded_at)}) AS sources
 }
-WITH f, sources ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id
-WITH collect({f: f {.id, .key, .revision, .tenant, .scope, .kind, .status, .subject, .predicate, .value, .unit, .past_superseded_at, .past_superseded_from, .past_superseded_to, .authority, .owner, .retention_reason, .content_hash, .event_id, .change, .sealed, .ciphertext, valid_from: toString(f.valid_from), valid_to: toString(f.valid_to), available_at: toString(f.available_at), superseded_at: toString(f.superseded_at), superseded_recorded_at: toString(f.superseded_recorded_at), recorded_at: toString(f.recorded_at), invalidated_at: toString(f.invalidated_at), expires_at: toString(f.expires_at), erased_at: toString(f.erased_at), gaps_from: [t IN coalesce(f.gaps_from, []) | toString(t)], gaps_to: [t IN coalesce(f.gaps_to, []) | toString(t)]}, sources: sources}) AS rows,
-     collect(DISTINCT f.subject) AS names
 CALL (names) {
   OPTIONAL MATCH (s:Subject)
   USING INDEX SEEK s:Subject(tenant, id)
@@ -30,7 +36,7 @@ CALL (names) {
   WITH s ORDER BY s.id
   RETURN collect(s {.id, .kind, .name, identifiers: coalesce(s.identifiers, [])}) AS subjects
 }
-RETURN rows, subjects
+RETURN rows, sources, subjects
 // params
 {
   "asof_ids": [
