@@ -20,6 +20,7 @@ from graph.model import DerivationIn, Event, Fact, FactIn, Scope, Source, Subjec
 from graph.reach import Downstream
 
 T = TypeVar("T")
+Cited = tuple[Fact, tuple[Source, ...]]  # a fact with the sources it cites at a read
 Clock = Callable[[], datetime]
 
 
@@ -272,9 +273,7 @@ class Store(Protocol):
     def reading(self, tenant: str, work: Callable[[StoreTx], T]) -> T:
         """Run ``work`` in a read-only transaction (it must call no write primitive)."""
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]: ...
-    def read_cited(
-        self, spec: AsOf, limit: int | None = None,
-    ) -> list[tuple[Fact, tuple[Source, ...]]]:
+    def read_cited(self, spec: AsOf, limit: int | None = None) -> list[Cited]:
         """``read`` with, per fact, the sources it cites at the spec's cutoff and system
         instant (supports public by then and holding then), earliest first, in one round
         trip."""

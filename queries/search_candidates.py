@@ -16,8 +16,8 @@ from graph.asof import AsOf
 from graph.memory.ranking import FULL, weights
 from graph.model import Subject
 from graph.retrieval.documents import carried, is_memory
-from graph.retrieval.index import Cited, index_tx
-from graph.store import Store
+from graph.retrieval.index import index_tx
+from graph.store import Cited, Store
 from queries.asof import as_known
 from queries.fusion import Ranked
 

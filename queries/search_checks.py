@@ -15,12 +15,11 @@ from graph.asof import AsOf
 from graph.errors import InvalidArgument
 from graph.kinds import Status
 from graph.model import Fact, Source
-from graph.store import Store
+from graph.store import Cited, Store
 from queries.asof import as_known
 from queries.fusion import Scored
 
 _PERIOD = re.compile(r"(\d{4})(?:[Qq]([1-4]))?")
-Cited = tuple[Fact, tuple[Source, ...]]
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import pytest
 from graph.asof import AsOf
 from graph.memory.primitives import memory_tx
 from graph.model import Scope, Subject
-from graph.retrieval.index import Cited, index_tx
-from graph.store import CrossTenant, Erasure, Store
+from graph.retrieval.index import index_tx
+from graph.store import Cited, CrossTenant, Erasure, Store
 from graph.temporal import parse_instant
 from graph.writes import Batch, record
 from tests.factories import ACTOR, fact, source

@@ -23,8 +23,9 @@ from graph.kinds import FactKind
 from graph.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
 from graph.model import Event, Fact, Scope, Source, Subject
 from graph.reach import Downstream
-from graph.retrieval.index import Cited, IndexEntry
+from graph.retrieval.index import IndexEntry
 from graph.store import (
+    Cited,
     Closure,
     Confirmation,
     Conflict,

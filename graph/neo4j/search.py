@@ -26,9 +26,9 @@ from graph.neo4j.cypher import Query
 from graph.neo4j.rows import fact_from, source_from, subject_from
 from graph.neo4j.schema import FACT_TEXT
 from graph.neo4j.tx import Neo4jTx
-from graph.retrieval.index import Cited, Hits, IndexEntry, TextQuery
+from graph.retrieval.index import Hits, IndexEntry, TextQuery
 from graph.sealing import Sealer, blinded
-from graph.store import check_tenant
+from graph.store import Cited, check_tenant
 
 # Lucene refuses a query of more than 1024 clauses; a query text this long is a document.
 MAX_QUERY_TERMS = 1000
@@ -133,8 +133,8 @@ class SearchTx(Neo4jTx):
     def cited_with_subjects(self, spec: AsOf) -> tuple[list[Cited], list[Subject]]:
         check_tenant(self.tenant, spec.scope)
         (row,) = self._run(reads.read_cited_with_subjects(spec))
-        sources = {s["id"]: source_from(s) for s in row["sources"]}
-        cited = [(fact_from(r["f"], self.sealer), tuple(sources[i] for i in r["sources"]))
+        by_id = {s["id"]: source_from(s) for s in row["sources"]}
+        cited = [(fact_from(r["f"], self.sealer), tuple(by_id[i] for i in r["sources"]))
                  for r in row["rows"]]
         return ([(f, sources) for f, sources in cited if f.erased_at is None],
                 [subject_from(s) for s in row["subjects"]])

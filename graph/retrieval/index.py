@@ -22,10 +22,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from graph.asof import AsOf
-from graph.model import Fact, Source, Subject
-from graph.store import StoreError, StoreTx
-
-Cited = tuple[Fact, tuple[Source, ...]]  # a fact with the sources it cites at the read
+from graph.model import Fact, Subject
+from graph.store import Cited, StoreError, StoreTx
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,6 @@ import org.eclipse.collections.impl.list.mutable.primitive.IntArrayList;
 final class Postings {
     private static final IntArrayList NONE = new IntArrayList(0);
     private final Map<String, IntArrayList> byTerm = new HashMap<>();
-    private long bytes;
 
     /** Adds the terms of the entry at {@code ord}; entries come in ascending order. */
     void add(int ord, String terms) {
@@ -37,11 +36,11 @@ final class Postings {
 
     /** Trims the lists once every entry is added; what they take, roughly. */
     long done() {
-        bytes = 0;
-        byTerm.forEach((term, carrying) -> {
-            carrying.trimToSize();
-            bytes += 96L + 2L * term.length() + 4L * carrying.size();
-        });
+        long bytes = 0;
+        for (Map.Entry<String, IntArrayList> e : byTerm.entrySet()) {
+            e.getValue().trimToSize();
+            bytes += 96L + 2L * e.getKey().length() + 4L * e.getValue().size();
+        }
         return bytes;
     }
 
