@@ -41,7 +41,7 @@ from datetime import datetime
 from graph.asof import AsOf
 from graph.errors import InvalidArgument
 from graph.kinds import FactKind, Status
-from graph.memory.scoping import record_wide_read, require_read_scope
+from graph.memory.scoping import audited_while, require_read_scope
 from graph.model import Scope, Value
 from graph.retrieval.embedder import Embedder
 from graph.retrieval.index import SearchStore, TextQuery
@@ -129,9 +129,16 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
     if request.all_scopes:
         require_read_scope(request.scope, "a search", all_scopes=True)
     spec = legal_spec(store, request)  # a malformed request fails here, before any write
-    if request.all_scopes:
-        record_wide_read(store, tenant, actor=request.actor, read="search",
-                         subject=",".join(request.subjects or ()) or "-")
+    if not request.all_scopes:
+        return _searched(store, ranker, embedder, request, spec)
+    with audited_while(store, tenant, actor=request.actor, read="search",
+                       subject=",".join(request.subjects or ()) or "-"):
+        return _searched(store, ranker, embedder, request, spec)
+
+
+def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: SearchRequest,
+              spec: AsOf) -> SearchResult:
+    tenant = request.scope.tenant
     if request.form is not None or request.period is not None:
         spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
     semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)

@@ -60,7 +60,14 @@ class Document:
 
 def is_memory(fact: Fact) -> bool:
     """A fact of a user, project or thread scope (sealed), rather than a tenant-wide one."""
-    return sealed_in(Scope.from_terms(fact.tenant, list(fact.scope)))
+    return _sealed(fact.tenant, fact.scope)
+
+
+@lru_cache(maxsize=_SHARED_TEXTS)
+def _sealed(tenant: str, scope: tuple[str, ...]) -> bool:
+    # Kept by scope terms (ids, never a memory's words): a search asks it of every candidate,
+    # and building the validated Scope each time was a tenth of a filing question's Python.
+    return sealed_in(Scope.from_terms(tenant, list(scope)))
 
 
 def describe(fact: Fact, subject: Subject | None, sources: Sequence[Source]) -> Document:

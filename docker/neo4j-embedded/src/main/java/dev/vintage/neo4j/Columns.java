@@ -64,8 +64,7 @@ final class Columns {
         long expires;
         String kind;
         String predicate;
-        String model;
-        float[] vector;
+        String model; // of its vector in Columns#vectors, if it has one
         double norm;
     }
 
@@ -80,6 +79,7 @@ final class Columns {
     private final LongIntHashMap ordOf;
     // The entries carrying each term of their text (the exact leg's identifiers).
     private final Postings postings;
+    final Vectors vectors;
     final long bytes;
     // The entries that carry each scope term, and those with none (the tenant's shared facts):
     // a user's search reads only that user's entries, as Cypher reads only their Lucene hits.
@@ -88,10 +88,12 @@ final class Columns {
     private int readers;
     private boolean evicted;
 
-    private Columns(Entry[] entries, LongIntHashMap ordOf, Postings postings, long bytes) {
+    private Columns(Entry[] entries, LongIntHashMap ordOf, Postings postings, Vectors vectors,
+                    long bytes) {
         this.entries = entries;
         this.ordOf = ordOf;
         this.postings = postings;
+        this.vectors = vectors;
         this.bytes = bytes;
         Map<String, List<Entry>> terms = new HashMap<>();
         List<Entry> none = new ArrayList<>();
@@ -172,6 +174,7 @@ final class Columns {
         List<Entry> entries = new ArrayList<>(nodes.size());
         LongIntHashMap ordOf = new LongIntHashMap(nodes.size());
         Postings postings = new Postings();
+        Vectors.Builder vectors = new Vectors.Builder();
         long bytes = 0;
         try (NodeCursor nc = k.cursors().allocateNodeCursor(k.cursorContext(), k.memoryTracker());
              PropertyCursor pc = k.cursors().allocatePropertyCursor(k.cursorContext(),
@@ -203,13 +206,15 @@ final class Columns {
                     entries.add(e);
                     ordOf.put(node, e.ord);
                     postings.add(e.ord, (String) got[22]);
-                    bytes += 160L + (e.vector == null ? 0 : 4L * e.vector.length)
-                            + 48L * e.scope.length;
+                    e.norm = Math.sqrt(vectors.add(got[21] instanceof float[] v ? v : null));
+                    bytes += 160L + 48L * e.scope.length;
                 }
             }
         }
         bytes += postings.done();
-        return new Columns(entries.toArray(new Entry[0]), ordOf, postings, bytes);
+        Vectors packed = vectors.done();
+        bytes += packed.bytes();
+        return new Columns(entries.toArray(new Entry[0]), ordOf, postings, packed, bytes);
     }
 
     private static Entry entry(String tenant, Object[] p, Shared shared) {
@@ -241,14 +246,6 @@ final class Columns {
         e.kind = shared.of((String) p[18]);
         e.predicate = shared.of((String) p[19]);
         e.model = shared.of((String) p[20]);
-        if (p[21] instanceof float[] vector) {
-            e.vector = vector;
-            double sum = 0;
-            for (float x : vector) {
-                sum += (double) x * x;
-            }
-            e.norm = Math.sqrt(sum);
-        }
         return e;
     }
 
@@ -296,16 +293,11 @@ final class Columns {
         }
     }
 
-    /** Drop what the columns hold of each fact's text: its vector zeroed, its terms let go
+    /** Drop what the columns hold of each fact's text: the vectors zeroed, the terms let go
      * (a String cannot be zeroed; it is left to the collector). Evicted when a write to the
      * tenant begins, so that an erasure's vector does not outlive its transaction here. */
     private void clear() {
-        for (Entry e : entries) {
-            if (e.vector != null) {
-                Arrays.fill(e.vector, 0f);
-            }
-            e.vector = null;
-        }
+        vectors.clear();
         postings.clear();
         ordOf.clear();
     }

@@ -3,13 +3,12 @@ package dev.vintage.neo4j;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -97,54 +96,6 @@ public class Rank {
         }
     }
 
-    private record Scored(Columns.Entry entry, double score) {
-        String id() {
-            return entry.id;
-        }
-    }
-
-    // Best first: the higher score, then the smaller id (ORDER BY score DESC, id).
-    private static final Comparator<Scored> BEST = Comparator
-            .comparingDouble(Scored::score).reversed().thenComparing(Scored::id);
-
-    /** The best {@code k} of a stream, held in a heap whose head is the worst kept. */
-    private static final class Top {
-        private final int k;
-        private final PriorityQueue<Scored> heap = new PriorityQueue<>(BEST.reversed());
-
-        Top(long k) {
-            this.k = (int) Math.min(k, Integer.MAX_VALUE - 1);
-        }
-
-        void offer(Columns.Entry e, double score) {
-            if (heap.size() < k) {
-                heap.add(new Scored(e, score));
-            } else {
-                Scored s = new Scored(e, score);
-                if (BEST.compare(s, heap.peek()) < 0) {
-                    heap.poll();
-                    heap.add(s);
-                }
-            }
-        }
-
-        Set<Columns.Entry> entries() {
-            Set<Columns.Entry> out = Collections.newSetFromMap(new IdentityHashMap<>());
-            heap.forEach(s -> out.add(s.entry()));
-            return out;
-        }
-
-        List<List<Object>> best(boolean integral) {
-            List<Scored> out = new ArrayList<>(heap);
-            out.sort(BEST);
-            List<List<Object>> rows = new ArrayList<>(out.size());
-            for (Scored s : out) {
-                rows.add(List.of(s.id(), integral ? (Object) (long) s.score() : s.score()));
-            }
-            return rows;
-        }
-    }
-
     /** The text query's hits among the entries, by their place: Lucene yields them best first,
      * scattered over the heap, and reading each entry then waited on memory; the one pass in
      * the entries' order reads them instead (a JFR profile: most of a text leg's time). */
@@ -168,6 +119,27 @@ public class Rank {
     private Ranked rank(Columns columns, Map<String, Object> r) throws Exception {
         Legal legal = new Legal(r);
         long perLeg = (Long) r.get("per_leg");
+        Columns.Entry[] visible = columns.within(legal.scope, legal.sharedOnly);
+        Cosine cosine = Cosine.of((List<Double>) r.get("vector"), (String) r.get("model"),
+                columns.vectors);
+        // The semantic leg reads only the columns: it scans on a helper thread while Lucene
+        // answers the text query on this one (the kernel's cursors are this thread's alone).
+        Future<Top> semantic = cosine == null ? null
+                : Cosine.SCANS.submit(() -> cosine.best(visible, legal, perLeg));
+        try {
+            return rank(columns, r, legal, visible, cosine, semantic);
+        } finally {
+            if (semantic != null) {
+                Cosine.settle(semantic); // done before the columns can be let go
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Ranked rank(Columns columns, Map<String, Object> r, Legal legal,
+                        Columns.Entry[] visible, Cosine cosine, Future<Top> scanned)
+            throws Exception {
+        long perLeg = (Long) r.get("per_leg");
         boolean counted = Boolean.TRUE.equals(r.get("counted"));
         String text = (String) r.get("text");
         // One Lucene pass for both text legs: an entry carrying an identifier matches the text
@@ -178,15 +150,13 @@ public class Rank {
                 : (List<String>) r.get("identifiers"), columns);
         Top keyword = hits == null ? null : new Top(perLeg);
         Top exact = hits == null || ids.none() ? null : new Top(perLeg);
-        Cosine cosine = Cosine.of((List<Double>) r.get("vector"), (String) r.get("model"));
-        Top semantic = new Top(perLeg);
         TreeMap<String, Long> excluded = new TreeMap<>();
         long matched = 0;
         long legalSize = 0;
         int seen = 0;
         // One pass over the entries the scope can see, in order: each entry's reason is
-        // decided once for all three legs and the counts.
-        for (Columns.Entry e : columns.within(legal.scope, legal.sharedOnly)) {
+        // decided once for both text legs and the counts.
+        for (Columns.Entry e : visible) {
             if ((++seen & 4095) == 0) {
                 guard.check();
             }
@@ -211,10 +181,8 @@ public class Rank {
                     exact.offer(e, n);
                 }
             }
-            if (cosine != null && cosine.scores(e)) {
-                semantic.offer(e, cosine.of(e));
-            }
         }
+        Top semantic = scanned == null ? new Top(perLeg) : Cosine.result(scanned);
         Ranked out = new Ranked();
         if (keyword != null) {
             out.keyword = keyword.best(false);

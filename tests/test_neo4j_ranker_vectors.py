@@ -1,0 +1,67 @@
+"""The ranker's semantic leg (Vectors.java: every entry's vector in one array, Lucene's sums)
+ranks long vectors as Cypher's ``vector.similarity.cosine`` does: MiniLM's 384 dimensions,
+an odd count past the unrolled sums (their remainder), and a short one (no unrolling)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graph.asof import AsOf
+from graph.kinds import Status
+from graph.model import Scope
+from graph.neo4j import cypher_search, ranker
+from graph.neo4j.store import Neo4jStore
+from graph.retrieval.index import IndexEntry
+from graph.temporal import Interval
+from graph.writes import record
+from tests.factories import ACTOR, PinnedClock, batch, fact, make_store, source
+from tests.test_neo4j_ranker import blinded, columns, put
+
+pytestmark = pytest.mark.neo4j
+
+MODELS = {"test-384d": 384, "test-37d": 37, "test-5d": 5}
+FACTS = 60
+
+
+@pytest.fixture
+def store(clock: PinnedClock, tmp_path: Path, tenant: str,
+          request: pytest.FixtureRequest) -> Iterator[Neo4jStore]:
+    made = make_store("neo4j", clock, tmp_path, request)
+    assert isinstance(made, Neo4jStore) and made.server_ranker, "the launcher's server ranks"
+    yield made
+    made.purge_tenant(tenant)
+
+
+def gaussian(rng: random.Random, dims: int) -> tuple[float, ...]:
+    # Signed, and not exact in binary: a term summed twice or skipped moves the cosine.
+    return tuple(rng.gauss(0.0, 0.1) for _ in range(dims))
+
+
+def test_long_and_odd_vectors_rank_as_cypher_ranks_them(
+    store: Neo4jStore, tenant: str, clock: PinnedClock,
+) -> None:
+    src = source("src-vectors", "2018-04-24")
+    made = record(store, Scope(tenant=tenant),
+                  batch(*(fact(n, src.id, predicate=f"metric.{n}") for n in range(FACTS)),
+                        sources=(src,)), actor=ACTOR).created
+    rng = random.Random(13)
+    models = list(MODELS)
+    put(store, tenant, [IndexEntry(fid, ("oper",), gaussian(rng, MODELS[models[n % 3]]),
+                                   models[n % 3]) for n, fid in enumerate(made)])
+    assert columns(store, tenant) == FACTS
+    clock.advance(days=1)
+    spec = AsOf(Scope(tenant=tenant), known_at=clock.now, valid=Interval(None, None),
+                statuses=frozenset(Status)).resolved(store.now())
+    for model, dims in MODELS.items():
+        for _ in range(3):
+            terms, vector = blinded(store, tenant, ["oper"]), gaussian(rng, dims)
+            (row,) = store.run(ranker.rank_call(spec, terms, [], vector, model, 12))
+            (cypher,) = store.run(cypher_search.rank(spec, terms, [], vector, model, 12))
+            assert len(row["semantic"]) == 12, model
+            assert [i for i, _ in row["semantic"]] == [i for i, _ in cypher["semantic"]], model
+            assert [s for _, s in row["semantic"]] == pytest.approx(
+                [s for _, s in cypher["semantic"]], abs=1e-6), model
