@@ -44,10 +44,13 @@ def native(value: Any) -> Any:
     return value
 
 
+_CONVERTED = (DateTime, list)  # a tuple: ``DateTime | list`` built a union on every value
+
+
 def native_props(record: dict[str, Any]) -> dict[str, Any]:
     # Most values are plain (a fact map renders its instants as text): a call per value was a
     # tenth of a recompute's client time.
-    return {k: native(v) if isinstance(v, DateTime | list) else v for k, v in record.items()}
+    return {k: native(v) if isinstance(v, _CONVERTED) else v for k, v in record.items()}
 
 
 _INSTANT = TypeAdapter(datetime)
