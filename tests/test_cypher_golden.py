@@ -147,6 +147,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "ranker_rank_ids_at_an_instant": lambda: ranker.rank_call(
         AsOf(SCOPE, ids=("a", "b"), valid=as_of(T)).resolved(T), [], [], [1.0, 0.0],
         "minilm", 3),
+    "ranker_reread": lambda: ranker.reread_call(
+        AsOf(SCOPE, ids=("a", "b"), unexpired_at=T).resolved(T)),
 }
 
 

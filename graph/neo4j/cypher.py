@@ -41,7 +41,7 @@ FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 
 # Named, not ``.*``: a fact node also holds its search entry (terms, a vector of hundreds of
 # floats), which no read of facts wants decoded.
-_FACT_PROPERTIES = (*(k for k in Fact.model_fields
+FACT_PROPERTIES = (*(k for k in Fact.model_fields
                       if k not in (*FACT_INSTANTS, "gaps_from", "gaps_to")), CIPHERTEXT)
 
 
@@ -50,7 +50,7 @@ def fact_map(alias: str) -> str:
     values several times slower than strings, and bulk reads (versions, cascades) are
     dominated by that decoding. ``graph.model.Fact`` parses them back to UTC datetimes."""
     a = alias
-    stored = ", ".join(f".{k}" for k in _FACT_PROPERTIES)
+    stored = ", ".join(f".{k}" for k in FACT_PROPERTIES)
     instants = ", ".join(f"{k}: toString({a}.{k})" for k in FACT_INSTANTS)
     gaps = ", ".join(f"{k}: [t IN coalesce({a}.{k}, []) | toString(t)]"
                      for k in ("gaps_from", "gaps_to"))

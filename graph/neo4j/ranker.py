@@ -5,7 +5,9 @@ each of their nodes again on every round (docs/retrieval.md, "The server-side ra
 launcher keeps each searched tenant's entries as columns in its heap and ranks there:
 ``vintage.rank`` takes the same request as ``cypher_search.rank`` and returns the same row, or
 no row when it has no usable columns for the tenant (none built yet, a write to the tenant
-open, or more than its cap), and the search then ranks in Cypher.
+open, or more than its cap), and the search then ranks in Cypher. ``vintage.reread`` re-reads a
+search's candidates from the same columns (``reread_call``: ``cypher_reads.
+read_cited_with_subjects``'s row), under the same rule.
 
 Its columns stay in step with the store because every write transaction of the store names
 its tenant first (``vintage.search_write``, graph/neo4j/tx.py), which evicts them at once and
@@ -19,14 +21,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.asof import AsOf
-from graph.neo4j.cypher import Query
+from graph.neo4j.cypher import FACT_PROPERTIES, Query
 from graph.neo4j.cypher_search import lucene, scope_filters, tenant_token
-from graph.neo4j.params import micros
+from graph.neo4j.params import FACT_INSTANTS, micros
 
 RANK = "vintage.rank"
 SEARCH_WRITE = "vintage.search_write"
 COLUMNS = "vintage.rank_columns"
-NAMES = (RANK, SEARCH_WRITE, COLUMNS)
+REREAD = "vintage.reread"
+NAMES = (RANK, SEARCH_WRITE, COLUMNS, REREAD)
 
 
 def serves(spec: AsOf) -> bool:
@@ -52,11 +55,42 @@ def rank_call(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
               counted: bool = True) -> Query:
     """``cypher_search.rank``'s request, for ``vintage.rank``: ``spec`` resolved and served
     (``serves``), ``terms`` and ``identifiers`` blinded. Instants travel as microseconds."""
+    request = {
+        **_legal(spec),
+        "text": lucene(scope_filters(spec), terms) if terms else None,
+        "identifiers": list(identifiers),
+        "vector": None if vector is None else [float(x) for x in vector],
+        "model": model,
+        "per_leg": per_leg,
+        "counted": counted,
+    }
+    return Query(f"""
+CALL {RANK}($request)
+YIELD exact, keyword, semantic, legal, matched, excluded, also
+RETURN exact, keyword, semantic, legal, matched, excluded, also""", {"request": request})
+
+
+def reread_call(spec: AsOf) -> Query:
+    """``cypher_reads.read_cited_with_subjects``'s read, for ``vintage.reread``: the same row
+    from the tenant's columns and one read of each legal fact's node, or no row (then read in
+    Cypher). ``spec`` resolved and served, naming its ids."""
+    if spec.ids is None:
+        raise ValueError("the ranker re-reads named ids only")
+    request = {**_legal(spec), "fields": list(FACT_PROPERTIES), "instants": list(FACT_INSTANTS),
+               "instant_lists": ["gaps_from", "gaps_to"]}
+    return Query(f"""
+CALL {REREAD}($request)
+YIELD rows, sources, subjects
+RETURN rows, sources, subjects""", {"request": request})
+
+
+def _legal(spec: AsOf) -> dict[str, Any]:
+    """The as-of predicate's part of a request (``Legal.java``)."""
     if not serves(spec):
         raise ValueError("the ranker does not serve a read that names subjects")
     known, system = spec._instants()
     valid = spec.valid
-    request: dict[str, Any] = {
+    return {
         "tenant": spec.scope.tenant,
         "token": tenant_token(spec.scope.tenant),
         "scope": list(spec.scope.terms()),
@@ -72,14 +106,4 @@ def rank_call(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
         "kinds": None if spec.kinds is None else [k.value for k in spec.kinds],
         "predicates": None if spec.predicates is None else list(spec.predicates),
         "ids": None if spec.ids is None else list(spec.ids),
-        "text": lucene(scope_filters(spec), terms) if terms else None,
-        "identifiers": list(identifiers),
-        "vector": None if vector is None else [float(x) for x in vector],
-        "model": model,
-        "per_leg": per_leg,
-        "counted": counted,
     }
-    return Query(f"""
-CALL {RANK}($request)
-YIELD exact, keyword, semantic, legal, matched, excluded, also
-RETURN exact, keyword, semantic, legal, matched, excluded, also""", {"request": request})

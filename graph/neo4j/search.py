@@ -82,7 +82,14 @@ def _check_entries(entries: Sequence[IndexEntry]) -> None:
 
 
 class SearchTx(Neo4jTx):
-    """A Neo4j transaction that also keeps the search index (``graph.retrieval.index.IndexTx``)."""
+    """A Neo4j transaction that also keeps the search index (``graph.retrieval.index.IndexTx``).
+    ``columns``: the server ranks from the launcher's columns (``Neo4jStore.server_ranker``),
+    and a search's re-read is asked of them first (``graph.neo4j.ranker.reread_call``)."""
+
+    def __init__(self, tx: Any, tenant: str, sealer: Sealer | None = None,
+                 procedures: bool = False, writing: bool = False, columns: bool = False) -> None:
+        super().__init__(tx, tenant, sealer, procedures, writing)
+        self.columns = columns
 
     def unindexed(self, model: str, limit: int) -> list[Fact]:
         if not model:
@@ -132,7 +139,9 @@ class SearchTx(Neo4jTx):
 
     def cited_with_subjects(self, spec: AsOf) -> tuple[list[Cited], list[Subject]]:
         check_tenant(self.tenant, spec.scope)
-        (row,) = self._run(reads.read_cited_with_subjects(spec))
+        served = self.columns and spec.ids is not None and ranker.serves(spec)
+        rows = self._run(ranker.reread_call(spec)) if served else []
+        (row,) = rows or self._run(reads.read_cited_with_subjects(spec))
         by_id = {s["id"]: source_from(s) for s in row["sources"]}
         cited = [(fact_from(r["f"], self.sealer), tuple(by_id[i] for i in r["sources"]))
                  for r in row["rows"]]

@@ -285,7 +285,8 @@ class Neo4jStore:
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._session() as session:
             return session.execute_read(
-                lambda tx: _bounded(work, SearchTx(tx, tenant, self.sealer, self.procedures)))
+                lambda tx: _bounded(work, SearchTx(tx, tenant, self.sealer, self.procedures,
+                                                   columns=self.server_ranker)))
 
 
 def _event(props: dict[str, Any]) -> Event:

@@ -45,6 +45,7 @@ final class Columns {
     /** One fact's entry. An absent end is {@link #OPEN}; an absent list of instants null. */
     static final class Entry {
         int ord; // its place in entries
+        long node; // its fact's node
         String id;
         String[] scope = new String[0];
         long available;
@@ -77,6 +78,7 @@ final class Columns {
     // looked up here (a boxed key per hit was the largest cost of a text leg), and the entry
     // itself is read later, in order (Rank).
     private final LongIntHashMap ordOf;
+    private final Map<String, Entry> byId = new HashMap<>();
     // The entries carrying each term of their text (the exact leg's identifiers).
     private final Postings postings;
     final Vectors vectors;
@@ -98,6 +100,7 @@ final class Columns {
         Map<String, List<Entry>> terms = new HashMap<>();
         List<Entry> none = new ArrayList<>();
         for (Entry e : entries) {
+            byId.put(e.id, e);
             if (e.scope.length == 0) {
                 none.add(e);
             }
@@ -128,6 +131,11 @@ final class Columns {
     /** The places in entries of the entries whose text carries {@code term}, ascending. */
     IntArrayList carrying(String term) {
         return postings.carrying(term);
+    }
+
+    /** The entry of the fact with this id; null when it has none here. */
+    Entry entry(String id) {
+        return byId.get(id);
     }
 
     /** The place in entries of this node's entry; -1 when it has none here. */
@@ -203,11 +211,12 @@ final class Columns {
                 Entry e = entry(tenant, got, shared);
                 if (e != null) {
                     e.ord = entries.size();
+                    e.node = node;
                     entries.add(e);
                     ordOf.put(node, e.ord);
                     postings.add(e.ord, (String) got[22]);
                     e.norm = Math.sqrt(vectors.add(got[21] instanceof float[] v ? v : null));
-                    bytes += 160L + 48L * e.scope.length;
+                    bytes += 208L + 48L * e.scope.length; // with its place in the map by id
                 }
             }
         }
@@ -299,6 +308,7 @@ final class Columns {
     private void clear() {
         vectors.clear();
         postings.clear();
+        byId.clear();
         ordOf.clear();
     }
 

@@ -114,6 +114,7 @@ public final class Launcher {
                     .resolveDependency(GlobalProcedures.class);
             procedures.registerProcedure(Cascade.class);
             procedures.registerProcedure(Rank.class);
+            procedures.registerProcedure(Reread.class);
             if (auth) {
                 setPassword(service, password);
             }
