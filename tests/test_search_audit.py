@@ -84,8 +84,10 @@ def test_a_tenant_wide_search_that_fails_raises_its_own_error_not_its_audits(
 
     monkeypatch.setattr(indexed, "write", refused)
     monkeypatch.setattr(indexed, "rank", broken)
-    with pytest.raises(InvalidArgument, match="ranking read failed"):
+    with pytest.raises(InvalidArgument, match="ranking read failed") as failed:
         find_everywhere(indexed, scope)
+    assert any("its audit failed too" in note and "audit log refused" in note
+               for note in getattr(failed.value, "__notes__", []))
 
 
 def test_a_tenant_wide_search_without_an_actor_is_refused_before_anything_is_written(

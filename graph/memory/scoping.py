@@ -90,8 +90,11 @@ def audited_while(store: Store, tenant: str, *, actor: str | None, read: str,
     written = _AUDITS.submit(store.write, tenant, lambda tx: tx.append_events(event))
     try:
         yield
-    except BaseException:
-        wait([written])  # the read's own error is the one to raise; the audit is done or not
+    except BaseException as failed:
+        wait([written])  # the read's own error is the one to raise; the audit's is noted
+        if (audit_error := written.exception()) is not None:
+            failed.add_note(f"its audit failed too: {type(audit_error).__name__}: "
+                            f"{str(audit_error)[:200]}")
         raise
     written.result()
 

@@ -15,6 +15,7 @@ import org.neo4j.graphdb.Direction;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.NotFoundException;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.RelationshipType;
 import org.neo4j.graphdb.ResourceIterator;
@@ -76,8 +77,11 @@ public class Reread {
                     return Stream.empty(); // not in the columns: Cypher decides
                 }
                 if (legal.reason(e) == null) {
-                    Node node = ((InternalTransaction) tx).newNodeEntity(e.node);
-                    facts.add(new Found(node, node.getProperties(read)));
+                    Found found = current(e, tenant, read);
+                    if (found == null) {
+                        return Stream.empty(); // changed since the columns were read
+                    }
+                    facts.add(found);
                 }
             }
             facts.sort(FACT_ORDER);
@@ -85,6 +89,23 @@ public class Reread {
         } finally {
             columns.release();
         }
+    }
+
+    /** The entry's fact as this transaction sees it, or null when that is no longer the
+     * fact the columns describe: a write that began after they were acquired (an erasure, a
+     * purge) evicts them but cannot stop this call, and its node must not be shown. */
+    private Found current(Columns.Entry e, String tenant, String[] read) {
+        Node node;
+        Map<String, Object> props;
+        try {
+            node = ((InternalTransaction) tx).newNodeEntity(e.node);
+            props = node.getProperties(read);
+        } catch (NotFoundException gone) {
+            return null;
+        }
+        boolean same = e.id.equals(props.get("id")) && tenant.equals(props.get("tenant"))
+                && props.get("erased_at") == null;
+        return same ? new Found(node, props) : null;
     }
 
     private static final Comparator<Found> FACT_ORDER = Comparator

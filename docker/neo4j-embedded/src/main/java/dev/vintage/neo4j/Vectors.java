@@ -11,8 +11,9 @@ import org.apache.lucene.util.Constants;
  */
 final class Vectors {
     // Lucene's choice (org.apache.lucene.internal.vectorization.DefaultVectorUtilSupport),
-    // so that a score here is bit for bit the one VectorUtil.dotProduct, and Neo4j's
-    // vector.similarity.cosine on the Cypher path, give.
+    // so that a dot product here is bit for bit VectorUtil.dotProduct's (Neo4j's
+    // vector.similarity.cosine on the Cypher path computes its cosine otherwise: the two
+    // agree to 1e-6, and the tests compare them so).
     private static final boolean FMA = Constants.HAS_FAST_SCALAR_FMA;
 
     private float[] values;
@@ -33,7 +34,8 @@ final class Vectors {
         private int[] length = new int[256];
         private int entries;
 
-        /** The next entry's vector (null: none); its squared norm, in doubles. */
+        /** The next entry's vector (null: none), which is zeroed once packed; its squared
+         * norm, in doubles. */
         double add(float[] vector) {
             if (entries == start.length) {
                 start = Arrays.copyOf(start, entries * 2);
@@ -45,7 +47,10 @@ final class Vectors {
                 return 0;
             }
             if (size + vector.length > values.length) {
-                values = Arrays.copyOf(values, Math.max(values.length * 2, size + vector.length));
+                float[] grown = Arrays.copyOf(values, Math.max(values.length * 2,
+                        size + vector.length));
+                Arrays.fill(values, 0f); // no copy of a vector outlives what clear() zeroes
+                values = grown;
             }
             System.arraycopy(vector, 0, values, size, vector.length);
             start[entries] = size;
@@ -55,6 +60,7 @@ final class Vectors {
             for (float x : vector) {
                 sum += (double) x * x;
             }
+            Arrays.fill(vector, 0f); // the caller's copy (the property read), now packed here
             return sum;
         }
 
