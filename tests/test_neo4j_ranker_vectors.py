@@ -5,8 +5,6 @@ an odd count past the unrolled sums (their remainder), and a short one (no unrol
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -18,22 +16,13 @@ from graph.neo4j.store import Neo4jStore
 from graph.retrieval.index import IndexEntry
 from graph.temporal import Interval
 from graph.writes import record
-from tests.factories import ACTOR, PinnedClock, batch, fact, make_store, source
-from tests.test_neo4j_ranker import blinded, columns, put
+from tests.factories import ACTOR, PinnedClock, batch, fact, source
+from tests.test_neo4j_ranker import blinded, columns, put, store  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.neo4j
 
 MODELS = {"test-384d": 384, "test-37d": 37, "test-5d": 5}
 FACTS = 60
-
-
-@pytest.fixture
-def store(clock: PinnedClock, tmp_path: Path, tenant: str,
-          request: pytest.FixtureRequest) -> Iterator[Neo4jStore]:
-    made = make_store("neo4j", clock, tmp_path, request)
-    assert isinstance(made, Neo4jStore) and made.server_ranker, "the launcher's server ranks"
-    yield made
-    made.purge_tenant(tenant)
 
 
 def gaussian(rng: random.Random, dims: int) -> tuple[float, ...]:
@@ -42,7 +31,7 @@ def gaussian(rng: random.Random, dims: int) -> tuple[float, ...]:
 
 
 def test_long_and_odd_vectors_rank_as_cypher_ranks_them(
-    store: Neo4jStore, tenant: str, clock: PinnedClock,
+    store: Neo4jStore, tenant: str, clock: PinnedClock,  # noqa: F811
 ) -> None:
     src = source("src-vectors", "2018-04-24")
     made = record(store, Scope(tenant=tenant),

@@ -69,7 +69,7 @@ def record_wide_read(store: Store, tenant: str, *, actor: str | None, read: str,
                      subject: str, key: str | None = None) -> str:
     """Audit a tenant-wide read: who read what (the subject and key, never a value)."""
     event = _wide_read(store, tenant, actor=actor, read=read, subject=subject, key=key)
-    store.write(tenant, lambda tx: tx.append_events(event))
+    _append(store, event)
     return event.id
 
 
@@ -87,7 +87,7 @@ def audited_while(store: Store, tenant: str, *, actor: str | None, read: str,
     Neo4j spent a tenth of its time on it). The event is checked and stamped first, before
     anything is read."""
     event = _wide_read(store, tenant, actor=actor, read=read, subject=subject, key=None)
-    written = _AUDITS.submit(store.write, tenant, lambda tx: tx.append_events(event))
+    written = _AUDITS.submit(_append, store, event)
     try:
         yield
     except BaseException as failed:
@@ -97,6 +97,10 @@ def audited_while(store: Store, tenant: str, *, actor: str | None, read: str,
                             f"{str(audit_error)[:200]}")
         raise
     written.result()
+
+
+def _append(store: Store, event: Event) -> None:
+    store.write(event.tenant, lambda tx: tx.append_events(event))
 
 
 def _wide_read(store: Store, tenant: str, *, actor: str | None, read: str, subject: str,
