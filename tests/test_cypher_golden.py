@@ -138,6 +138,7 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         AsOf(SCOPE, ids=("a", "b")).resolved(T), [], [], [1.0, 0.0], "minilm", 3),
     "ranker_search_write": lambda: ranker.search_write("acme"),
     "ranker_build_columns": lambda: ranker.build_columns("acme"),
+    "ranker_text_passes": lambda: ranker.text_passes(),  # noqa: PLW0108 (the spy patches it)
     "ranker_rank_memory": lambda: ranker.rank_call(
         AsOf(SCOPE, kinds=(FactKind.PREFERENCE,), unexpired_at=T).resolved(T),
         ["b.1", "b.2"], ["b.2"], [0.6, 0.8], "minilm", 5),

@@ -29,7 +29,8 @@ RANK = "vintage.rank"
 SEARCH_WRITE = "vintage.search_write"
 COLUMNS = "vintage.rank_columns"
 REREAD = "vintage.reread"
-NAMES = (RANK, SEARCH_WRITE, COLUMNS, REREAD)
+TEXT_PASSES = "vintage.text_passes"
+NAMES = (RANK, SEARCH_WRITE, COLUMNS, REREAD, TEXT_PASSES)
 
 
 def serves(spec: AsOf) -> bool:
@@ -48,6 +49,12 @@ def build_columns(tenant: str) -> Query:
     """Build the tenant's columns now (a warm-up; the tests' way to be sure they are used)."""
     return Query(f"CALL {COLUMNS}($tenant, $token) YIELD entries RETURN entries",
                  {"tenant": tenant, "token": tenant_token(tenant)})
+
+
+def text_passes() -> Query:
+    """How the ranker's full-text passes were read since the server started: from Lucene
+    directly (``lucene``) or through the kernel's cursor (``kernel``), TextPass.java."""
+    return Query(f"CALL {TEXT_PASSES}() YIELD lucene, kernel RETURN lucene, kernel", {})
 
 
 def rank_call(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],

@@ -283,11 +283,15 @@ final class Columns {
         void accept(long node, float score);
     }
 
-    /** Each node the full-text query yields, with its BM25 score, through the kernel. */
+    /** Each node the full-text query yields, with its BM25 score: from Lucene directly
+     * ({@link TextPass}), or else through the kernel's cursor. */
     static void hits(KernelTransaction k, String lucene, TerminationGuard guard, Hit each)
             throws Exception {
         IndexDescriptor index = k.schemaRead().indexGetForName(INDEX);
         IndexReadSession session = k.dataRead().indexReadSession(index);
+        if (TextPass.hits(k, session, lucene, guard, each)) {
+            return;
+        }
         try (NodeValueIndexCursor c = k.cursors().allocateNodeValueIndexCursor(
                 k.cursorContext(), k.memoryTracker())) {
             k.dataRead().nodeIndexSeek(k.queryContext(), session, c,

@@ -29,9 +29,8 @@ import org.neo4j.procedure.TerminationGuard;
  * order and ties, and the same counts. When the tenant has no usable columns it yields no row
  * and the caller ranks in Cypher (graph/neo4j/ranker.py); a stock Neo4j has none of this.
  *
- * <p>The text legs still ask Lucene (through the kernel's index cursor): its BM25 scores are
- * the keyword leg's, and only the entries it yields count; the columns replace reading each
- * hit's node. The semantic leg is an exact cosine over every legal entry of the query's model.
+ * <p>The text legs still ask Lucene ({@link TextPass}): its BM25 scores are the keyword
+ * leg's, and only the entries it yields count; the columns replace reading each hit's node. The semantic leg is an exact cosine over every legal entry of the query's model.
  */
 public class Rank {
     @Context
@@ -59,6 +58,12 @@ public class Rank {
         public long entries;
     }
 
+    /** How the text legs' full-text passes were read since the server started. */
+    public static class Passes {
+        public long lucene;
+        public long kernel;
+    }
+
     private KernelTransaction ktx() {
         return ((InternalTransaction) tx).kernelTransaction();
     }
@@ -77,6 +82,16 @@ public class Rank {
             throws Exception {
         Built out = new Built();
         out.entries = RankCache.buildNow(tenant, token, ktx(), guard);
+        return Stream.of(out);
+    }
+
+    @Procedure(name = "vintage.text_passes", mode = Mode.READ)
+    @Description("How many full-text passes the ranker read from Lucene directly, and how many "
+            + "through the kernel's cursor (when Lucene's parts were not reachable), since start.")
+    public Stream<Passes> textPasses() {
+        Passes out = new Passes();
+        out.lucene = TextPass.DIRECT.get();
+        out.kernel = TextPass.KERNEL.get();
         return Stream.of(out);
     }
 

@@ -1,0 +1,3 @@
+CALL vintage.text_passes() YIELD lucene, kernel RETURN lucene, kernel
+// params
+{}

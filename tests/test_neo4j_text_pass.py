@@ -1,0 +1,67 @@
+"""The ranker's full-text pass (TextPass.java) reads Lucene directly, past the kernel's
+collector, and scores every hit as ``db.index.fulltext.queryNodes`` scores it, bit for bit:
+over several segments (an entry per transaction), entries of several lengths and repeated
+terms, and re-indexed entries whose old documents Lucene keeps as deleted."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from graph.asof import AsOf
+from graph.kinds import Status
+from graph.model import Scope
+from graph.neo4j import cypher_search, ranker
+from graph.neo4j.store import Neo4jStore
+from graph.retrieval.index import IndexEntry
+from graph.temporal import Interval
+from graph.writes import record
+from tests.factories import ACTOR, PinnedClock, batch, fact, source
+from tests.test_neo4j_ranker import (
+    MODEL,
+    VECTORS,
+    blinded,
+    columns,
+    put,
+    store,  # noqa: F401 (a fixture)
+)
+
+pytestmark = pytest.mark.neo4j
+
+WORDS = ("alphabet", "oper", "incom", "revenu", "ship", "refund", "e4031", "q1", "2018")
+FACTS = 40
+
+
+def test_the_ranker_scores_each_full_text_hit_as_query_nodes_does_from_lucene_itself(
+    store: Neo4jStore, tenant: str, clock: PinnedClock,  # noqa: F811
+) -> None:
+    src = source("src-text", "2018-04-24")
+    made = record(store, Scope(tenant=tenant),
+                  batch(*(fact(n, src.id, predicate=f"metric.{n}") for n in range(FACTS)),
+                        sources=(src,)), actor=ACTOR).created
+    rng = random.Random(7)
+
+    def words() -> tuple[str, ...]:  # 1 to 12 words, repeats included: tf and length vary
+        return tuple(rng.choice(WORDS) for _ in range(rng.randint(1, 12)))
+
+    for fid in made:  # a transaction each: many small segments
+        put(store, tenant, [IndexEntry(fid, words(), VECTORS[0], MODEL)])
+    # Each third entry again: Lucene keeps its first document, deleted.
+    put(store, tenant, [IndexEntry(fid, words(), VECTORS[0], MODEL) for fid in made[::3]])
+    assert columns(store, tenant) == FACTS
+    clock.advance(days=1)
+    spec = AsOf(Scope(tenant=tenant), known_at=clock.now, valid=Interval(None, None),
+                statuses=frozenset(Status)).resolved(store.now())
+    asked = [list(WORDS), ["oper"], ["q1", "2018"], ["alphabet", "refund", "e4031"], ["ship"]]
+    (before,) = store.run(ranker.text_passes())
+    for words_asked in asked:
+        terms = blinded(store, tenant, words_asked)
+        (row,) = store.run(ranker.rank_call(spec, terms, [], None, None, FACTS))
+        (cypher,) = store.run(cypher_search.rank(spec, terms, [], None, None, FACTS))
+        assert row["keyword"], words_asked
+        assert row["keyword"] == cypher["keyword"], words_asked  # equal, not approximately
+        assert row["matched"] == cypher["matched"], words_asked
+    (after,) = store.run(ranker.text_passes())
+    assert after["lucene"] - before["lucene"] == len(asked), "every pass read Lucene itself"
+    assert after["kernel"] == before["kernel"]
