@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, get_args
 
 import neo4j
 from neo4j.time import DateTime
 from pydantic import TypeAdapter
 
+from graph.kinds import Change, FactKind, Status
 from graph.model import DerivationIn, Fact, Source, Subject
+from graph.neo4j.params import FACT_INSTANT_LISTS, FACT_INSTANTS
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import StoreError, Support
 
@@ -68,17 +70,86 @@ def support_from(row: dict[str, Any]) -> Support:
 
 def fact_from(props: dict[str, Any], sealer: Sealer | None = None) -> Fact:
     """A fact from its node's properties, unsealed with ``sealer`` if it was written sealed."""
+    if props.get(CIPHERTEXT) is None:  # fact_map names it on every fact
+        return _stored_fact(props)
     values = native_props(props)
-    if values.get(CIPHERTEXT) is not None:  # fact_map names it on every fact
-        if sealer is None:
-            raise StoreError(f"fact {values['id']} was written sealed: connect with its key "
-                             "store (graph.backends.open_store finds the key file)")
-        values = sealer.unseal(values["tenant"], values)
+    if sealer is None:
+        raise StoreError(f"fact {values['id']} was written sealed: connect with its key "
+                         "store (graph.backends.open_store finds the key file)")
+    values = sealer.unseal(values["tenant"], values)
     values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
     for name in _FACT_LISTS:
         values[name] = tuple(values[name] or ())
     values["sealed"] = bool(values["sealed"])  # absent on plain facts
     return Fact.model_validate(values)
+
+
+def _instant(value: Any) -> datetime:
+    if isinstance(value, str):  # fact_map's text
+        parsed = datetime.fromisoformat(value)
+    elif isinstance(value, DateTime):
+        parsed = value.to_native()
+    else:
+        raise StoreError(f"a stored instant is {type(value).__name__}, not a datetime")
+    if parsed.tzinfo is None:
+        raise StoreError(f"a stored instant has no offset: {value}")
+    return parsed.astimezone(UTC)
+
+
+def _instants(values: Any) -> tuple[datetime, ...]:
+    return tuple(_instant(v) for v in values) if values else ()
+
+
+def _nullable(name: str) -> bool:
+    return type(None) in get_args(Fact.model_fields[name].annotation)
+
+
+_REQUIRED = tuple(n for n, f in Fact.model_fields.items()
+                  if f.is_required() and not _nullable(n) and n not in _FACT_LISTS)
+_OPEN = tuple(n for n in FACT_INSTANTS if _nullable(n))  # an end, or an event yet to come
+_SHUT = tuple(n for n in FACT_INSTANTS if not _nullable(n))
+
+
+def _stored_fact(props: dict[str, Any]) -> Fact:
+    """A plain fact's node as the store wrote it: its values were validated when the fact was
+    written, so only what the driver changes is converted (text or driver instants to UTC
+    datetimes, lists to tuples, names to enums); a required value missing, an instant without
+    an offset, an unknown name is a StoreError. ``Fact.model_validate`` took a fifth of a
+    filing question's re-read (124 facts: 3.2 ms against 0.9 ms)."""
+    values: dict[str, Any] = {name: props.get(name) for name in _FACT_FIELDS}
+    missing = [n for n in _REQUIRED if values[n] is None]
+    try:
+        if missing:
+            raise ValueError(f"missing {', '.join(missing)}")
+        for name in _SHUT:
+            values[name] = _instant(values[name])
+        for name in _OPEN:
+            if values[name] is not None:
+                values[name] = _instant(values[name])
+        for name in FACT_INSTANT_LISTS:
+            values[name] = _instants(values[name])
+        values["scope"] = tuple(values["scope"] or ())
+        values["kind"] = FactKind(values["kind"])
+        values["status"] = Status(values["status"])
+        if values["change"] is not None:
+            values["change"] = Change(values["change"])
+    except ValueError as e:
+        raise StoreError(f"fact {props.get('id')} is malformed in the store: {e}") from None
+    values["sealed"] = bool(values["sealed"])  # absent on plain facts
+    return _built(values)
+
+
+def _built(values: dict[str, Any]) -> Fact:
+    """The fact of ``values`` (every field), as ``Fact.model_validate`` leaves it, without its
+    checks: what ``BaseModel.model_construct`` does, less its loop over defaults and aliases
+    (that loop alone cost more than the validation it skips). tests/test_neo4j_rows.py holds
+    it to ``model_validate``'s result."""
+    fact = Fact.__new__(Fact)
+    object.__setattr__(fact, "__dict__", values)
+    object.__setattr__(fact, "__pydantic_fields_set__", set(_FACT_FIELDS))
+    object.__setattr__(fact, "__pydantic_extra__", None)
+    object.__setattr__(fact, "__pydantic_private__", None)
+    return fact
 
 
 def fact_row(fact: Fact, sealer: Sealer | None = None) -> dict[str, Any]:
