@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from neo4j.exceptions import Neo4jError
 
 from graph.asof import AsOf
 from graph.kinds import Status
@@ -54,3 +55,23 @@ def test_long_and_odd_vectors_rank_as_cypher_ranks_them(
             assert [i for i, _ in row["semantic"]] == [i for i, _ in cypher["semantic"]], model
             assert [s for _, s in row["semantic"]] == pytest.approx(
                 [s for _, s in cypher["semantic"]], abs=1e-6), model
+
+
+def test_a_query_vector_of_another_length_fails_the_ranking_as_cypher_fails_it(
+    store: Neo4jStore, tenant: str, clock: PinnedClock,  # noqa: F811
+) -> None:
+    # The scan runs on a helper thread (Cosine.SCANS): its error must reach the caller.
+    src = source("src-vectors", "2018-04-24")
+    made = record(store, Scope(tenant=tenant), batch(fact(1, src.id), sources=(src,)),
+                  actor=ACTOR).created
+    rng = random.Random(5)
+    put(store, tenant, [IndexEntry(made[0], ("oper",), gaussian(rng, 384), "test-384d")])
+    assert columns(store, tenant) == 1
+    spec = AsOf(Scope(tenant=tenant), known_at=clock.now, valid=Interval(None, None),
+                statuses=frozenset(Status)).resolved(store.now())
+    short = gaussian(rng, 5)
+    with pytest.raises(Neo4jError, match="5 dimensions"):
+        store.run(ranker.rank_call(spec, [], [], short, "test-384d", 3))
+    with pytest.raises(Neo4jError):
+        store.run(cypher_search.rank(spec, [], [], short, "test-384d", 3))
+    assert store.run(ranker.rank_call(spec, [], [], gaussian(rng, 384), "test-384d", 3))

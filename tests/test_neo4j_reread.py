@@ -1,7 +1,7 @@
 """A search's re-read from the launcher's columns (``vintage.reread``, Reread.java) gives the
 row Cypher's ``read_cited_with_subjects`` gives, on every read of a grid over the as-of
-predicate's inputs; with a fact the columns lack, or no usable columns, it gives none (and the
-store reads in Cypher)."""
+predicate's inputs (support edges retracted, restored and invalidated among them); with a fact
+the columns lack, or no usable columns, it gives none (and the store reads in Cypher)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from graph.neo4j.store import Neo4jStore
 from graph.retrieval.index import index_tx
 from graph.temporal import Interval, as_of, parse_instant
 from graph.writes import record
+from queries.retraction import retract
 from tests.factories import ACTOR, PinnedClock, batch, fact, source
 from tests.test_neo4j_ranker import columns, several_facts, store  # noqa: F401 (a fixture)
 
@@ -44,6 +45,16 @@ def test_on_a_grid_of_reads_the_reread_gives_cyphers_row(
     echoed = record(store, Scope(tenant=tenant), batch(fact(1, later.id, predicate="Revenues"),
                                                        sources=(later,)), actor=ACTOR)
     assert not echoed.created
+    # The later filing retracted, then restored: its support edge has a gap in system time.
+    # One memory's only source retracted for good: the memory and its edge are invalidated.
+    clock.advance(days=1)
+    retract(store, Scope(tenant=tenant), later.id, reason="misfiled", actor=ACTOR)
+    in_gap = clock.now + timedelta(hours=12)
+    clock.advance(days=1)
+    retract(store, Scope(tenant=tenant), later.id, reason="refiled", actor=ACTOR, undo=True)
+    (only,) = store.supports(tenant, [made[3]])
+    clock.advance(days=1)
+    retract(store, Scope(tenant=tenant), only.source_id, reason="withdrawn", actor=ACTOR)
     indexed = tuple(made[:-1])  # the last was erased: it has no entry
     assert columns(store, tenant) == len(indexed)
     at = parse_instant
@@ -56,7 +67,7 @@ def test_on_a_grid_of_reads_the_reread_gives_cyphers_row(
     citing: set[int] = set()  # how many sources a fact cited, over the reads
     for (scope, shared_only), known, valid, system, statuses, unexpired, ids in \
             itertools.product(scopes, (at("2018-04-30"), at("2026-05-20")), windows,
-                              (None, clock.now - timedelta(days=3)),
+                              (None, clock.now - timedelta(days=6), in_gap),
                               (frozenset({Status.ACTIVE}), frozenset(Status)),
                               (None, at("2026-05-10")), (indexed, indexed[1::2])):
         spec = AsOf(scope, known_at=known, valid=valid, system_at=system, statuses=statuses,
@@ -67,7 +78,7 @@ def test_on_a_grid_of_reads_the_reread_gives_cyphers_row(
         assert as_cypher_says(row) == as_cypher_says(cypher), spec
         compared += 1
         citing.update(len(r["sources"]) for r in row["rows"])
-    assert compared == 512 and {1, 2} <= citing
+    assert compared == 768 and {1, 2} <= citing
 
 
 def test_a_reread_naming_a_fact_the_columns_lack_or_without_columns_gives_no_row(
