@@ -1,7 +1,8 @@
 """A plain fact read back from Neo4j (``graph.neo4j.rows.fact_from``) is built without
-pydantic's validation, and must be the very fact ``Fact.model_validate`` gives for the same
-node: equal, the same type in every field, the same fields set, as frozen; and a node the store
-could not have written is a clear StoreError, never a half-built fact."""
+pydantic's validation, and must be the very fact it was written as (``fact_row``), as
+``Fact.model_validate`` builds it: equal, the same type in every field, the same fields set,
+the same hash, as frozen; instants as Neo4j's ``toString`` renders them read too; and a node
+the store could not have written is a clear StoreError, never a half-built fact."""
 
 from __future__ import annotations
 
@@ -89,9 +90,22 @@ def test_a_stored_fact_reads_back_as_the_fact_validation_gives(fact: Fact, text:
         if isinstance(getattr(read, name), datetime):
             assert getattr(read, name).tzinfo is UTC, name
     assert read.model_fields_set == fact.model_fields_set
-    assert hash(read.model_dump_json()) == hash(fact.model_dump_json())
+    assert hash(read) == hash(fact)
     with pytest.raises(ValidationError):
         read.value = 8  # type: ignore[misc]  # frozen, as a validated fact is
+
+
+@pytest.mark.parametrize(("text", "instant"), [
+    ("2018-01-01T00:00Z", datetime(2018, 1, 1, tzinfo=UTC)),  # toString drops zero seconds
+    ("2026-05-01T09:30:01.000250Z", datetime(2026, 5, 1, 9, 30, 1, 250, UTC)),
+    ("2026-05-01T09:30:01.000250000Z", datetime(2026, 5, 1, 9, 30, 1, 250, UTC)),
+    ("2018-04-24T02:00+02:00", datetime(2018, 4, 24, tzinfo=UTC)),
+])
+def test_an_instant_in_neo4js_text_reads_as_its_utc_instant(text: str,
+                                                             instant: datetime) -> None:
+    row = {**as_neo4j_hands_it_back(Fact.model_validate(BASE), text=True), "valid_from": text}
+    assert fact_from(row).valid_from == instant
+    assert fact_from(row).valid_from.tzinfo is UTC
 
 
 @pytest.mark.parametrize(("change", "wrong"), [
@@ -100,6 +114,7 @@ def test_a_stored_fact_reads_back_as_the_fact_validation_gives(fact: Fact, text:
     ({"valid_from": "2018-01-01T00:00:00"}, "no offset"),
     ({"available_at": 1524528000}, "int, not a datetime"),
     ({"gaps_from": ["2018-01-01"]}, "no offset"),
+    ({"expires_at": "0001-01-01T00:00+01:00"}, "k1.r2"),  # before year 1 in UTC
 ])
 def test_a_node_the_store_could_not_have_written_is_a_store_error(
         change: dict[str, Any], wrong: str) -> None:

@@ -48,7 +48,8 @@ FACT_PROPERTIES = (*(k for k in Fact.model_fields
 def fact_map(alias: str) -> str:
     """A fact's properties with its instants as ISO text: the Python driver decodes DATETIME
     values several times slower than strings, and bulk reads (versions, cascades) are
-    dominated by that decoding. ``graph.model.Fact`` parses them back to UTC datetimes."""
+    dominated by that decoding. ``graph.neo4j.rows.fact_from`` parses them back to UTC
+    datetimes."""
     a = alias
     stored = ", ".join(f".{k}" for k in FACT_PROPERTIES)
     instants = ", ".join(f"{k}: toString({a}.{k})" for k in FACT_INSTANTS)

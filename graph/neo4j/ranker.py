@@ -29,8 +29,8 @@ RANK = "vintage.rank"
 SEARCH_WRITE = "vintage.search_write"
 COLUMNS = "vintage.rank_columns"
 REREAD = "vintage.reread"
-TEXT_PASSES = "vintage.text_passes"
-NAMES = (RANK, SEARCH_WRITE, COLUMNS, REREAD, TEXT_PASSES)
+NAMES = (RANK, SEARCH_WRITE, COLUMNS, REREAD)
+TEXT_PASSES = "vintage.text_passes"  # a diagnostic: not among what a server must have
 
 
 def serves(spec: AsOf) -> bool:
@@ -52,9 +52,11 @@ def build_columns(tenant: str) -> Query:
 
 
 def text_passes() -> Query:
-    """How the ranker's full-text passes were read since the server started: from Lucene
-    directly (``lucene``) or through the kernel's cursor (``kernel``), TextPass.java."""
-    return Query(f"CALL {TEXT_PASSES}() YIELD lucene, kernel RETURN lucene, kernel", {})
+    """How the ranker's full-text reads went since the server started: to Lucene directly
+    (``lucene``) or through the kernel's cursor (``kernel``), and why Lucene is never read
+    directly on this server (``unavailable``, else null): FullText.java, TextPass.java."""
+    return Query(f"CALL {TEXT_PASSES}() YIELD lucene, kernel, unavailable "
+                 "RETURN lucene, kernel, unavailable", {})
 
 
 def rank_call(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],

@@ -1,3 +1,3 @@
-CALL vintage.text_passes() YIELD lucene, kernel RETURN lucene, kernel
+CALL vintage.text_passes() YIELD lucene, kernel, unavailable RETURN lucene, kernel, unavailable
 // params
 {}

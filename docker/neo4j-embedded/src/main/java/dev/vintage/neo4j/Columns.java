@@ -9,14 +9,9 @@ import java.util.Map;
 
 import org.eclipse.collections.impl.list.mutable.primitive.IntArrayList;
 import org.eclipse.collections.impl.map.mutable.primitive.LongIntHashMap;
-import org.neo4j.internal.kernel.api.IndexQueryConstraints;
-import org.neo4j.internal.kernel.api.IndexReadSession;
 import org.neo4j.internal.kernel.api.NodeCursor;
-import org.neo4j.internal.kernel.api.NodeValueIndexCursor;
 import org.neo4j.internal.kernel.api.PropertyCursor;
-import org.neo4j.internal.kernel.api.PropertyIndexQuery;
 import org.neo4j.internal.kernel.api.Read;
-import org.neo4j.internal.schema.IndexDescriptor;
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.procedure.TerminationGuard;
 
@@ -26,12 +21,10 @@ import org.neo4j.procedure.TerminationGuard;
  * so that a ranking round is a loop over arrays instead of a Cypher pass that reads every node
  * again (docs/retrieval.md, "The server-side ranker").
  *
- * <p>Built from the full-text index's tenant token, through the kernel's cursors. Immutable once
- * built; {@link RankCache} decides when a set of columns may still be used.
+ * <p>Built from the full-text index's tenant token ({@link FullText}) and the kernel's node and
+ * property cursors. Immutable once built; {@link RankCache} decides when a set of columns may still be used.
  */
 final class Columns {
-    static final String INDEX = "vintage_fact_text"; // graph/neo4j/schema.py FACT_TEXT
-
     private static final String[] KEYS = {
         "tenant", "id", "scope", "available_at", "superseded_at", "superseded_recorded_at",
         "past_superseded_at", "past_superseded_from", "past_superseded_to", "recorded_at",
@@ -173,7 +166,7 @@ final class Columns {
     static Columns build(KernelTransaction k, String tenant, String tenantToken, long cap,
                          TerminationGuard guard) throws Exception {
         List<Long> nodes = new ArrayList<>();
-        hits(k, '"' + tenantToken + '"', guard, (node, score) -> nodes.add(node));
+        FullText.hits(k, '"' + tenantToken + '"', guard, (node, score) -> nodes.add(node));
         if (nodes.size() * MIN_ENTRY_BYTES > cap) {
             return null; // it could not be kept: not even read
         }
@@ -277,33 +270,6 @@ final class Columns {
             out[i] = Instants.micros(at[i]);
         }
         return out;
-    }
-
-    interface Hit {
-        void accept(long node, float score);
-    }
-
-    /** Each node the full-text query yields, with its BM25 score: from Lucene directly
-     * ({@link TextPass}), or else through the kernel's cursor. */
-    static void hits(KernelTransaction k, String lucene, TerminationGuard guard, Hit each)
-            throws Exception {
-        IndexDescriptor index = k.schemaRead().indexGetForName(INDEX);
-        IndexReadSession session = k.dataRead().indexReadSession(index);
-        if (TextPass.hits(k, session, lucene, guard, each)) {
-            return;
-        }
-        try (NodeValueIndexCursor c = k.cursors().allocateNodeValueIndexCursor(
-                k.cursorContext(), k.memoryTracker())) {
-            k.dataRead().nodeIndexSeek(k.queryContext(), session, c,
-                    IndexQueryConstraints.unconstrained(), PropertyIndexQuery.fulltextSearch(lucene));
-            int n = 0;
-            while (c.next()) {
-                if ((++n & 4095) == 0) {
-                    guard.check();
-                }
-                each.accept(c.nodeReference(), c.score());
-            }
-        }
     }
 
     /** Drop what the columns hold of each fact's text: the vectors zeroed, the terms let go

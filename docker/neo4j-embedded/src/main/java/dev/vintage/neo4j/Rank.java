@@ -29,8 +29,9 @@ import org.neo4j.procedure.TerminationGuard;
  * order and ties, and the same counts. When the tenant has no usable columns it yields no row
  * and the caller ranks in Cypher (graph/neo4j/ranker.py); a stock Neo4j has none of this.
  *
- * <p>The text legs still ask Lucene ({@link TextPass}): its BM25 scores are the keyword
- * leg's, and only the entries it yields count; the columns replace reading each hit's node. The semantic leg is an exact cosine over every legal entry of the query's model.
+ * <p>The text legs still ask Lucene ({@link FullText}): its BM25 scores are the keyword leg's,
+ * and only the entries it yields count; the columns replace reading each hit's node. The
+ * semantic leg is an exact cosine over every legal entry of the query's model.
  */
 public class Rank {
     @Context
@@ -58,10 +59,11 @@ public class Rank {
         public long entries;
     }
 
-    /** How the text legs' full-text passes were read since the server started. */
+    /** How the full-text index was read since the server started (FullText). */
     public static class Passes {
         public long lucene;
         public long kernel;
+        public String unavailable; // why Lucene is not read directly here, or null
     }
 
     private KernelTransaction ktx() {
@@ -86,12 +88,14 @@ public class Rank {
     }
 
     @Procedure(name = "vintage.text_passes", mode = Mode.READ)
-    @Description("How many full-text passes the ranker read from Lucene directly, and how many "
-            + "through the kernel's cursor (when Lucene's parts were not reachable), since start.")
+    @Description("How many full-text reads of the ranker went to Lucene directly, and how many "
+            + "through the kernel's cursor (a transaction with state of its own, an access mode "
+            + "that filters hits, or Lucene's parts not reachable: then why), since start.")
     public Stream<Passes> textPasses() {
         Passes out = new Passes();
-        out.lucene = TextPass.DIRECT.get();
-        out.kernel = TextPass.KERNEL.get();
+        out.lucene = FullText.DIRECT.get();
+        out.kernel = FullText.KERNEL.get();
+        out.unavailable = FullText.unavailable();
         return Stream.of(out);
     }
 
@@ -111,15 +115,15 @@ public class Rank {
         }
     }
 
-    /** The text query's hits among the entries, by their place: Lucene yields them best first,
-     * scattered over the heap, and reading each entry then waited on memory; the one pass in
-     * the entries' order reads them instead (a JFR profile: most of a text leg's time). */
+    /** The text query's hits among the entries, by their place: Lucene yields them in its own
+     * order, scattered over the heap, and reading each entry then waited on memory; the one
+     * pass in the entries' order reads them instead (a JFR profile: most of a text leg's time). */
     private record TextHits(BitSet found, float[] scores) {
         static TextHits of(Columns columns, KernelTransaction k, String text,
                            TerminationGuard guard) throws Exception {
             TextHits hits = new TextHits(new BitSet(columns.entries.length),
                     new float[columns.entries.length]);
-            Columns.hits(k, text, guard, (node, score) -> {
+            FullText.hits(k, text, guard, (node, score) -> {
                 int ord = columns.ord(node);
                 if (ord >= 0) { // else not the tenant's
                     hits.found.set(ord);
