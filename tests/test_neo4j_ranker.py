@@ -77,6 +77,20 @@ def blinded(store: Neo4jStore, tenant: str, terms: Sequence[str]) -> list[str]:
     return [tokens[t] for t in terms if t in tokens]
 
 
+def filed_facts(store: Neo4jStore, tenant: str, count: int, name: str) -> list[str]:
+    """``count`` facts of one filing public 2018-04-24 (metric.0, metric.1, ...): their ids."""
+    src = source(name, "2018-04-24")
+    return record(store, Scope(tenant=tenant),
+                  batch(*(fact(n, src.id, predicate=f"metric.{n}") for n in range(count)),
+                        sources=(src,)), actor=ACTOR).created
+
+
+def everything(store: Neo4jStore, tenant: str, at: datetime) -> AsOf:
+    """The tenant's shared facts of every status and valid time, as known at ``at``."""
+    return AsOf(Scope(tenant=tenant), known_at=at, valid=Interval(None, None),
+                statuses=frozenset(Status)).resolved(store.now())
+
+
 def several_facts(store: Neo4jStore, tenant: str, clock: PinnedClock) -> list[str]:
     """Facts that fail each hard filter, written at distinct system instants; their ids."""
     shared, mine, theirs = (Scope(tenant=tenant), Scope(tenant=tenant, keys={"user": "42"}),

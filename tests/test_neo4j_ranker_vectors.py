@@ -9,16 +9,18 @@ import random
 import pytest
 from neo4j.exceptions import Neo4jError
 
-from graph.asof import AsOf
-from graph.kinds import Status
-from graph.model import Scope
 from graph.neo4j import cypher_search, ranker
 from graph.neo4j.store import Neo4jStore
 from graph.retrieval.index import IndexEntry
-from graph.temporal import Interval
-from graph.writes import record
-from tests.factories import ACTOR, PinnedClock, batch, fact, source
-from tests.test_neo4j_ranker import blinded, columns, put, store  # noqa: F401 (a fixture)
+from tests.factories import PinnedClock
+from tests.test_neo4j_ranker import (
+    blinded,
+    columns,
+    everything,
+    filed_facts,
+    put,
+    store,  # noqa: F401 (a fixture)
+)
 
 pytestmark = pytest.mark.neo4j
 
@@ -34,18 +36,14 @@ def gaussian(rng: random.Random, dims: int) -> tuple[float, ...]:
 def test_long_and_odd_vectors_rank_as_cypher_ranks_them(
     store: Neo4jStore, tenant: str, clock: PinnedClock,  # noqa: F811
 ) -> None:
-    src = source("src-vectors", "2018-04-24")
-    made = record(store, Scope(tenant=tenant),
-                  batch(*(fact(n, src.id, predicate=f"metric.{n}") for n in range(FACTS)),
-                        sources=(src,)), actor=ACTOR).created
+    made = filed_facts(store, tenant, FACTS, "src-vectors")
     rng = random.Random(13)
     models = list(MODELS)
     put(store, tenant, [IndexEntry(fid, ("oper",), gaussian(rng, MODELS[models[n % 3]]),
                                    models[n % 3]) for n, fid in enumerate(made)])
     assert columns(store, tenant) == FACTS
     clock.advance(days=1)
-    spec = AsOf(Scope(tenant=tenant), known_at=clock.now, valid=Interval(None, None),
-                statuses=frozenset(Status)).resolved(store.now())
+    spec = everything(store, tenant, clock.now)
     for model, dims in MODELS.items():
         for _ in range(3):
             terms, vector = blinded(store, tenant, ["oper"]), gaussian(rng, dims)
@@ -61,14 +59,11 @@ def test_a_query_vector_of_another_length_fails_the_ranking_as_cypher_fails_it(
     store: Neo4jStore, tenant: str, clock: PinnedClock,  # noqa: F811
 ) -> None:
     # The scan runs on a helper thread (Cosine.SCANS): its error must reach the caller.
-    src = source("src-vectors", "2018-04-24")
-    made = record(store, Scope(tenant=tenant), batch(fact(1, src.id), sources=(src,)),
-                  actor=ACTOR).created
+    made = filed_facts(store, tenant, 1, "src-vectors")
     rng = random.Random(5)
     put(store, tenant, [IndexEntry(made[0], ("oper",), gaussian(rng, 384), "test-384d")])
     assert columns(store, tenant) == 1
-    spec = AsOf(Scope(tenant=tenant), known_at=clock.now, valid=Interval(None, None),
-                statuses=frozenset(Status)).resolved(store.now())
+    spec = everything(store, tenant, clock.now)
     short = gaussian(rng, 5)
     with pytest.raises(Neo4jError, match="5 dimensions"):
         store.run(ranker.rank_call(spec, [], [], short, "test-384d", 3))

@@ -10,20 +10,17 @@ import random
 
 import pytest
 
-from graph.asof import AsOf
-from graph.kinds import Status
-from graph.model import Scope
 from graph.neo4j import cypher_search, ranker
 from graph.neo4j.store import Neo4jStore
 from graph.retrieval.index import IndexEntry
-from graph.temporal import Interval
-from graph.writes import record
-from tests.factories import ACTOR, PinnedClock, batch, fact, source
+from tests.factories import PinnedClock
 from tests.test_neo4j_ranker import (
     MODEL,
     VECTORS,
     blinded,
     columns,
+    everything,
+    filed_facts,
     put,
     store,  # noqa: F401 (a fixture)
 )
@@ -37,10 +34,7 @@ FACTS = 40
 def test_the_ranker_scores_each_full_text_hit_as_query_nodes_does_from_lucene_itself(
     store: Neo4jStore, tenant: str, clock: PinnedClock,  # noqa: F811
 ) -> None:
-    src = source("src-text", "2018-04-24")
-    made = record(store, Scope(tenant=tenant),
-                  batch(*(fact(n, src.id, predicate=f"metric.{n}") for n in range(FACTS)),
-                        sources=(src,)), actor=ACTOR).created
+    made = filed_facts(store, tenant, FACTS, "src-text")
     rng = random.Random(7)
 
     def words() -> tuple[str, ...]:  # 1 to 12 words, repeats included: tf and length vary
@@ -52,8 +46,7 @@ def test_the_ranker_scores_each_full_text_hit_as_query_nodes_does_from_lucene_it
     put(store, tenant, [IndexEntry(fid, words(), VECTORS[0], MODEL) for fid in made[::3]])
     assert columns(store, tenant) == FACTS
     clock.advance(days=1)
-    spec = AsOf(Scope(tenant=tenant), known_at=clock.now, valid=Interval(None, None),
-                statuses=frozenset(Status)).resolved(store.now())
+    spec = everything(store, tenant, clock.now)
     asked = [list(WORDS), ["oper"], ["q1", "2018"], ["alphabet", "refund", "e4031"], ["ship"]]
     (before,) = store.run(ranker.text_passes())
     for words_asked in asked:

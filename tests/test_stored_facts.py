@@ -111,9 +111,9 @@ def test_an_instant_in_neo4js_text_reads_as_its_utc_instant(text: str,
 @pytest.mark.parametrize(("change", "wrong"), [
     ({"kind": None}, "missing kind"),
     ({"status": "retired"}, "retired"),
-    ({"valid_from": "2018-01-01T00:00:00"}, "no offset"),
+    ({"valid_from": "2018-01-01T00:00:00"}, "naive datetime"),
     ({"available_at": 1524528000}, "int, not a datetime"),
-    ({"gaps_from": ["2018-01-01"]}, "no offset"),
+    ({"gaps_from": ["2018-01-01"]}, "naive datetime"),
     ({"expires_at": "0001-01-01T00:00+01:00"}, "k1.r2"),  # before year 1 in UTC
 ])
 def test_a_node_the_store_could_not_have_written_is_a_store_error(

@@ -11,13 +11,13 @@ from typing import Any, get_args
 
 import neo4j
 from neo4j.time import DateTime
-from pydantic import TypeAdapter
 
 from graph.kinds import Change, FactKind, Status
 from graph.model import DerivationIn, Fact, Source, Subject
 from graph.neo4j.params import FACT_INSTANT_LISTS, FACT_INSTANTS
 from graph.sealing import CIPHERTEXT, Sealer
 from graph.store import StoreError, Support
+from graph.temporal import require_utc
 
 # What runs a statement: a managed transaction (reads) or an explicit one (writes,
 # graph.neo4j.retry).
@@ -55,12 +55,10 @@ def native_props(record: dict[str, Any]) -> dict[str, Any]:
     return {k: native(v) if isinstance(v, _CONVERTED) else v for k, v in record.items()}
 
 
-_INSTANT = TypeAdapter(datetime)
-
-
 def parse_utc(text: str) -> datetime:
-    """An instant Cypher rendered with ``toString`` (nanoseconds and ``Z`` included)."""
-    return _INSTANT.validate_python(text).astimezone(UTC)
+    """An instant Cypher rendered with ``toString`` (nanoseconds and ``Z`` included), in UTC;
+    one without an offset is refused (``require_utc``), never read as local time."""
+    return require_utc(datetime.fromisoformat(text))
 
 
 def support_from(row: dict[str, Any]) -> Support:
@@ -86,17 +84,10 @@ def fact_from(props: dict[str, Any], sealer: Sealer | None = None) -> Fact:
 
 def _instant(value: Any) -> datetime:
     if isinstance(value, str):  # fact_map's text
-        parsed = datetime.fromisoformat(value)
-    elif isinstance(value, DateTime):
-        parsed = value.to_native()
-    else:
-        raise ValueError(f"an instant is {type(value).__name__}, not a datetime")
-    if parsed.tzinfo is None:
-        raise ValueError(f"an instant has no offset: {value}")
-    try:
-        return parsed.astimezone(UTC)
-    except OverflowError:
-        raise ValueError(f"{value} is outside the years 1-9999 in UTC") from None
+        return parse_utc(value)
+    if isinstance(value, DateTime):
+        return require_utc(value.to_native())
+    raise ValueError(f"an instant is {type(value).__name__}, not a datetime")
 
 
 def _instants(values: Any) -> tuple[datetime, ...]:
