@@ -31,14 +31,14 @@ from neo4j.exceptions import Neo4jError
 
 from bench import cascade_naive, cascade_phases, cascade_setup, report
 from bench.cascade_setup import S2_AT, SUBJECT_ID, Planned
-from graph.asof import AsOf
-from graph.cascade import Axis, plan
-from graph.embedded.store import EmbeddedStore
-from graph.model import Scope
-from graph.neo4j.build import PAGECACHE_ENV
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store, StoreError
-from graph.writes import WriteReport, record
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j.build import PAGECACHE_ENV
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store, StoreError
+from vintage.graph.writes.cascade import Axis, plan
+from vintage.graph.writes.semantics import WriteReport, record
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-cascade"
 Copy = tuple[Store, Scope]
@@ -196,9 +196,7 @@ def table(results: list[dict[str, Any]]) -> str:
 
 def _server(uri_arg: str | None) -> tuple[str, tuple[str, str] | None, dict[str, Any],
                                           Callable[[], None]]:
-    from graph.neo4j import (
-        launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
-    )
+    from vintage.graph.neo4j import launcher as neo4j_launcher
 
     if uri_arg is not None:
         auth = None

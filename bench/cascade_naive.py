@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.embedded.store import EmbeddedStore
-from graph.labels import DERIVATION, FACT, GENERATED, USED
-from graph.neo4j.store import Neo4jStore
-from graph.store import Closure
+from vintage.graph.core.labels import DERIVATION, FACT, GENERATED, USED
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Closure
 
 NAIVE_CAP = 5_000
 

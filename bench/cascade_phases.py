@@ -1,4 +1,5 @@
-"""Where a cascade's time goes: the reads of ``graph.cascade.plan`` timed one by one, and (Neo4j)
+"""Where a cascade's time goes: the reads of ``vintage.graph.writes.cascade.plan`` timed one by one,
+and (Neo4j)
 the planner's profile of the traversal and justification queries."""
 
 from __future__ import annotations
@@ -7,11 +8,11 @@ import time
 from datetime import datetime
 from typing import Any
 
-from graph.cascade import MAX_DEPTH
-from graph.labels import FACT, GENERATED, USED
-from graph.neo4j import cypher_lineage as lineage
-from graph.neo4j.store import Neo4jStore
-from graph.store import Direction, Store, StoreTx
+from vintage.graph.core.labels import FACT, GENERATED, USED
+from vintage.graph.neo4j import cypher_lineage as lineage
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Direction, Store, StoreTx
+from vintage.graph.writes.cascade import MAX_DEPTH
 
 
 def phases(store: Store, tenant: str, start: str) -> dict[str, float]:

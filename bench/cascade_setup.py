@@ -4,10 +4,11 @@ assertion ``Metric{i}``, recipe ``scaled`` with parameter ``k = i + 1``) and, fo
 a second level ``E_i = D_i * 2`` (``Metric{i}x2``).
 
 ``derive()`` writes one transaction (and several queries) per derived fact, far too slow for
-100k. The records here are made exactly as ``graph.derivations.derive_in`` makes them (same key,
-id, value, interval, derivation id and props) and written through the store's own primitives
-(``create_facts``, ``put_derivations``), on Neo4j in chunks of their own transactions. :func:`shape`
-reads back what was stored, so the benchmark can compare it with one fact made by ``derive()``.
+100k. The records here are made exactly as ``vintage.graph.derivations.derived.derive_in`` makes
+them (same key, id, value, interval, derivation id and props) and written through the store's own
+primitives (``create_facts``, ``put_derivations``), on Neo4j in chunks of their own transactions.
+:func:`shape` reads back what was stored, so the benchmark can compare it with one fact made by
+``derive()``.
 """
 
 from __future__ import annotations
@@ -18,15 +19,24 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.derivations import Output, derive
-from graph.embedded.store import EmbeddedStore
-from graph.kinds import FactKind, SourceKind, Status
-from graph.labels import DERIVATION, FACT, GENERATED
-from graph.model import Event, Fact, FactIn, Scope, SourceIn, Subject, assertion_key, digest
-from graph.neo4j.store import Neo4jStore
-from graph.recipes import Recipe, expression
-from graph.store import DerivationWrite, Store, StoreTx
-from graph.writes import Batch, record
+from vintage.graph.core.kinds import FactKind, SourceKind, Status
+from vintage.graph.core.labels import DERIVATION, FACT, GENERATED
+from vintage.graph.core.model import (
+    Event,
+    Fact,
+    FactIn,
+    Scope,
+    SourceIn,
+    Subject,
+    assertion_key,
+    digest,
+)
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import Recipe, expression
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import DerivationWrite, Store, StoreTx
+from vintage.graph.writes.semantics import Batch, record
 
 SUBJECT_ID = "acme"
 FY_FROM = datetime(2017, 1, 1, tzinfo=UTC)

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from graph.asof import AsOf
-from graph.kinds import SourceKind
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.temporal import as_of
-from graph.writes import Batch
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import as_of
+from vintage.graph.writes.semantics import Batch
 
 N_SUBJECTS = 200
 PREDICATES = (

@@ -3,7 +3,7 @@
     python -m bench.ingest_asof [--sizes 10000,100000] [--reads 1000] [--neo4j-uri URI]
                                 [--out bench/results/latest.json]
 
-Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j.launcher`` in
+Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``vintage.graph.neo4j.launcher`` in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-neo4j``, away from the test suite's
 server) and stopped at the end. See bench/README.md for what each number means.
 """
@@ -25,10 +25,10 @@ from typing import Any
 import neo4j
 
 from bench import data, neo4j_raw, report, runs
-from graph.embedded.store import LOG_NAME, EmbeddedStore
-from graph.model import Scope
-from graph.neo4j.cypher_reads import read_facts
-from graph.neo4j.store import Neo4jStore
+from vintage.graph.core.model import Scope
+from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
+from vintage.graph.neo4j.cypher_reads import read_facts
+from vintage.graph.neo4j.store import Neo4jStore
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-neo4j"
 
@@ -158,9 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or min(sizes) < data.RESTATED_SHARE or args.reads < 1:
         parser.error("sizes must be at least 10 facts and --reads at least 1")
 
-    from graph.neo4j import (
-        launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
-    )
+    from vintage.graph.neo4j import launcher as neo4j_launcher
 
     started = args.neo4j_uri is None
     server: dict[str, Any] = {"uri": args.neo4j_uri, "started_by_bench": started}

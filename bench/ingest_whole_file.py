@@ -9,7 +9,7 @@ ways and reports seconds and, on Neo4j, the largest heap a transaction of the ru
 * ``batches``: batches of 10,000 rows, one transaction each, nothing checked first (before
   issue 12: a row refused in a later batch left the earlier ones written);
 * ``one transaction``: the whole file in one ``record``;
-* ``plan, then batches``: ``ingest.batches.write_file``: the whole file planned in one read
+* ``plan, then batches``: ``vintage.ingest.batches.write_file``: the whole file planned in one read
   transaction, then the batches (what Vintage does); again into the same tenant, where every
   row is a repeat, for the cost of the plan on a store that holds the file.
 
@@ -31,15 +31,16 @@ from pathlib import Path
 
 import neo4j
 
-from graph.backends import open_store
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from graph.writes import Batch, record
-from ingest.batches import BATCH_SIZE, write_file
-from ingest.companyfacts import Planned, plan, read_companyfacts
+from vintage.graph.core.model import Scope
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch, record
+from vintage.ingest.batches import BATCH_SIZE, write_file
+from vintage.ingest.bundled import COMPANYFACTS
+from vintage.ingest.sec.companyfacts import Planned, plan, read_companyfacts
 
-DATA = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
+DATA = COMPANYFACTS
 LARGEST = DATA / "CIK0001045810_NVDA.json.gz"
 ACTOR = "bench.ingest_whole_file"
 

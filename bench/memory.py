@@ -6,12 +6,13 @@ same run.
                            [--sealing both|sealed] [--neo4j-uri URI]
                            [--out bench/results/memory.json]
 
-Memory is sealed at rest (``graph.sealing``), as every store ``open_store`` opens. With
+Memory is sealed at rest (``vintage.graph.sealing.sealed``), as every store ``open_store`` opens.
+With
 ``--sealing both`` (the default) each backend also runs the same workload unsealed (a store
 given no key store, which only a benchmark does), so the cost of sealing is measured in the
 same run: ``<backend>_plain`` in the JSON and the "Sealing" table.
 
-Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j.launcher`` in
+Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``vintage.graph.neo4j.launcher`` in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-memory``, away from the test suite's
 server) and stopped at the end. See bench/README.md for what each number means.
 """
@@ -45,10 +46,10 @@ from bench.memory_work import (
     write_round,
     writes_summary,
 )
-from graph.embedded.store import LOG_NAME, EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
+from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.protocol import Store
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-memory"
 REPO = Path(__file__).resolve().parents[1]
@@ -158,9 +159,7 @@ def bench_in_process(work: Workload) -> tuple[Result, int]:
 
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
-    from graph.neo4j import (
-        launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
-    )
+    from vintage.graph.neo4j import launcher as neo4j_launcher
 
     if args.neo4j_uri is not None:
         auth: Auth = None
@@ -222,7 +221,7 @@ def run(args: argparse.Namespace, backends: list[str]) -> Result:
             tally(wrong)
         finally:
             if result["server"]["started_by_bench"] and not args.keep_server:
-                from graph.neo4j import launcher as neo4j_launcher
+                from vintage.graph.neo4j import launcher as neo4j_launcher
 
                 neo4j_launcher.stop()
     result["references"] = refs

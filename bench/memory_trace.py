@@ -1,6 +1,6 @@
 """Diagnostic for ``bench.memory`` (untimed, after every timed phase): the transactions and
 Cypher queries one memory operation sends to Neo4j, counted by wrapping the driver's
-``Session.execute_read`` / ``begin_transaction`` (writes, graph.neo4j.retry) and each
+``Session.execute_read`` / ``begin_transaction`` (writes, vintage.graph.neo4j.retry) and each
 transaction's ``run`` for one call."""
 
 from __future__ import annotations
@@ -24,20 +24,20 @@ from bench.memory_work import (
     subject,
 )
 from bench.neo4j_raw import plan_operators
-from graph.asof import AsOf
-from graph.kinds import Status
-from graph.memory.forget import forget
-from graph.memory.gate import FACT_KIND, memory_scope
-from graph.memory.ranking import DEMOTE
-from graph.memory.remember import remember
-from graph.model import Scope
-from graph.neo4j import cypher
-from graph.neo4j import cypher_reads as reads
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from graph.temporal import as_of
-from queries.context import build_context
-from queries.recall import recall
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import as_of
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.gate import FACT_KIND, memory_scope
+from vintage.graph.memory.ranking import DEMOTE
+from vintage.graph.memory.remember import remember
+from vintage.graph.neo4j import cypher
+from vintage.graph.neo4j import cypher_reads as reads
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store
+from vintage.queries.memory.recall import recall
+from vintage.queries.search.context import build_context
 
 
 def _short(text: object) -> str:

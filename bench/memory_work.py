@@ -17,17 +17,17 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, TypeVar
 
-from graph.asof import AsOf
-from graph.kinds import SourceKind, Status
-from graph.memory.forget import forget
-from graph.memory.gate import FACT_KIND, MemoryIn, MemoryKind, memory_scope
-from graph.memory.ranking import weights
-from graph.memory.remember import current_version, remember
-from graph.model import Scope
-from graph.store import Store
-from graph.temporal import as_of
-from queries.context import build_context
-from queries.recall import recall
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import SourceKind, Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import as_of
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.gate import FACT_KIND, MemoryIn, MemoryKind, memory_scope
+from vintage.graph.memory.ranking import weights
+from vintage.graph.memory.remember import current_version, remember
+from vintage.graph.store.protocol import Store
+from vintage.queries.memory.recall import recall
+from vintage.queries.search.context import build_context
 
 X = TypeVar("X")
 Y = TypeVar("Y")

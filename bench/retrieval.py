@@ -8,8 +8,8 @@ SEC filings, every mode of the ablation ladder, embedded and Neo4j, at each size
 
 Per backend and size: the corpus is written through the product's write paths
 (``bench.retrieval_load``), indexed with MiniLM, checked against the generator's predictions,
-and searched by ``queries.search.search`` in each mode (``bench.retrieval_run``); then the
-naive reference (``bench.retrieval_naive``, embedded) and raw Neo4j (``bench.retrieval_raw``).
+and searched by ``vintage.queries.search.run.search`` in each mode (``bench.retrieval_run``); then
+the naive reference (``bench.retrieval_naive``, embedded) and raw Neo4j (``bench.retrieval_raw``).
 A missed latency target is profiled (``bench.retrieval_profile``). Without ``--neo4j-uri`` a
 private Neo4j is started in ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-retrieval``).
 Exits 1 when an illegal item was returned or the store disagrees with the generator.
@@ -43,12 +43,12 @@ from bench.retrieval_load import (
 from bench.retrieval_queries import Query, load
 from bench.retrieval_report import GRAPHITI, P95_TARGET_MS, tables, targets
 from bench.retrieval_run import Truth, examples, run, score
-from graph.embedded.store import EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.neo4j.build import PAGECACHE_ENV
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.embedder import MiniLM
-from graph.store import Store
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j.build import PAGECACHE_ENV
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.embedder import MiniLM
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.protocol import Store
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-retrieval"
 REPO = Path(__file__).resolve().parents[1]
@@ -124,7 +124,7 @@ def bench_store(store: Store, label: str, corpus: Corpus, sec: tuple[Any, Any] |
 
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
-    from graph.neo4j import launcher  # reads VINTAGE_NEO4J_HOME when called
+    from vintage.graph.neo4j import launcher
 
     if args.neo4j_uri is not None:
         auth: Auth = None
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-server", action="store_true")
     parser.add_argument("--cypher-ranking", action="store_true",
                         help="rank in Cypher, as on a stock server, not in the launcher's "
-                             "columns (graph.neo4j.ranker)")
+                             "columns (vintage.graph.neo4j.ranker)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--vector-cache", type=Path, default=None,
                         help="reuse and keep vectors in this .npz (development only: a run "
@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             store.close()
         keys.cleanup()
         if server and server["started_by_bench"] and not args.keep_server:
-            from graph.neo4j import launcher
+            from vintage.graph.neo4j import launcher
 
             launcher.stop()
     return _finish(result, embedder, out_path, began, load_before)

@@ -12,8 +12,9 @@ value; up to 500 versions), exact codes (error codes, order numbers, tickers; th
 other users' scopes and near-miss codes in the user's own), candidates (a model's guess),
 expired items (a TTL in the past) and conflict sets (two systems that disagree, written through
 ``remember``). ``Memory.versions`` predicts every stored version (its id, scope, status and
-times) from how it was generated and the documented id scheme (``graph.model.version_id`` of
-the assertion key), never from the store: that is the ground truth legality is judged by.
+times) from how it was generated and the documented id scheme
+(``vintage.graph.core.model.version_id`` of the assertion key), never from the store: that is the
+ground truth legality is judged by.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ from bench.retrieval_topics import (
     fill,
 )
 from bench.retrieval_words import background
-from graph.kinds import FactKind, SourceKind, Status
-from graph.memory.conflicts import VARIANT
-from graph.memory.gate import MEMORY_EPOCH, memory_key
-from graph.model import Scope, assertion_key, version_id
+from vintage.graph.core.kinds import FactKind, SourceKind, Status
+from vintage.graph.core.model import Scope, assertion_key, version_id
+from vintage.graph.memory.conflicts import VARIANT
+from vintage.graph.memory.gate import MEMORY_EPOCH, memory_key
 
 BASE = datetime(2025, 1, 6, 9, tzinfo=UTC)
 LAST = datetime(2025, 10, 31, 18, tzinfo=UTC)  # every memory is observed by then
@@ -106,7 +107,7 @@ class Memory:
             return Version(fid, self.tenant, terms, status or said.status, said.observed,
                            superseded, said.expires, MEMORY_EPOCH, None, said.value)
 
-        if self.conflict:  # graph.memory.conflicts: a conflicted r2 of the key, a variant
+        if self.conflict:  # vintage.graph.memory.conflicts: a conflicted r2 of the key, a variant
             first, second = self.said
             variant = assertion_key(scope, self.subject, self.key, MEMORY_EPOCH, None,
                                     VARIANT + second.source)

@@ -1,13 +1,13 @@
 """Loading the retrieval benchmark's corpus through the product's write paths, and indexing it.
 
-Memories go through ``graph.writes.record`` in batches of at most ``BATCH`` versions, one
-transaction each, all of one batch in one memory scope (a memory's versions stay in one batch,
-so a 500-version memory is a batch of its own); each version is a ``FactIn`` shaped as
+Memories go through ``vintage.graph.writes.semantics.record`` in batches of at most ``BATCH``
+versions, one transaction each, all of one batch in one memory scope (a memory's versions stay in
+one batch, so a 500-version memory is a batch of its own); each version is a ``FactIn`` shaped as
 ``remember`` writes it (valid from ``MEMORY_EPOCH``, its kind, status, source, owner, retention
 reason, expiry). Conflict sets go through ``remember`` itself (two tool results that disagree),
 since only the gate opens one. SEC filings go through ``ingest_companyfacts``. Then
-``graph.retrieval.indexer.refresh`` gives every version its entry, embedding with MiniLM behind
-a cache by text (``Cached``), so the second backend and size of a run reuse the vectors of
+``vintage.graph.retrieval.indexer.refresh`` gives every version its entry, embedding with MiniLM
+behind a cache by text (``Cached``), so the second backend and size of a run reuse the vectors of
 the first instead of running the model twice on one text.
 """
 
@@ -23,15 +23,15 @@ import numpy as np
 
 from bench import retrieval_sec
 from bench.retrieval_corpus import Corpus, Memory, Version
-from graph.kinds import SourceKind
-from graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn, MemoryKind
-from graph.memory.remember import remember
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.retrieval.embedder import Embedder, Vectors
-from graph.retrieval.indexer import refresh
-from graph.store import Store
-from graph.writes import Batch, record
-from ingest.companyfacts import ingest_companyfacts
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn, MemoryKind
+from vintage.graph.memory.remember import remember
+from vintage.graph.retrieval.embedder import Embedder, Vectors
+from vintage.graph.retrieval.indexer import refresh
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch, record
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
 
 ACTOR = "bench:retrieval"
 BATCH = 300

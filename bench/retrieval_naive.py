@@ -2,10 +2,11 @@
 
 What a search built on a global index does: ask each leg for its best ``DEPTH`` items over
 *every* entry of the tenant (other users' memories, superseded versions, expired items,
-candidates), fuse them with the product's rule (``queries.fusion.fuse``), keep the first
+candidates), fuse them with the product's rule (``vintage.queries.search.fusion.fuse``), keep the
+first
 ``LIMIT`` and only then drop what the reader may not see. It runs on the embedded store's own
-ranking structures (``graph.embedded.search.tenant_index``: the same BM25 index, postings and
-vectors the embedded backend ranks with), so the one difference from the product is the order
+ranking structures (``vintage.graph.embedded.search.tenant_index``: the same BM25 index, postings
+and vectors the embedded backend ranks with), so the one difference from the product is the order
 of "filter" and "rank". Reported: its recall, the legal answers it loses that the legal-first
 search found, and how many illegal items its unfiltered top ``LIMIT`` held (what it would leak
 without the filter).
@@ -22,11 +23,11 @@ import numpy.typing as npt
 
 from bench.retrieval_queries import Query, legal
 from bench.retrieval_run import LIMIT, Answer, Truth, hit
-from graph.embedded.search import TenantIndex, tenant_index
-from graph.embedded.store import EmbeddedStore
-from graph.retrieval.embedder import Embedder
-from graph.retrieval.terms import identifiers, terms
-from queries.fusion import LEGS, Mode, Ranked, fuse, per_leg
+from vintage.graph.embedded.search import TenantIndex, tenant_index
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.retrieval.terms import identifiers, terms
+from vintage.queries.search.fusion import LEGS, Mode, Ranked, fuse, per_leg
 
 DEPTH = per_leg(LIMIT)  # how many of each leg the product fuses first (its candidates)
 Result = dict[str, Any]

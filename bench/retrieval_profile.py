@@ -13,15 +13,15 @@ from typing import Any
 
 from bench.retrieval_queries import Query
 from bench.retrieval_run import request
-from graph.neo4j import cypher_search
-from graph.neo4j.search import blind
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.embedder import Embedder
-from graph.retrieval.index import TextQuery
-from graph.retrieval.terms import identifiers, terms
-from graph.store import Store
-from queries.fusion import REACH, Mode, per_leg
-from queries.search import legal_spec, search
+from vintage.graph.neo4j import cypher_search
+from vintage.graph.neo4j.search import blind
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.retrieval.index import TextQuery
+from vintage.graph.retrieval.terms import identifiers, terms
+from vintage.graph.store.protocol import Store
+from vintage.queries.search.fusion import REACH, Mode, per_leg
+from vintage.queries.search.run import legal_spec, search
 
 Result = dict[str, Any]
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from bench import retrieval_sec
 from bench.retrieval_corpus import CORE_USERS, CORRECTED, Corpus, Memory, Version, generate
 from bench.retrieval_topics import BADGE, GUESS, PLAN, PROJECT, TEMP_BADGE, TOPIC
-from graph.kinds import Status
+from vintage.graph.core.kinds import Status
 
 FILE = Path(__file__).resolve().with_name("retrieval_queries.jsonl")
 SEED = 7
@@ -69,7 +69,8 @@ def legal(q: Query, v: Version, now: datetime) -> bool:
     """The as-of predicate (docs/contract.md) for one predicted version: tenant, scope, the
     knowledge cutoff, status (candidates only when asked), valid time and expiry. The valid
     instant defaults to the cutoff, except for a tenant-wide read, which reads every valid
-    time (queries.search: a Q1 2018 figure is still the answer about Q1 2018 in June)."""
+    time (vintage.queries.search.run:
+    a Q1 2018 figure is still the answer about Q1 2018 in June)."""
     known = q.cutoff or now
     valid_at = q.valid_at or (None if q.all_scopes else known)
     statuses = ADMITTED | {Status.CANDIDATE} if q.candidates else ADMITTED

@@ -28,9 +28,9 @@ import neo4j
 
 from bench.retrieval_queries import Query, legal
 from bench.retrieval_run import LIMIT, Answer, Truth, hit, percentile
-from graph.embedded.store import EmbeddedStore
-from graph.retrieval.embedder import Embedder
-from graph.retrieval.terms import identifiers, terms
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.retrieval.terms import identifiers, terms
 
 LABEL = "BenchRetrievalRaw"
 TEXT, VECTOR = "bench_retrieval_raw_text", "bench_retrieval_raw_vector"

@@ -1,4 +1,4 @@
-"""Running the query set through ``queries.search.search`` and scoring the answers.
+"""Running the query set through ``vintage.queries.search.run.search`` and scoring the answers.
 
 Every query runs in every mode of the ablation ladder (exact, keyword, semantic, hybrid), each
 timed end to end as a caller sees it: the index refresh a search starts with, embedding the
@@ -26,11 +26,11 @@ from typing import Any
 
 from bench.retrieval_corpus import Version
 from bench.retrieval_queries import Query, half, legal
-from graph.model import Scope
-from graph.retrieval.embedder import Embedder
-from graph.store import Store
-from queries.fusion import per_leg
-from queries.search import Mode, SearchRequest, search
+from vintage.graph.core.model import Scope
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.store.protocol import Store
+from vintage.queries.search.fusion import per_leg
+from vintage.queries.search.run import Mode, SearchRequest, search
 
 MODES = (Mode.EXACT, Mode.KEYWORD, Mode.SEMANTIC, Mode.HYBRID)
 LIMIT = 10
@@ -50,8 +50,8 @@ class Answer:
     legal_set: int
     matched: int
     now: datetime
-    depth: int = 0  # how deep the search fused each leg (queries.fusion.deep_enough)
-    rescored: int = 0  # candidates its cut legs were asked for by id (queries.search._rescore)
+    depth: int = 0  # how deep the search fused each leg (vintage.queries.search.fusion.deep_enough)
+    rescored: int = 0  # candidates its cut legs were asked for by id (search.run._rescore)
     error: str | None = None  # the search failed: no answer (counted, never hidden)
 
 

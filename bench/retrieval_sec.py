@@ -18,13 +18,14 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from bench.retrieval_corpus import Version
-from graph.kinds import Status
-from graph.model import Scope, assertion_key, version_id
-from graph.temporal import day_start
-from ingest.companyfacts import read_companyfacts
-from ingest.revisions import Row, in_filing_order
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import Scope, assertion_key, version_id
+from vintage.graph.core.temporal import day_start
+from vintage.ingest.bundled import COMPANYFACTS
+from vintage.ingest.sec.companyfacts import read_companyfacts
+from vintage.ingest.sec.revisions import Row, in_filing_order
 
-FILES = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
+FILES = COMPANYFACTS
 TENANT = "sec"
 NAMES = {"GOOGL": "Alphabet", "NVDA": "NVIDIA", "TSLA": "Tesla", "SNOW": "Snowflake",
          "MRVL": "Marvell"}

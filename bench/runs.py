@@ -7,10 +7,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from graph.asof import AsOf
-from graph.model import Scope
-from graph.store import Store
-from graph.writes import Batch, record
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch, record
 
 WARMUP_READS = 20
 

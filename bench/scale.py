@@ -8,7 +8,8 @@ N / 100 companies (``bench.scale_data``: quarterly and annual periods, 5% restat
 metrics over them, ``bench.scale_derived``). Measured: ingest through ``ingest_companyfacts``
 against ``bench.sec_raw``'s ``UNWIND`` load of the same files, as-of point reads, metric
 questions (``ask``), the cascade of one widely used input (a year's EUR rate), the server's disk
-and heap. Without ``--neo4j-uri`` a private Neo4j is started through ``graph.neo4j.launcher`` in
+and heap. Without ``--neo4j-uri`` a private Neo4j is started through
+``vintage.graph.neo4j.launcher`` in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-scale``) and stopped at the end. See
 bench/README.md for what each number means.
 """
@@ -26,9 +27,9 @@ from pathlib import Path
 
 from bench import report, runs, scale_data, scale_derived, sec, sec_questions
 from bench.scale_measure import Result, cascade, data_directory, disk, heap, ingest, raw_load, say
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.writes import record
+from vintage.graph.core.model import Scope
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.writes.semantics import record
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-scale"
 READ_PREDICATES = (*(f"us-gaap:{c}" for c in scale_data.CONCEPTS), *scale_derived.DERIVED)
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
     finally:
         if server["started_by_bench"] and not args.keep_server:
-            from graph.neo4j import launcher as neo4j_launcher
+            from vintage.graph.neo4j import launcher as neo4j_launcher
 
             neo4j_launcher.stop()
     print(table(results))

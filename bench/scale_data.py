@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.sec_questions import Question
-from graph.asof import AsOf
-from graph.kinds import SourceKind
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.temporal import as_of, day_start
-from graph.writes import Batch
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import as_of, day_start
+from vintage.graph.writes.semantics import Batch
 
 CONCEPTS = ("Revenues", "CostOfRevenue", "OperatingIncomeLoss", "NetIncomeLoss")
 FIRST_YEAR = 2019

@@ -6,7 +6,8 @@ operating income in EUR (``revenue_eur * margin / 100``, over the two derived fa
 a diamond on revenue). Each is computed on the inputs current when the build runs.
 
 ``derive()`` costs a transaction and ~10 queries per fact, far too slow for 360,000 of them, so
-the records are made as ``graph.derivations.derive_in`` makes them (the generalisation of
+the records are made as ``vintage.graph.derivations.derived.derive_in`` makes them (the
+generalisation of
 ``bench.cascade_setup.derived_record`` to any subject and period) and written with that
 module's bulk writers: ``create_facts`` in chunks, then one ``UNWIND`` per chunk that creates
 the same ``Derivation`` node and ``USED`` / ``GENERATED`` edges as ``cypher.create_derivations``.
@@ -26,15 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from bench import cascade_setup, scale_data
-from graph.asof import AsOf
-from graph.derivations import Output, derive
-from graph.kinds import FactKind, Status
-from graph.model import Event, Fact, Scope, assertion_key, digest
-from graph.neo4j.store import Neo4jStore
-from graph.recipes import Recipe, expression
-from graph.store import DerivationWrite
-from graph.writes import record
-from ingest.companyfacts import ingest_companyfacts
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Event, Fact, Scope, assertion_key, digest
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import Recipe, expression
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import DerivationWrite
+from vintage.graph.writes.semantics import record
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
 
 REVENUE_EUR = expression("revenue_eur", "1", "revenue / rate")
 MARGIN = expression("operating_margin", "1", "100 * operating_income / revenue")

@@ -17,11 +17,11 @@ from neo4j.exceptions import Neo4jError
 
 from bench import scale_data, sec_raw
 from bench.sec_questions import nearest_rank
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.store import StoreError
-from graph.writes import record
-from ingest.companyfacts import ingest_companyfacts
+from vintage.graph.core.model import Scope
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import StoreError
+from vintage.graph.writes.semantics import record
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
 
 Result = dict[str, Any]
 RAW_FILES_PER_PLAN = 200  # files planned (and held as rows) at a time by the raw load

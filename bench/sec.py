@@ -4,7 +4,7 @@ against a raw Neo4j ``UNWIND`` load of the same shape measured in the same run.
     python -m bench.sec [--backends embedded,neo4j] [--questions 40] [--repeat 10]
                         [--neo4j-uri URI] [--profile] [--out bench/results/sec.json]
 
-Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``graph.neo4j.launcher`` in
+Without ``--neo4j-uri`` a private Neo4j 5.26 is started through ``vintage.graph.neo4j.launcher`` in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-sec``, away from the test suite's server)
 and stopped at the end. See bench/README.md for what each number means.
 """
@@ -28,15 +28,16 @@ import neo4j
 
 from bench import report, sec_questions, sec_raw
 from bench.sec_report import Profiles, tables
-from graph.backends import open_store
-from graph.embedded.store import LOG_NAME
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from ingest.companyfacts import ingest_companyfacts, plan, read_companyfacts
+from vintage.graph.core.model import Scope
+from vintage.graph.embedded.store import LOG_NAME
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.protocol import Store
+from vintage.ingest.bundled import COMPANYFACTS
+from vintage.ingest.sec.companyfacts import ingest_companyfacts, plan, read_companyfacts
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-sec"
-DATA = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
+DATA = COMPANYFACTS
 Result = dict[str, Any]
 Auth = tuple[str, str] | None
 
@@ -170,9 +171,7 @@ def parse_plan_only(files: Sequence[Path]) -> Result:
 
 
 def _start_server(args: argparse.Namespace) -> tuple[str, Auth, int | None, Result]:
-    from graph.neo4j import (
-        launcher as neo4j_launcher,  # reads VINTAGE_NEO4J_HOME when called, not on import
-    )
+    from vintage.graph.neo4j import launcher as neo4j_launcher
 
     if args.neo4j_uri is not None:
         auth: Auth = None
@@ -212,7 +211,7 @@ def run(args: argparse.Namespace, backends: list[str]) -> Result:
             result["raw_unwind"] = bench_raw(uri, auth, files)
         finally:
             if result["server"]["started_by_bench"] and not args.keep_server:
-                from graph.neo4j import launcher as neo4j_launcher
+                from vintage.graph.neo4j import launcher as neo4j_launcher
 
                 neo4j_launcher.stop()
         vintage, raw = result["neo4j"]["ingest"], result["raw_unwind"]

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from graph.model import Scope
-from graph.store import Store
-from queries.metrics import resolve_metric
-from queries.periods import parse_period
-from queries.question import ask
+from vintage.graph.core.model import Scope
+from vintage.graph.store.protocol import Store
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
 
 METRICS = ("operating_margin", "revenue", "net_income", "eps_diluted", "revenue_growth")
 SUBJECTS = ("GOOGL", "NVDA", "MRVL", "SNOW", "TSLA")

@@ -19,9 +19,9 @@ from typing import Any, LiteralString
 
 import neo4j
 
-from graph.model import Scope
-from ingest.batches import BATCH_SIZE
-from ingest.companyfacts import plan, read_companyfacts
+from vintage.graph.core.model import Scope
+from vintage.ingest.batches import BATCH_SIZE
+from vintage.ingest.sec.companyfacts import plan, read_companyfacts
 
 LABELS = ("BenchSecFact", "BenchSecSource", "BenchSecSubject")
 _INDEXES: tuple[LiteralString, ...] = (

@@ -6,7 +6,7 @@ embedded and Neo4j, with a mixed workload of search, an as-of metric read and re
 
 Each backend gets a fresh store (embedded: a temporary directory; Neo4j: a fresh tenant on the
 running launcher server, purged at the end) seeded with ``--memories`` memories over 200 users and
-the bundled SEC demo facts, then the real app (``api.http.app.create_app``) is served by uvicorn
+the bundled SEC demo facts, then the real app (``vintage.http.app.create_app``) is served by uvicorn
 in this process on a free loopback port. A writer key is created the way ``vintage keys``
 makes one. One warm-up search (it loads the model and indexes what is new) runs before the
 clock starts. Then ``--clients`` threads, each with its own connection (standard library
@@ -32,15 +32,15 @@ from typing import Any
 
 import uvicorn
 
-from api.demo import DEMO_TENANT, run_demo
-from api.http.app import create_app
-from graph.access import create_key
-from graph.backends import open_store
-from graph.memory.gate import Decision, MemoryIn
-from graph.memory.remember import remember
-from graph.neo4j import launcher
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
+from vintage.cli.demo import DEMO_TENANT, run_demo
+from vintage.graph.access import create_key
+from vintage.graph.memory.gate import Decision, MemoryIn
+from vintage.graph.memory.remember import remember
+from vintage.graph.neo4j import launcher
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.protocol import Store
+from vintage.http.app import create_app
 
 OPS = ("search", "metric", "remember")
 WORDS = ("shipping address", "gift wrap", "window seat", "vegetarian meal", "invoice email",

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from graph.cascade import Fate, Outcome
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.store import Refused, Store, StoreTx
-from graph.writes import Batch, WriteReport, record, record_in
-from ingest.reading import IngestError
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.store.protocol import Refused, Store, StoreTx
+from vintage.graph.writes.cascade import Fate, Outcome
+from vintage.graph.writes.semantics import Batch, WriteReport, record, record_in
+from vintage.ingest.reading import IngestError
 
 BATCH_SIZE = 10_000
 Progress = Callable[[int, int], None]  # (facts written so far, facts in the file)
@@ -125,7 +125,8 @@ class _Checked(Exception):
 
 class _PlanOnly:
     """A transaction that reads, and ends at the first write. :func:`record_in` decides every
-    row, and refuses, before it writes (graph.writes), so running it on this transaction plans
+    row, and refuses, before it writes (vintage.graph.writes.semantics), so running it on this
+    transaction plans
     the whole file against the store and writes nothing."""
 
     _READS = frozenset({"tenant", "versions", "top_revisions", "existing", "get_sources",

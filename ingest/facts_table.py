@@ -17,10 +17,10 @@ Periods follow the SEC convention: ``period_end`` is the last day, inclusive; an
 ``period_start`` marks an instant (a balance at the end of ``period_end``). Both become the
 half-open valid interval ``[start, end + 1 day)``. The whole file is validated before anything is
 written: one bad row, and the error names file, row and field, and nothing of the file is stored.
-Implausible rows (``ingest.plausible``) are bad rows: a source public long before the period it
-reports on or after now, and one source giving two values for one assertion. Whatever the bytes
-hold, reading ends in rows or in one error naming the row (``ingest.reading``); then the file is
-written whole or not at all (``ingest.batches``).
+Implausible rows (``vintage.ingest.plausible``) are bad rows: a source public long before the period
+it reports on or after now, and one source giving two values for one assertion. Whatever the bytes
+hold, reading ends in rows or in one error naming the row (``vintage.ingest.reading``); then the
+file is written whole or not at all (``vintage.ingest.batches``).
 """
 
 from __future__ import annotations
@@ -35,20 +35,21 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from graph.kinds import SourceKind
-from graph.limits import MAX_NAME_CHARS, MAX_URI_CHARS
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.store import Store
-from graph.temporal import Interval, TimeError, all_time, day_start, parse_instant
-from ingest.batches import Origin, Progress, Summary, write_file
-from ingest.plausible import CLOCK_SKEW, OneValue, from_the_future, too_early
-from ingest.reading import IngestError, csv_rows, jsonl_rows, parse_number
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.limits import MAX_NAME_CHARS, MAX_URI_CHARS
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import Interval, TimeError, all_time, day_start, parse_instant
+from vintage.graph.store.protocol import Store
+from vintage.ingest.batches import Origin, Progress, Summary, write_file
+from vintage.ingest.plausible import CLOCK_SKEW, OneValue, from_the_future, too_early
+from vintage.ingest.reading import IngestError, csv_rows, jsonl_rows, parse_number
 
 __all__ = ["IngestError", "TableIngest", "ingest_table", "parse_table", "read_rows"]
 
 REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", "available_at")
 _YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
-# queries.fiscal reads the declaration under this predicate (ingest may not import queries).
+# vintage.queries.metrics.fiscal reads the declaration under this predicate (ingest may not import
+# queries).
 FISCAL_YEAR_END = "vintage:FiscalYearEnd"
 DECLARED_FROM = day_start(date(1970, 1, 1))
 _UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
@@ -110,7 +111,8 @@ def ingest_table(
 
     ``available`` keeps only rows whose source was public in that window (to replay a file in
     the order the world learned it); ``recompute`` recomputes what corrections cascade to.
-    A source public after the store's clock plus ``clock_skew`` is refused (ingest.plausible)."""
+    A source public after the store's clock plus ``clock_skew`` is refused
+    (vintage.ingest.plausible)."""
     parsed = parse_table(path)
     window = available or all_time()
     kept = [(n, f) for n, f in zip(parsed.numbers, parsed.facts, strict=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from datetime import datetime, timedelta
 
-from graph.model import Value
+from vintage.graph.core.model import Value
 
 LEAD = timedelta(days=92)
 CLOCK_SKEW = timedelta(minutes=5)

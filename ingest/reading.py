@@ -7,7 +7,7 @@ row and the field, never in a traceback (docs/semantics.md, "Bad input files"):
   and bytes that are not UTF-8 are refused at the row they are in;
 * a CSV field may be as long as the line holding it (Python's csv module stops at 128 KiB with
   an error that names nothing): what is too long for Vintage is refused by name, by the bounds
-  of ``graph.limits``, after the row is read;
+  of ``vintage.graph.core.limits``, after the row is read;
 * a JSON-lines row is one flat object: one nested so deep that the parser runs out of stack
   is refused as such;
 * a number is written as digits, a point and an exponent, nothing else: Python's ``int`` and
@@ -27,8 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from graph.errors import UserError
-from graph.temporal import TimeError, parse_instant
+from vintage.graph.core.errors import UserError
+from vintage.graph.core.temporal import TimeError, parse_instant
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INTEGER = re.compile(r"[+-]?[0-9]+")

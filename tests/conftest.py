@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from ingest.companyfacts import ParsedFile, read_companyfacts
 from tests.factories import BACKENDS, PinnedClock, make_store
 from tests.neo4j_server import Neo4jTarget, neo4j_uri_for_tests
 from tests.sec_files import TICKERS, data_file
+from vintage.graph.core.model import Scope
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store
+from vintage.ingest.sec.companyfacts import ParsedFile, read_companyfacts
 
 if TYPE_CHECKING:
     from tests.http_api import Api

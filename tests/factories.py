@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from api.cli import main
-from graph.embedded.store import EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.memory.gate import MemoryIn
-from graph.memory.remember import remember
-from graph.model import FactIn, Scope, SourceIn, Subject, Value
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import Batch
-from queries.recall import MemoryView
+from vintage.cli.main import main
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject, Value
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.memory.gate import MemoryIn
+from vintage.graph.memory.remember import remember
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch
+from vintage.queries.memory.recall import MemoryView
 
 Q1_2018 = (parse_instant("2018-01-01"), parse_instant("2018-04-01"))
 

@@ -1,5 +1,5 @@
-"""The HTTP API under test: the real app (``api.http.create_app``) over a real store, driven by
-FastAPI's test client, with real API keys (``graph.access``)."""
+"""The HTTP API under test: the real app (``vintage.http.create_app``) over a real store, driven by
+FastAPI's test client, with real API keys (``vintage.graph.access``)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
-from api.http.app import create_app
-from graph.access import Principal, create_key
-from graph.embedded.store import EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
 from tests.factories import PinnedClock
+from vintage.graph.access import Principal, create_key
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.protocol import Store
+from vintage.http.app import create_app
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEMS = "https://vintage.dev/problems/"

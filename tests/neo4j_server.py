@@ -1,8 +1,9 @@
 """Find or start a Neo4j server for the test session (helper module, deliberately no fixtures).
 
 Order: ``NEO4J_URI`` (an existing server), then a Docker container through testcontainers when a
-Docker engine answers, then the local Java launcher (``graph.neo4j.launcher``). It raises instead
-of skipping: a graph-engine test suite that silently skips its database tests proves nothing.
+Docker engine answers, then the local Java launcher (``vintage.graph.neo4j.launcher``). It raises
+instead of skipping: a graph-engine test suite that silently skips its database tests proves
+nothing.
 
 Use it from a session fixture in conftest.py, either way::
 
@@ -25,7 +26,7 @@ from typing import Any, Literal
 
 import pytest
 
-from graph.neo4j import launcher as neo4j_launcher
+from vintage.graph.neo4j import launcher as neo4j_launcher
 
 DOCKER_IMAGE = "neo4j:5.26-community"
 _DOCKER_PING_TIMEOUT_S = 3

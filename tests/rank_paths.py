@@ -1,6 +1,6 @@
 """A Neo4j store held to one ranking path, so that a test proves that path and not whichever
-one a search happened to take (graph.neo4j.ranker: the launcher's columns serve a search only
-once they are built, in the background).
+one a search happened to take (vintage.graph.neo4j.ranker: the launcher's columns serve a search
+only once they are built, in the background).
 
 ``neo4j-cypher``: every search ranks in Cypher, as on a stock server. ``neo4j-ranker``: every
 search the ranker serves builds the tenant's columns first and ranks from them; Cypher ranking
@@ -13,10 +13,10 @@ from typing import Any, NoReturn
 
 import pytest
 
-from graph.asof import AsOf
-from graph.neo4j import cypher_search, ranker
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.index import Hits, TextQuery
+from vintage.graph.core.asof import AsOf
+from vintage.graph.neo4j import cypher_search, ranker
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.index import Hits, TextQuery
 
 
 def take_rank_path(store: Neo4jStore, path: str, monkeypatch: pytest.MonkeyPatch) -> None:

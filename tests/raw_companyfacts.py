@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
-from pathlib import Path
 
-from queries.fiscal import FiscalCalendar, Span
+from vintage.ingest.bundled import COMPANYFACTS
+from vintage.queries.metrics.fiscal import FiscalCalendar, Span
 
-DATA = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
+DATA = COMPANYFACTS
 TICKERS = ("GOOGL", "LPA", "MRVL", "NVDA", "SNOW", "TSLA")
 ANNUAL_FORMS = frozenset({"10-K", "10-K/A", "20-F", "20-F/A"})
 

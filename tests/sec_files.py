@@ -6,13 +6,12 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-import ingest
-from graph.kinds import Change
-from graph.temporal import day_start
-from ingest.companyfacts import ParsedFile
-from ingest.revisions import ValueChange, classify, revisions
+from vintage.graph.core.kinds import Change
+from vintage.graph.core.temporal import day_start
+from vintage.ingest.bundled import DATA
+from vintage.ingest.sec.companyfacts import ParsedFile
+from vintage.ingest.sec.revisions import ValueChange, classify, revisions
 
-DATA = Path(ingest.__file__).parent / "data"
 FILES = DATA / "companyfacts"
 TICKERS = ("NVDA", "GOOGL", "TSLA", "SNOW", "MRVL", "LPA")
 

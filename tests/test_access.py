@@ -11,7 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from graph.access import (
+from tests.test_erasure_on_disk import found_in_files, occurrences_in_clear
+from vintage.graph.access import (
     Forbidden,
     KeyCache,
     OutOfReach,
@@ -25,14 +26,13 @@ from graph.access import (
     revoke,
     verify,
 )
-from graph.access.keys import CREATE, REFUSED
-from graph.access.keystring import encode_tenant
-from graph.embedded.store import EmbeddedStore
-from graph.errors import InvalidArgument
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from tests.test_erasure_on_disk import found_in_files, occurrences_in_clear
+from vintage.graph.access.keys import CREATE, REFUSED
+from vintage.graph.access.keystring import encode_tenant
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Scope
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store
 
 OWNER = "user:owner"
 

@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.asof import AsOf, to_predicate
-from graph.kinds import FactKind, Status
-from graph.model import Fact, Scope
-from graph.temporal import UTC, Interval, as_of
+from vintage.graph.core.asof import AsOf, to_predicate
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Fact, Scope
+from vintage.graph.core.temporal import UTC, Interval, as_of
 
 BASE = datetime(2020, 1, 1, tzinfo=UTC)
 instants = st.integers(min_value=0, max_value=50).map(lambda d: BASE + timedelta(days=d))

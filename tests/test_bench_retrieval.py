@@ -13,8 +13,8 @@ from bench import retrieval
 from bench.retrieval_corpus import generate
 from bench.retrieval_queries import FILE, build, half, load, render
 from bench.retrieval_run import hit, illegal
-from graph.memory.gate import memory_key
-from graph.model import Scope, version_id
+from vintage.graph.core.model import Scope, version_id
+from vintage.graph.memory.gate import memory_key
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from bench import scale, scale_data
-from graph.kinds import Change
-from graph.labels import FACT
-from graph.neo4j import launcher
-from graph.neo4j.store import Neo4jStore
-from ingest.companyfacts import plan, read_companyfacts
-from ingest.revisions import classify
 from tests.neo4j_server import Neo4jTarget
+from vintage.graph.core.kinds import Change
+from vintage.graph.core.labels import FACT
+from vintage.graph.neo4j import launcher
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.ingest.sec.companyfacts import plan, read_companyfacts
+from vintage.ingest.sec.revisions import classify
 
 COMPANIES = 10
 FACTS = COMPANIES * scale_data.FACTS_PER_SUBJECT

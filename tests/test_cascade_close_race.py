@@ -15,16 +15,16 @@ import threading
 import time
 from pathlib import Path
 
-from graph.derivations import Output, derive
-from graph.labels import FACT
-from graph.model import Scope
-from graph.neo4j.cypher import CLOSED_FIRST, Query
-from graph.neo4j.store import Neo4jStore
-from graph.recipes import expression
-from graph.store import ConflictError
-from graph.temporal import parse_instant
-from graph.writes import record
 from tests.factories import QUARTER, filed_base
+from vintage.graph.core.labels import FACT
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.neo4j.cypher import CLOSED_FIRST, Query
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import ConflictError
+from vintage.graph.writes.semantics import record
 
 OTHER_CLOSE = "2030-01-01T00:00:00Z"
 

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from graph.cascade import CYCLE, _topological
-from graph.derivations import CycleError, Output, derive
-from graph.labels import DERIVATION, FACT, USED
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.recipes import expression
-from graph.writes import record
 from tests.factories import QUARTER, filed_base
+from vintage.graph.core.labels import DERIVATION, FACT, USED
+from vintage.graph.core.model import Scope
+from vintage.graph.derivations.derived import CycleError, Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.writes.cascade import CYCLE, _topological
+from vintage.graph.writes.semantics import record
 
 
 def test_a_cascade_through_a_derivation_cycle_is_refused_and_writes_nothing(

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from graph.derivations import Output, derive
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.reach import MAX_DEPTH
-from graph.recipes import expression
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.reach import MAX_DEPTH
+from vintage.graph.writes.semantics import Batch, record
 
 DAY0 = parse_instant("2020-01-01")
 PERIOD = (parse_instant("2019-01-01"), parse_instant("2019-04-01"))

@@ -1,8 +1,9 @@
 """Cascades over random derivation graphs, run on the embedded store and a real Neo4j at once:
 mixed single and multiple justifications, diamonds, chains deeper than five. The embedded
-backend decides on the reference subgraph (``graph.embedded.downstream``); Neo4j twice: on its
-one query per level (what a stock server runs), and inside the server with the launcher's
-``vintage.cascade_close`` procedure, which writes the closes too (``graph.neo4j.procedures``).
+backend decides on the reference subgraph (``vintage.graph.embedded.downstream``); Neo4j twice: on
+its one query per level (what a stock server runs), and inside the server with the launcher's
+``vintage.cascade_close`` procedure, which writes the closes too
+(``vintage.graph.neo4j.procedures``).
 Every outcome, every stored end and the subgraph itself must be identical."""
 
 from __future__ import annotations
@@ -16,19 +17,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph.corrections import invalidate
-from graph.derivations import Output, derive
-from graph.embedded.downstream import by_walk
-from graph.embedded.store import EmbeddedStore
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.neo4j import procedures
-from graph.neo4j.store import Neo4jStore
-from graph.recipes import expression
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
 from tests.factories import PinnedClock
 from tests.neo4j_server import Neo4jTarget
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.embedded.downstream import by_walk
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j import procedures
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.corrections import invalidate
+from vintage.graph.writes.semantics import Batch, record
 
 pytestmark = pytest.mark.neo4j
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.neo4j.params import instant, micros
-from graph.neo4j.procedures import cascade_call
+from vintage.graph.neo4j.params import instant, micros
+from vintage.graph.neo4j.procedures import cascade_call
 
 INSTANTS = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1),
                         timezones=st.just(UTC))

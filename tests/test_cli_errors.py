@@ -48,9 +48,9 @@ def test_a_refused_request_is_one_line_and_exit_2(
 
 
 @pytest.mark.parametrize(("target", "args"), [
-    ("api.cli.impact", ["impact", "--source", "s1"]),
-    ("api.cli_memory.recall", ["memories", "user:1"]),
-    ("api.cli_context.build_pack", ["context", "--query", "q", "--budget", "500", "--user",
+    ("vintage.cli.main.impact", ["impact", "--source", "s1"]),
+    ("vintage.cli.memory.recall", ["memories", "user:1"]),
+    ("vintage.cli.context.build_pack", ["context", "--query", "q", "--budget", "500", "--user",
                                     "1", "--for-thread", "t1"]),
 ])
 def test_an_internal_error_is_one_line_exit_70_and_no_traceback(
@@ -71,7 +71,7 @@ def test_a_bare_value_error_is_internal_not_the_users(
         raise ValueError("an as-of read must admit\nat least one status")
 
     monkeypatch.delenv("VINTAGE_DEBUG", raising=False)
-    monkeypatch.setattr("api.cli.impact", faulty)
+    monkeypatch.setattr("vintage.cli.main.impact", faulty)
     code, _, err = run([*store_of(tmp_path), "impact", "--source", "s1"], capsys, monkeypatch)
     assert code == 70
     assert err == ("internal error: ValueError: an as-of read must admit at least one status "
@@ -82,7 +82,7 @@ def test_vintage_debug_lets_the_traceback_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("VINTAGE_DEBUG", "1")
-    monkeypatch.setattr("api.cli.impact", boom)
+    monkeypatch.setattr("vintage.cli.main.impact", boom)
     with pytest.raises(KeyError, match="boom"):
         run([*store_of(tmp_path), "impact", "--source", "s1"], capsys, monkeypatch)
 
@@ -97,14 +97,14 @@ DRIVER_LOADED = "sorted(m for m in sys.modules if m == 'neo4j' or m.startswith('
 
 
 def test_importing_the_cli_does_not_load_the_neo4j_driver() -> None:
-    done = python(f"import sys\nimport api.cli\nprint({DRIVER_LOADED})")
+    done = python(f"import sys\nimport vintage.cli.main\nprint({DRIVER_LOADED})")
     assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
 
 
 def test_an_embedded_store_command_does_not_load_the_neo4j_driver(tmp_path: Path) -> None:
     script = f"""
 import sys
-from api.cli import main
+from vintage.cli.main import main
 sys.argv = ["vintage", "--store", sys.argv[1], "--tenant", "acme", *sys.argv[2:]]
 try:
     main()

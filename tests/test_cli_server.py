@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from graph.access import create_key
-from graph.backends import open_store
 from tests.test_http_api import KPIS
 from tests.test_http_serve import ROOT, free_port, up
+from vintage.graph.access import create_key
+from vintage.graph.store.backends import open_store
 
-CLI = [sys.executable, "-c", "from api.cli import main; main()"]
+CLI = [sys.executable, "-c", "from vintage.cli.main import main; main()"]
 REMEMBER = ["remember", "preference", "user:42", "shipping.preference", "ship to the office",
             "--source-kind", "user_message", "--source-id", "msg-1", "--owner", "user:42",
             "--reason", "asked", "--observed-at", "2026-01-01T00:00:00Z", "--json"]

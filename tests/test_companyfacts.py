@@ -17,20 +17,6 @@ from typing import Any
 
 import pytest
 
-from graph.embedded.store import EmbeddedStore
-from graph.kinds import Change
-from graph.model import Event, Scope
-from graph.store import Store
-from graph.temporal import day_start, from_to
-from ingest.batches import Summary
-from ingest.companyfacts import (
-    ParsedFile,
-    ingest_companyfacts,
-    read_acceptance_times,
-    read_companyfacts,
-)
-from ingest.facts_table import IngestError
-from queries.asof import Answer, facts_as_of, history
 from tests.factories import run as cli_run
 from tests.sec_files import (
     GOOGL_FIRST,
@@ -46,6 +32,20 @@ from tests.sec_files import (
     data_file,
     period,
 )
+from vintage.graph.core.kinds import Change
+from vintage.graph.core.model import Event, Scope
+from vintage.graph.core.temporal import day_start, from_to
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.store.protocol import Store
+from vintage.ingest.batches import Summary
+from vintage.ingest.facts_table import IngestError
+from vintage.ingest.sec.companyfacts import (
+    ParsedFile,
+    ingest_companyfacts,
+    read_acceptance_times,
+    read_companyfacts,
+)
+from vintage.queries.lineage.asof import Answer, facts_as_of, history
 
 ACTOR = "test ingest companyfacts"
 

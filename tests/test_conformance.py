@@ -7,11 +7,12 @@ from datetime import timedelta
 
 import pytest
 
-from graph.asof import AsOf, TenantRequired
-from graph.corrections import restore_source, retract_source
-from graph.kinds import FactKind, Status
-from graph.model import Scope
-from graph.store import (
+from tests.factories import PinnedClock, batch, fact, source
+from vintage.graph.core.asof import AsOf, TenantRequired
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import as_of, from_to, parse_instant
+from vintage.graph.store.protocol import (
     Confirmation,
     ConflictError,
     Direction,
@@ -19,10 +20,9 @@ from graph.store import (
     StoreError,
     UnknownReference,
 )
-from graph.temporal import as_of, from_to, parse_instant
-from graph.writes import Batch, record
-from queries.asof import facts_as_of
-from tests.factories import PinnedClock, batch, fact, source
+from vintage.graph.writes.corrections import restore_source, retract_source
+from vintage.graph.writes.semantics import Batch, record
+from vintage.queries.lineage.asof import facts_as_of
 
 A1 = source("0001652044-18-000016", "2018-04-24", form="10-Q")
 A2 = source("0001652044-19-000010", "2019-04-30", form="10-Q")

@@ -13,15 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph.errors import InvalidArgument
-from graph.memory.gate import MEMORY_EPOCH
-from graph.model import Value
-from graph.retrieval.counting import token_counter
-from queries.pack import item_of
-from queries.pack_fit import FLOOR, Header, Layout, empty_fits, fit
-from queries.pack_items import TRIMMED, Format, Item, Trimmer
-from queries.search import Found
-from queries.views import SourceView
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Value
+from vintage.graph.memory.gate import MEMORY_EPOCH
+from vintage.graph.retrieval.counting import token_counter
+from vintage.queries.lineage.views import SourceView
+from vintage.queries.search.fit import FLOOR, Header, Layout, empty_fits, fit
+from vintage.queries.search.items import TRIMMED, Format, Item, Trimmer
+from vintage.queries.search.pack import item_of
+from vintage.queries.search.run import Found
 
 COUNTER = token_counter()
 OBSERVED = datetime(2026, 5, 1, 10, tzinfo=UTC)

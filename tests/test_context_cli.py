@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from graph.retrieval.counting import token_counter
 from tests.factories import run
+from vintage.graph.retrieval.counting import token_counter
 
 SAID = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
         "--owner", "user:42", "--reason", "asked us to remember", "--user", "42"]

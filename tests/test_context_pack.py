@@ -9,19 +9,19 @@ import re
 
 import pytest
 
-from graph.errors import InvalidArgument
-from graph.exclusion import SCOPE, SUPERSEDED
-from graph.memory.gate import Decision
-from graph.memory.remember import remember
-from graph.model import Scope
-from graph.retrieval.counting import token_counter
-from graph.retrieval.embedder import minilm
-from graph.store import Store, UnknownReference
-from queries.pack import Pack, build_pack
-from queries.pack_items import Format
-from queries.search import Mode, SearchRequest
-from queries.trace import Verdict, judge, mark_used, read_injection
 from tests.factories import ACTOR, PinnedClock, memory, mine
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.exclusion import SCOPE, SUPERSEDED
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.remember import remember
+from vintage.graph.retrieval.counting import token_counter
+from vintage.graph.retrieval.embedder import minilm
+from vintage.graph.store.protocol import Store, UnknownReference
+from vintage.queries.search.items import Format
+from vintage.queries.search.pack import Pack, build_pack
+from vintage.queries.search.run import Mode, SearchRequest
+from vintage.queries.search.trace import Verdict, judge, mark_used, read_injection
 
 COUNTER = token_counter()
 TRACE_FIELDS = {"format", "mode", "all_scopes", "read", "form", "period", "matched", "legal",

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from graph.asof import AsOf
-from graph.kinds import FactKind, Status
-from graph.labels import (
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.labels import (
     CONFLICTS_WITH,
     FACT,
     FORBIDDEN_NAMES,
@@ -27,14 +27,14 @@ from graph.labels import (
     SOURCE,
     USED,
 )
-from graph.model import Scope
-from graph.neo4j import cypher, procedures, ranker
-from graph.neo4j import cypher_lineage as lineage
-from graph.neo4j import cypher_reads as reads
-from graph.neo4j import cypher_search as search
-from graph.neo4j.schema import SCHEMA_STATEMENTS
-from graph.store import Direction
-from graph.temporal import as_of, from_to, parse_instant
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import as_of, from_to, parse_instant
+from vintage.graph.neo4j import cypher, procedures, ranker
+from vintage.graph.neo4j import cypher_lineage as lineage
+from vintage.graph.neo4j import cypher_reads as reads
+from vintage.graph.neo4j import cypher_search as search
+from vintage.graph.neo4j.schema import SCHEMA_STATEMENTS
+from vintage.graph.store.protocol import Direction
 
 GOLDEN = Path(__file__).parent / "golden"
 T = parse_instant("2019-04-30")

@@ -20,8 +20,8 @@ import uvicorn
 import yaml
 from fastapi import FastAPI
 
-from graph.backends import is_neo4j
 from tests.factories import run
+from vintage.graph.store.backends import is_neo4j
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "docker" / "compose.yaml"

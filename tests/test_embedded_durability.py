@@ -17,20 +17,20 @@ from pathlib import Path
 
 import pytest
 
-from graph.asof import AsOf
-from graph.backends import key_path
-from graph.embedded import log
-from graph.embedded.codec import pack_vector
-from graph.embedded.store import LOG_NAME, EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.memory.forget import forget
-from graph.memory.remember import remember
-from graph.model import Scope
-from graph.retrieval.index import IndexEntry, index_tx
-from graph.retrieval.terms import terms
-from graph.temporal import all_time
-from graph.writes import record
 from tests.factories import ACTOR, PinnedClock, batch, fact, memory, mine, source
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import all_time
+from vintage.graph.embedded import log
+from vintage.graph.embedded.codec import pack_vector
+from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.remember import remember
+from vintage.graph.retrieval.index import IndexEntry, index_tx
+from vintage.graph.retrieval.terms import terms
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.backends import key_path
+from vintage.graph.writes.semantics import record
 
 ROOT = Path(__file__).resolve().parents[1]
 TENANT = "durable"
@@ -42,11 +42,11 @@ PER_BATCH = 800  # facts of 1 kB each: a log line of over 1 MB per batch
 WRITER = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
-    from graph.embedded import log
-    from graph.embedded.store import EmbeddedStore
+    from vintage.graph.embedded import log
+    from vintage.graph.embedded.store import EmbeddedStore
     from datetime import UTC, datetime
-    from graph.model import FactIn, Scope, SourceIn, Subject
-    from graph.writes import Batch, record
+    from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+    from vintage.graph.writes.semantics import Batch, record
 
     directory, start, count = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     PER_BATCH = int(sys.argv[4])
@@ -168,7 +168,7 @@ def test_a_second_writer_waits_then_is_refused_naming_the_holder(
     store = EmbeddedStore.open(tmp_path, PinnedClock())
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; "
-         "from graph.embedded import log\nwith log.writer_lock(Path(sys.argv[1]), 5):\n"
+         "from vintage.graph.embedded import log\nwith log.writer_lock(Path(sys.argv[1]), 5):\n"
          "    print('held', flush=True); time.sleep(30)", str(tmp_path)],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
     try:
@@ -234,7 +234,7 @@ def test_an_erasure_killed_during_the_rewrite_finishes_on_the_next_open(
         (log_path.with_name(log_path.name + ".scrub")).write_bytes(b"partial")
         raise SystemExit("killed during the rewrite")
 
-    monkeypatch.setattr("graph.embedded.scrub._rewrite", killed)
+    monkeypatch.setattr("vintage.graph.embedded.scrub._rewrite", killed)
     with pytest.raises(SystemExit):
         forget(store, mine(scope), subject="user:42", key="shipping.preference", actor=ACTOR,
                reason="erase request")
@@ -251,9 +251,9 @@ def test_an_erasure_killed_during_the_rewrite_finishes_on_the_next_open(
 REMEMBERER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from graph.backends import open_store
-    from graph.memory.gate import MemoryIn
-    from graph.memory.remember import remember
+    from vintage.graph.store.backends import open_store
+    from vintage.graph.memory.gate import MemoryIn
+    from vintage.graph.memory.remember import remember
 
     store, who, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     opened = open_store(store)

@@ -1,5 +1,5 @@
-"""The embedded legal set (``graph.embedded.legal``): its numpy pre-mask only ever drops what
-the as-of predicate drops, so the set is exactly the predicate's, however the facts change
+"""The embedded legal set (``vintage.graph.embedded.legal``): its numpy pre-mask only ever drops
+what the as-of predicate drops, so the set is exactly the predicate's, however the facts change
 after the columns were first read."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.asof import AsOf, to_predicate
-from graph.embedded.legal import Columns, legal
-from graph.model import Fact
 from tests.test_exclusion import facts, specs
+from vintage.graph.core.asof import AsOf, to_predicate
+from vintage.graph.core.model import Fact
+from vintage.graph.embedded.legal import Columns, legal
 
 IDS = "abcdef"
 

@@ -22,23 +22,23 @@ import pytest
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from graph.backends import KEYS_ENV, key_path, open_store
-from graph.embedded.log import unframe
-from graph.embedded.store import LOG_NAME, EmbeddedStore
-from graph.errors import InvalidArgument
-from graph.keyfile import FileKeyStore
-from graph.memory.forget import forget
-from graph.memory.remember import remember
-from graph.model import Scope, digest
-from graph.neo4j import launcher
-from graph.neo4j.store import Neo4jStore
-from graph.sealing import CIPHERTEXT, KeyUnknown, key_id
-from graph.store import Store
-from graph.writes import record
-from queries.recall import recall
-from queries.summaries import summarise
 from tests.factories import ACTOR, PinnedClock, batch, fact, memory, mine, run, source, values
 from tests.test_memory_erase import summaries
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Scope, digest
+from vintage.graph.embedded.log import unframe
+from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.remember import remember
+from vintage.graph.neo4j import launcher
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sealing.sealed import CIPHERTEXT, KeyUnknown, key_id
+from vintage.graph.store.backends import KEYS_ENV, key_path, open_store
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import record
+from vintage.queries.memory.recall import recall
+from vintage.queries.memory.summaries import summarise
 
 FORGET_BY = ["memory", "source", "user"]
 
@@ -214,7 +214,7 @@ def test_an_erasure_killed_before_its_keys_are_destroyed_destroys_them_on_the_ne
     def killed(*args: object) -> None:
         raise SystemExit("killed after the commit, before the keys went")
 
-    monkeypatch.setattr("graph.sealing.Sealer.destroy", killed)
+    monkeypatch.setattr("vintage.graph.sealing.sealed.Sealer.destroy", killed)
     with pytest.raises(SystemExit):
         erase(store, scope, "memory")
     monkeypatch.undo()

@@ -9,12 +9,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph import exclusion
-from graph.asof import AsOf, to_predicate
-from graph.kinds import FactKind, Status
-from graph.model import Fact, Scope
-from graph.neo4j.store import Neo4jStore
-from graph.temporal import UTC, Interval, as_of
+from vintage.graph.core import exclusion
+from vintage.graph.core.asof import AsOf, to_predicate
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Fact, Scope
+from vintage.graph.core.temporal import UTC, Interval, as_of
+from vintage.graph.neo4j.store import Neo4jStore
 
 BASE = datetime(2020, 1, 1, tzinfo=UTC)
 day = st.integers(min_value=0, max_value=12).map(lambda d: BASE + timedelta(days=d))

@@ -21,15 +21,15 @@ from prov.model import (
     ProvUsage,
 )
 
-from graph.asof import AsOf
-from graph.derivations import Output, derive
-from graph.model import Fact, Scope
-from graph.recipes import expression
-from graph.store import Store
-from graph.writes import record
-from queries.explain import Explanation, Step, explain
-from queries.export import graphml, prov_json
 from tests.factories import Q1_2018, PinnedClock, batch, fact, source
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Fact, Scope
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import record
+from vintage.queries.lineage.explain import Explanation, Step, explain
+from vintage.queries.lineage.export import graphml, prov_json
 
 S1 = source("s1", "2018-04-24", accession="0001652044-18-000016")
 S2 = source("s2", "2018-04-24", accession="0001652044-18-000020")

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.expr import Binary, Call, Expr, ExprError, Num, Unary, Var
-from graph.expr_parse import parse
+from vintage.graph.derivations.expr import Binary, Call, Expr, ExprError, Num, Unary, Var
+from vintage.graph.derivations.expr_parse import parse
 
 A, B, C = Var("a"), Var("b"), Var("c")
 INT64_MAX = 2**63 - 1

@@ -21,24 +21,25 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.http.app import create_app
-from api.http.service import STORE_RETRY_SECONDS
-from graph.access import create_key
-from graph.backends import open_store
-from graph.keyfile import FileKeyStore
-from graph.model import Scope
-from graph.neo4j import launcher, process
-from graph.neo4j.cypher import Query
-from graph.neo4j.store import Neo4jStore
-from graph.temporal import parse_instant
-from ingest import batches
-from ingest.companyfacts import ingest_companyfacts
 from tests.factories import PinnedClock
 from tests.http_api import PROBLEM_JSON, PROBLEMS, SETUP, Key
+from vintage.graph.access import create_key
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.neo4j import launcher, process
+from vintage.graph.neo4j.cypher import Query
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.backends import open_store
+from vintage.http.app import create_app
+from vintage.http.service import STORE_RETRY_SECONDS
+from vintage.ingest import batches
+from vintage.ingest.bundled import COMPANYFACTS
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
 
 pytestmark = pytest.mark.neo4j
 
-FILE = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts" / \
+FILE = COMPANYFACTS / \
     "CIK0001640147_SNOW.json.gz"
 UPLOAD = {"filename": FILE.name}  # the ticker in its name names the subject
 BATCH = 500  # rows per transaction: the file's ~8,000 facts take many

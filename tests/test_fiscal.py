@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from queries.fiscal import (
+from tests.raw_companyfacts import ANNUAL_FORMS, TICKERS, calendar, filings
+from vintage.queries.metrics.fiscal import (
     FiscalCalendar,
     PeriodError,
     PeriodSpec,
@@ -19,7 +20,6 @@ from queries.fiscal import (
     kind_of,
     parse_period,
 )
-from tests.raw_companyfacts import ANNUAL_FORMS, TICKERS, calendar, filings
 
 DAY = timedelta(days=1)
 relaxed = settings(deadline=None, max_examples=150)

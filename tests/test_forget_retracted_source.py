@@ -11,14 +11,14 @@ from datetime import datetime
 
 import pytest
 
-from graph.memory.forget import forget
-from graph.model import Scope
-from graph.store import Store
-from queries.recall import recall
-from queries.retraction import retract
-from queries.summaries import summarise
 from tests.factories import ACTOR, PinnedClock, mine, run, values
 from tests.test_memory_erase import occurrences, remembered, summaries
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.forget import forget
+from vintage.graph.store.protocol import Store
+from vintage.queries.lineage.retraction import retract
+from vintage.queries.memory.recall import recall
+from vintage.queries.memory.summaries import summarise
 
 SAID = "ship to 221B Baker Street please"
 

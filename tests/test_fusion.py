@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.kinds import FactKind, Status
-from graph.model import Fact
-from queries.fusion import (
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Fact
+from vintage.queries.search.fusion import (
     SCALE,
     SIGNAL,
     Ranked,

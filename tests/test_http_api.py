@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.http import routes_facts
-from api.http.app import create_app
-from graph.backends import open_store
-from graph.keyfile import FileKeyStore
 from tests.http_api import Api, Key, finished, problem_of
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.backends import open_store
+from vintage.http import routes_facts
+from vintage.http.app import create_app
+from vintage.ingest.bundled import COMPANYFACTS
 
-FILES = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
+FILES = COMPANYFACTS
 # Revenue of a payments company as its earnings releases stated it, Q1 corrected a fortnight on.
 KPIS = """\
 subject,predicate,value,unit,period_start,period_end,source_id,available_at,form,source_kind

@@ -12,12 +12,12 @@ import anyio
 import pytest
 from mcp import Client
 
-from api.mcp.server import build_server
-from graph.access import Forbidden, Principal, Role, check_exit, create_key
-from graph.retrieval.embedder import minilm
-from graph.store import Store
 from tests.factories import REFUND
 from tests.http_api import Api, Key, problem_of
+from vintage.graph.access import Forbidden, Principal, Role, check_exit, create_key
+from vintage.graph.retrieval.embedder import minilm
+from vintage.graph.store.protocol import Store
+from vintage.mcp.server import build_server
 
 MEMORY = {"subject": "user:42", "key": "shipping.preference"}
 EXITS: list[tuple[str, dict[str, Any]]] = [

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.render_search import result_json
-from graph.retrieval.embedder import minilm
-from queries.search import Mode, SearchRequest, search
 from tests.http_api import Api, Key, problem_of
+from vintage.graph.retrieval.embedder import minilm
+from vintage.queries.search.run import Mode, SearchRequest, search
+from vintage.render.search import result_json
 
 
 def remembered(api: Api, user: str, value: str) -> tuple[Key, str]:

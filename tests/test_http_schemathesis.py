@@ -34,13 +34,13 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from api.http.app import create_app
-from graph.access import create_key
-from graph.keyfile import FileKeyStore
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
 from tests.factories import PinnedClock
 from tests.neo4j_server import Neo4jTarget
+from vintage.graph.access import create_key
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.protocol import Store
+from vintage.http.app import create_app
 
 EXAMPLES = 20  # per operation and generation mode: bounded, the whole run well under 90 s
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,

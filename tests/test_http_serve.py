@@ -13,10 +13,10 @@ from pathlib import Path
 
 import httpx2
 
-from graph.access import create_key
-from graph.backends import open_store
-from queries.recall import recall
 from tests.factories import mine
+from vintage.graph.access import create_key
+from vintage.graph.store.backends import open_store
+from vintage.queries.memory.recall import recall
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_vintage_serve_answers_on_loopback_and_stops_on_a_signal(tmp_path: Path)
     base = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("VINTAGE_")}
     server = subprocess.Popen(
-        [sys.executable, "-c", "from api.cli import main; main()", "--store", directory,
+        [sys.executable, "-c", "from vintage.cli.main import main; main()", "--store", directory,
          "serve", "--port", str(port), "--log-level", "info"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

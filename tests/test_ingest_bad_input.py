@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from graph.asof import AsOf
-from graph.backends import open_store
-from graph.kinds import Status
-from graph.limits import MAX_NAME_CHARS, MAX_TEXT_BYTES, MAX_URI_CHARS
-from graph.model import DerivationIn, FactIn, Scope, SourceIn, Subject
-from ingest.companyfacts import read_companyfacts
-from ingest.facts_table import IngestError
 from tests.factories import run
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.limits import MAX_NAME_CHARS, MAX_TEXT_BYTES, MAX_URI_CHARS
+from vintage.graph.core.model import DerivationIn, FactIn, Scope, SourceIn, Subject
+from vintage.graph.store.backends import open_store
+from vintage.ingest.facts_table import IngestError
+from vintage.ingest.sec.companyfacts import read_companyfacts
 
 HEADER = "subject,predicate,value,unit,period_start,period_end,source_id,available_at"
 GOOD = {"subject": "ACME", "predicate": "kpi:Volume", "value": "7", "unit": "USD",

@@ -20,16 +20,16 @@ from typing import Any
 
 import pytest
 
-from graph.asof import AsOf
-from graph.backends import open_store
-from graph.kinds import Status
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
-from ingest.batches import BATCH_SIZE
-from ingest.facts_table import IngestError, ingest_table
 from tests.factories import run
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch, record
+from vintage.ingest.batches import BATCH_SIZE
+from vintage.ingest.facts_table import IngestError, ingest_table
 
 ROWS = BATCH_SIZE  # rows before the refused one: the whole first batch
 CSV_HEADER = "subject,predicate,value,unit,period_start,period_end,source_id,available_at,form"

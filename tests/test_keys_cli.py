@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graph.access import KeyCache, Role, Unauthorized, verify
-from graph.backends import open_store
 from tests.factories import run
+from vintage.graph.access import KeyCache, Role, Unauthorized, verify
+from vintage.graph.store.backends import open_store
 
 
 def verified_role(store_args: list[str], key: str) -> Role | None:

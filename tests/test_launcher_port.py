@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.neo4j import launcher, process
+from vintage.graph.neo4j import launcher, process
 
 
 @pytest.fixture

@@ -7,16 +7,16 @@ from collections.abc import Mapping
 
 import pytest
 
-from graph.asof import AsOf
-from graph.cascade import Fate
-from graph.corrections import invalidate, restore_source, retract_source
-from graph.derivations import CycleError, MixedVintage, Output, derive
-from graph.model import Fact, Scope, Value
-from graph.recipes import RecipeError, expression, function, register
-from graph.store import Direction, Store, StoreError
-from graph.temporal import parse_instant
-from graph.writes import WriteReport, record
 from tests.factories import Q1_2018, PinnedClock, batch, fact, source
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Fact, Scope, Value
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.derivations.derived import CycleError, MixedVintage, Output, derive
+from vintage.graph.derivations.recipes import RecipeError, expression, function, register
+from vintage.graph.store.protocol import Direction, Store, StoreError
+from vintage.graph.writes.cascade import Fate
+from vintage.graph.writes.corrections import invalidate, restore_source, retract_source
+from vintage.graph.writes.semantics import WriteReport, record
 
 S1 = source("s1", "2018-04-24")
 S2 = source("s2", "2018-04-24")

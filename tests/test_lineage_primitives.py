@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from graph.asof import AsOf
-from graph.derivations import Output, derive
-from graph.model import Fact, Scope
-from graph.recipes import expression
-from graph.store import Direction, Store, StoreError, UnknownReference
-from graph.temporal import parse_instant
-from graph.writes import record
 from tests.factories import Q1_2018, PinnedClock, batch, fact, source
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Fact, Scope
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.store.protocol import Direction, Store, StoreError, UnknownReference
+from vintage.graph.writes.semantics import record
 
 S1 = source("s1", "2018-04-24")
 S2 = source("s2", "2018-05-02")

@@ -16,13 +16,13 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
-from api.mcp.server import build_server
-from graph.access import Unauthorized, create_key, revoke
-from graph.embedded.store import EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.retrieval.embedder import minilm
-from graph.store import Store
 from tests.factories import PinnedClock
+from vintage.graph.access import Unauthorized, create_key, revoke
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.retrieval.embedder import minilm
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.protocol import Store
+from vintage.mcp.server import build_server
 
 T = TypeVar("T")
 SETUP = "test:setup"

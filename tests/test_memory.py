@@ -7,17 +7,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from graph.asof import AsOf
-from graph.labels import CONFLICTS_WITH
-from graph.memory.conflicts import resolve, review
-from graph.memory.gate import Decision, MemoryKind
-from graph.memory.promotion import outcome, promote
-from graph.memory.remember import invalidate_memory, remember
-from graph.memory.rollback import rollback
-from graph.model import Scope
-from graph.store import ConflictError, Direction, Store, UnknownReference
-from queries.recall import audit, recall
 from tests.factories import ACTOR, REFUND, PinnedClock, bad_batch, memory, mine, values
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.labels import CONFLICTS_WITH
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.conflicts import resolve, review
+from vintage.graph.memory.gate import Decision, MemoryKind
+from vintage.graph.memory.promotion import outcome, promote
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.memory.rollback import rollback
+from vintage.graph.store.protocol import ConflictError, Direction, Store, UnknownReference
+from vintage.queries.memory.recall import audit, recall
 
 
 def test_a_preference_the_user_states_is_active_and_the_decision_is_an_event(

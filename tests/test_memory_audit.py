@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
-from graph.memory.forget import forget
-from graph.memory.remember import invalidate_memory, remember
-from graph.model import Scope
-from graph.store import Store
-from queries.recall import audit
-from queries.retraction import retract
 from tests.factories import ACTOR, PinnedClock, memory, mine
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.store.protocol import Store
+from vintage.queries.lineage.retraction import retract
+from vintage.queries.memory.recall import audit
 
 
 def test_an_audit_by_subject_finds_retractions_and_erasures_without_their_content(

@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
-from graph.embedded.log import unframe
-from graph.embedded.store import LOG_NAME, EmbeddedStore
-from graph.memory.forget import forget
-from graph.memory.remember import invalidate_memory, remember
-from graph.model import Scope, Value
-from graph.neo4j.store import Neo4jStore
-from graph.sealing import CIPHERTEXT, Sealer
-from graph.store import Store, UnknownReference
-from queries.asof import facts_as_of
-from queries.recall import audit, recall
-from queries.summaries import SUMMARY_PREDICATE, summarise
 from tests.factories import ACTOR, memory, mine, values
+from vintage.graph.core.model import Scope, Value
+from vintage.graph.embedded.log import unframe
+from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.sealed import CIPHERTEXT, Sealer
+from vintage.graph.store.protocol import Store, UnknownReference
+from vintage.queries.lineage.asof import facts_as_of
+from vintage.queries.memory.recall import audit, recall
+from vintage.queries.memory.summaries import SUMMARY_PREDICATE, summarise
 
 SECRET_ISH = "ship to 221B Baker Street please"
 # Any property, list-valued ones included, whose text contains $x.

@@ -9,24 +9,24 @@ from typing import Any
 
 import pytest
 
-from graph.asof import AsOf
-from graph.corrections import retract_source
-from graph.derivations import Output, derive
-from graph.kinds import FactKind, Status
-from graph.memory.amend import correct
-from graph.memory.conflicts import review
-from graph.memory.forget import forget
-from graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn
-from graph.memory.ranking import demote
-from graph.memory.remember import invalidate_memory, remember
-from graph.memory.trust import trust_source
-from graph.model import Scope
-from graph.store import ConflictError, Store, StoreError, UnknownReference
-from graph.temporal import all_time
-from queries.context import build_context
-from queries.recall import audit, recall
-from queries.summaries import RENDER, summarise
 from tests.factories import ACTOR, REFUND, PinnedClock, memory, mine, values
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import all_time
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.memory.amend import correct
+from vintage.graph.memory.conflicts import review
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn
+from vintage.graph.memory.ranking import demote
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.memory.trust import trust_source
+from vintage.graph.store.protocol import ConflictError, Store, StoreError, UnknownReference
+from vintage.graph.writes.corrections import retract_source
+from vintage.queries.memory.recall import audit, recall
+from vintage.queries.memory.summaries import RENDER, summarise
+from vintage.queries.search.context import build_context
 
 
 def three(store: Store, scope: Scope) -> None:

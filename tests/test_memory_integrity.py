@@ -8,16 +8,16 @@ from datetime import timedelta
 
 import pytest
 
-from graph.corrections import retract_source
-from graph.errors import UserError
-from graph.memory.amend import correct
-from graph.memory.gate import Decision
-from graph.memory.remember import invalidate_memory, remember
-from graph.model import Scope
-from graph.store import Store
-from graph.temporal import parse_instant
-from queries.recall import audit, recall
 from tests.factories import ACTOR, PinnedClock, memory, mine, run, values
+from vintage.graph.core.errors import UserError
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.memory.amend import correct
+from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.corrections import retract_source
+from vintage.queries.memory.recall import audit, recall
 
 KEY = "shipping.preference"
 SAID = ["--source-kind", "user_message", "--owner", "user:42", "--reason", "asked us to remember",

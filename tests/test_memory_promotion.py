@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from graph.memory.gate import Decision, MemoryIn
-from graph.memory.promotion import outcome, promote, tally
-from graph.memory.remember import remember
-from graph.model import Scope
-from graph.store import Store
-from queries.recall import audit
 from tests.factories import ACTOR, REFUND, PinnedClock, memory, run
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.gate import Decision, MemoryIn
+from vintage.graph.memory.promotion import outcome, promote, tally
+from vintage.graph.memory.remember import remember
+from vintage.graph.store.protocol import Store
+from vintage.queries.memory.recall import audit
 
 SAID = ["--source-kind", "agent_output", "--observed-at", "2026-05-01T10:00:00Z",
         "--owner", "team:billing", "--reason", "learned on the job", "--user", "42"]

@@ -8,22 +8,22 @@ from collections.abc import Callable
 
 import pytest
 
-from graph.errors import InvalidArgument
-from graph.memory.conflicts import review
-from graph.memory.forget import forget
-from graph.memory.gate import Decision
-from graph.memory.ranking import demote
-from graph.memory.remember import invalidate_memory, remember
-from graph.memory.rollback import rollback
-from graph.memory.scoping import ScopeRequired
-from graph.model import Scope
-from graph.store import Store
-from graph.writes import record
-from queries.asof import facts_as_of
-from queries.context import build_context
-from queries.recall import audit, recall
-from queries.summaries import summarise
 from tests.factories import ACTOR, PINNED, PinnedClock, batch, fact, memory, mine, source, values
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.conflicts import review
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.ranking import demote
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.memory.rollback import rollback
+from vintage.graph.memory.scoping import ScopeRequired
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import record
+from vintage.queries.lineage.asof import facts_as_of
+from vintage.queries.memory.recall import audit, recall
+from vintage.queries.memory.summaries import summarise
+from vintage.queries.search.context import build_context
 
 ALPHA = "project:alpha"
 

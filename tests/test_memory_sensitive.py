@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
-from graph.memory.gate import Decision
-from graph.memory.remember import remember
-from graph.memory.sensitive import (
+from tests.factories import ACTOR, memory, mine
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.remember import remember
+from vintage.graph.memory.sensitive import (
     BANK_ACCOUNT,
     CARD,
     GOVERNMENT_ID,
@@ -26,10 +28,8 @@ from graph.memory.sensitive import (
     sensitive_fields,
     sensitive_write,
 )
-from graph.model import Scope
-from graph.store import Store
-from queries.recall import audit, recall
-from tests.factories import ACTOR, memory, mine
+from vintage.graph.store.protocol import Store
+from vintage.queries.memory.recall import audit, recall
 
 CORPUS = Path(__file__).parent / "data" / "sensitive_corpus.jsonl"
 CATEGORY = {"secret": SECRET, "government_id": GOVERNMENT_ID, "card": CARD,

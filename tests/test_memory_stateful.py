@@ -14,24 +14,24 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from graph.asof import AsOf
-from graph.embedded.store import EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.kinds import FactKind
-from graph.memory.amend import correct
-from graph.memory.conflicts import resolve
-from graph.memory.forget import forget
-from graph.memory.gate import MemoryIn, memory_scope
-from graph.memory.ranking import demote
-from graph.memory.remember import Remembered, invalidate_memory, remember
-from graph.memory.rollback import rollback
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store, StoreError
-from graph.temporal import parse_instant
-from queries.context import build_context
-from queries.recall import recall
-from queries.summaries import summarise
 from tests.factories import PinnedClock
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.memory.amend import correct
+from vintage.graph.memory.conflicts import resolve
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.gate import MemoryIn, memory_scope
+from vintage.graph.memory.ranking import demote
+from vintage.graph.memory.remember import Remembered, invalidate_memory, remember
+from vintage.graph.memory.rollback import rollback
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.store.protocol import Store, StoreError
+from vintage.queries.memory.recall import recall
+from vintage.queries.memory.summaries import summarise
+from vintage.queries.search.context import build_context
 
 SAID = parse_instant("2026-01-01")
 USERS = ("1", "2")

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from graph.memory.gate import MAX_TTL_SECONDS
-from graph.temporal import parse_instant
 from tests.factories import run
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.memory.gate import MAX_TTL_SECONDS
 
 TASK = ["remember", "task_state", "user:42", "goal", "ship the order", "--source-kind",
         "user_message", "--source-id", "msg-1", "--observed-at", "2026-05-01T00:00:00Z",

@@ -9,17 +9,17 @@ from typing import Any, TypeVar
 
 import pytest
 
-from graph.asof import AsOf
-from graph.kinds import FactKind, Status
-from graph.memory.forget import forget
-from graph.memory.primitives import memory_tx
-from graph.memory.remember import invalidate_memory, remember
-from graph.memory.rollback import rollback
-from graph.model import Event, Fact, Scope
-from graph.store import CrossTenant, Store, StoreError, StoreTx
-from graph.temporal import all_time
-from queries.recall import recall
 from tests.factories import ACTOR, PinnedClock, bad_batch, memory, mine, values
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Event, Fact, Scope
+from vintage.graph.core.temporal import all_time
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.memory.rollback import rollback
+from vintage.graph.store.protocol import CrossTenant, Store, StoreError, StoreTx
+from vintage.queries.memory.recall import recall
 
 T = TypeVar("T")
 

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.expr_parse import parse
-from graph.recipes import RecipeError
-from queries.fiscal import Span
-from queries.metric_files import load_metrics
-from queries.metrics import BUILTIN, Metric, MetricError, resolve_metric
 from tests.raw_companyfacts import TICKERS, calendar, reported, rows
+from vintage.graph.derivations.expr_parse import parse
+from vintage.graph.derivations.recipes import RecipeError
+from vintage.queries.metrics.definitions import BUILTIN, Metric, MetricError, resolve_metric
+from vintage.queries.metrics.fiscal import Span
+from vintage.queries.metrics.metric_files import load_metrics
 
 REVENUE = ("us-gaap:Revenues", "ifrs-full:Revenue")
 TAKE_RATE = """\

@@ -7,9 +7,16 @@ from datetime import datetime
 import pytest
 from pydantic import ValidationError
 
-from graph.limits import MAX_TEXT_BYTES
-from graph.model import FactIn, Scope, SourceIn
-from graph.temporal import TimeError, as_of, between, from_to, parse_instant, require_utc
+from vintage.graph.core.limits import MAX_TEXT_BYTES
+from vintage.graph.core.model import FactIn, Scope, SourceIn
+from vintage.graph.core.temporal import (
+    TimeError,
+    as_of,
+    between,
+    from_to,
+    parse_instant,
+    require_utc,
+)
 
 START = parse_instant("2018-01-01")
 END = parse_instant("2018-04-01")

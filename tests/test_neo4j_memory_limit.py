@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from api.http.problems import kind_of
 from bench import cascade_setup
-from graph.asof import AsOf
-from graph.model import Scope
-from graph.neo4j import launcher, process
-from graph.neo4j.build import TX_MEMORY_ENV
-from graph.neo4j.memory import TransactionTooLarge
-from graph.neo4j.store import Neo4jStore
-from graph.writes import record
 from tests.factories import PinnedClock
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope
+from vintage.graph.neo4j import launcher, process
+from vintage.graph.neo4j.build import TX_MEMORY_ENV
+from vintage.graph.neo4j.memory import TransactionTooLarge
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.writes.semantics import record
+from vintage.http.problems import kind_of
 
 pytestmark = pytest.mark.neo4j
 
@@ -40,7 +40,7 @@ def small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Neo4jStor
     info = launcher.start(port=process.free_port())
     # The default retry time (30 s): Neo4j calls the refusal transient, and the driver's own
     # managed transactions ran the whole cascade again for that long when the refusal came at
-    # commit (graph.neo4j.retry).
+    # commit (vintage.graph.neo4j.retry).
     store = Neo4jStore.connect(info.uri, PinnedClock())
     try:
         store.ensure_schema()

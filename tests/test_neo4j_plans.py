@@ -18,11 +18,9 @@ from typing import Any
 
 import pytest
 
-from graph.asof import AsOf
-from graph.corrections import restore_source, retract_source
-from graph.derivations import Output, derive
-from graph.kinds import FactKind, Status
-from graph.labels import (
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.labels import (
     DERIVATION,
     FACT,
     GENERATED,
@@ -32,17 +30,19 @@ from graph.labels import (
     SUPPORTED_BY,
     USED,
 )
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.neo4j import cypher
-from graph.neo4j import cypher_lineage as lineage
-from graph.neo4j import cypher_reads as reads
-from graph.neo4j import cypher_search as search
-from graph.neo4j.schema import FACT_TEXT, SCHEMA_STATEMENTS
-from graph.neo4j.store import Neo4jStore
-from graph.recipes import expression
-from graph.store import Direction
-from graph.temporal import as_of, from_to, parse_instant
-from graph.writes import Batch, record
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import as_of, from_to, parse_instant
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.neo4j import cypher
+from vintage.graph.neo4j import cypher_lineage as lineage
+from vintage.graph.neo4j import cypher_reads as reads
+from vintage.graph.neo4j import cypher_search as search
+from vintage.graph.neo4j.schema import FACT_TEXT, SCHEMA_STATEMENTS
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Direction
+from vintage.graph.writes.corrections import restore_source, retract_source
+from vintage.graph.writes.semantics import Batch, record
 
 SUBJECTS = ("GOOGL", "NVDA", "TSLA")
 PREDICATES = ("Revenues", "OperatingIncomeLoss", "NetIncomeLoss", "CostOfRevenue")
@@ -271,7 +271,8 @@ CASES: dict[str, tuple[Build, set[str]]] = {
         {TEXT, "vintage_fact_lookup"}),
     "rank/ids": (lambda p: search.rank(_read(p, ids=tuple(p.facts[:3])), [], [], [1.0], "m", 5),
                  {KEYS[FACT]}),
-    # A search asking its cut legs for the candidates they missed (queries.search._rescore).
+    # A search asking its cut legs for the candidates they missed
+    # (vintage.queries.search.run._rescore).
     "rank/rescore": (lambda p: search.rank(_read(p, ids=tuple(p.facts[:3])), ["b.1"], [],
                                            [1.0], "m", 3, counted=False), {KEYS[FACT], TEXT}),
 }

@@ -1,4 +1,4 @@
-"""The launcher's server-side ranker (graph.neo4j.ranker, Rank.java): it answers as Cypher
+"""The launcher's server-side ranker (vintage.graph.neo4j.ranker, Rank.java): it answers as Cypher
 does, and its columns are never used across a write to their tenant.
 
 The equivalence here is a property over reads of every shape the ranker serves (cutoffs,
@@ -21,19 +21,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph.asof import AsOf
-from graph.kinds import FactKind, Status
-from graph.memory.primitives import memory_tx
-from graph.model import Event, Scope
-from graph.neo4j import cypher_search, ranker
-from graph.neo4j.cypher import Query
-from graph.neo4j.search import blind
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.index import IndexEntry, TextQuery, index_tx
-from graph.store import Erasure
-from graph.temporal import Interval, as_of, parse_instant
-from graph.writes import record
 from tests.factories import ACTOR, PinnedClock, batch, fact, make_store, source
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Event, Scope
+from vintage.graph.core.temporal import Interval, as_of, parse_instant
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.neo4j import cypher_search, ranker
+from vintage.graph.neo4j.cypher import Query
+from vintage.graph.neo4j.search import blind
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.index import IndexEntry, TextQuery, index_tx
+from vintage.graph.store.protocol import Erasure
+from vintage.graph.writes.semantics import record
 
 pytestmark = pytest.mark.neo4j
 
@@ -72,7 +72,7 @@ def from_columns(store: Neo4jStore, spec: AsOf, terms: tuple[str, ...] = ("oper"
 
 
 def blinded(store: Neo4jStore, tenant: str, terms: Sequence[str]) -> list[str]:
-    """Terms as the index holds them (graph.neo4j.search.blind)."""
+    """Terms as the index holds them (vintage.graph.neo4j.search.blind)."""
     tokens = blind(store.sealer, tenant, terms, create=False)
     return [tokens[t] for t in terms if t in tokens]
 
@@ -198,7 +198,7 @@ def test_every_read_the_ranker_serves_ranks_and_counts_as_cypher_does(
 def also_as_cypher_asks_by_id(store: Neo4jStore, row: dict[str, Any], spec: AsOf,
                               terms: list[str], vector: tuple[float, ...] | None) -> list[str]:
     """That the ranker's row gives each leg's scores of the other legs' items it did not
-    return as Cypher does when asked by id (queries.search._rescore); the leg of each score."""
+    return as Cypher does when asked by id (search.run._rescore); the leg of each score."""
     legs = {"keyword": bool(terms), "semantic": vector is not None}
     assert set(row["also"]) == {leg for leg, ranked in legs.items() if ranked}
     found = {i for leg in ("exact", "keyword", "semantic") for i, _ in row[leg]}

@@ -9,9 +9,6 @@ import random
 import pytest
 from neo4j.exceptions import Neo4jError
 
-from graph.neo4j import cypher_search, ranker
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.index import IndexEntry
 from tests.factories import PinnedClock
 from tests.test_neo4j_ranker import (
     blinded,
@@ -21,6 +18,9 @@ from tests.test_neo4j_ranker import (
     put,
     store,  # noqa: F401 (a fixture)
 )
+from vintage.graph.neo4j import cypher_search, ranker
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.index import IndexEntry
 
 pytestmark = pytest.mark.neo4j
 

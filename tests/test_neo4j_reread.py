@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from graph.asof import AsOf
-from graph.kinds import Status
-from graph.model import Scope
-from graph.neo4j import cypher_reads, ranker
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.index import index_tx
-from graph.temporal import Interval, as_of, parse_instant
-from graph.writes import record
-from queries.retraction import retract
 from tests.factories import ACTOR, PinnedClock, batch, fact, source
 from tests.test_neo4j_ranker import columns, several_facts, store  # noqa: F401 (a fixture)
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import Interval, as_of, parse_instant
+from vintage.graph.neo4j import cypher_reads, ranker
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.index import index_tx
+from vintage.graph.writes.semantics import record
+from vintage.queries.lineage.retraction import retract
 
 pytestmark = pytest.mark.neo4j
 

@@ -11,8 +11,8 @@ from collections import Counter
 import neo4j
 import pytest
 
-from graph.neo4j.retry import committed
-from graph.neo4j.store import Neo4jStore
+from vintage.graph.neo4j.retry import committed
+from vintage.graph.neo4j.store import Neo4jStore
 
 pytestmark = pytest.mark.neo4j
 

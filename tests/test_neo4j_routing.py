@@ -14,14 +14,14 @@ import neo4j
 import pytest
 from neo4j.exceptions import ClientError
 
-from graph.asof import AsOf
-from graph.model import Scope
-from graph.neo4j.cypher import Query
-from graph.neo4j.store import Neo4jStore
-from graph.neo4j.tx import Neo4jTx
-from graph.writes import record
 from tests.factories import PinnedClock, batch, fact, source
 from tests.neo4j_server import Neo4jTarget
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope
+from vintage.graph.neo4j.cypher import Query
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.neo4j.tx import Neo4jTx
+from vintage.graph.writes.semantics import record
 
 A1 = source("0001652044-18-000016", "2018-04-24", form="10-Q")
 # Tenant-scoped, so that it could be wiped if a server ever let it through.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from graph.neo4j.schema import RETIRED_INDEXES, SCHEMA_STATEMENTS
-from graph.neo4j.store import Neo4jStore
+from vintage.graph.neo4j.schema import RETIRED_INDEXES, SCHEMA_STATEMENTS
+from vintage.graph.neo4j.store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[1]
 

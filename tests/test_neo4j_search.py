@@ -11,23 +11,23 @@ from pathlib import Path
 
 import pytest
 
-from graph.asof import AsOf
-from graph.labels import FACT
-from graph.memory.primitives import memory_tx
-from graph.memory.remember import remember
-from graph.model import Scope
-from graph.neo4j import cypher
-from graph.neo4j.cypher_search import lucene
-from graph.neo4j.schema import FACT_TEXT
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.embedder import minilm
-from graph.retrieval.index import IndexEntry, index_tx
-from graph.retrieval.indexer import refresh
-from graph.retrieval.terms import terms
-from graph.store import Erasure
 from tests.factories import ACTOR, PinnedClock, make_store, memory
 from tests.test_erasure_on_disk import erase, files_of, found_in_files, occurrences_in_clear, words
 from tests.test_search_index import MODEL, X, Y, facts
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.labels import FACT
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.memory.remember import remember
+from vintage.graph.neo4j import cypher
+from vintage.graph.neo4j.cypher_search import lucene
+from vintage.graph.neo4j.schema import FACT_TEXT
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.embedder import minilm
+from vintage.graph.retrieval.index import IndexEntry, index_tx
+from vintage.graph.retrieval.indexer import refresh
+from vintage.graph.retrieval.terms import terms
+from vintage.graph.store.protocol import Erasure
 
 
 @pytest.fixture
@@ -141,7 +141,7 @@ def test_a_store_from_before_the_search_index_has_its_facts_queued_once(
     assert queued() == []
     # A store without the full-text index is one from before it: opening it queues the facts
     # with no entry, never an erased one nor one already indexed.
-    monkeypatch.setattr("graph.neo4j.search.FACT_TEXT", "vintage_fact_text_not_yet")
+    monkeypatch.setattr("vintage.graph.neo4j.search.FACT_TEXT", "vintage_fact_text_not_yet")
     neo4j.ensure_schema()
     assert queued() == sorted([older, old])
     monkeypatch.undo()

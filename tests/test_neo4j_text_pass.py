@@ -10,9 +10,6 @@ import random
 
 import pytest
 
-from graph.neo4j import cypher_search, ranker
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.index import IndexEntry
 from tests.factories import PinnedClock
 from tests.test_neo4j_ranker import (
     MODEL,
@@ -24,6 +21,9 @@ from tests.test_neo4j_ranker import (
     put,
     store,  # noqa: F401 (a fixture)
 )
+from vintage.graph.neo4j import cypher_search, ranker
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.index import IndexEntry
 
 pytestmark = pytest.mark.neo4j
 

@@ -11,20 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from graph.backends import open_store
-from graph.memory.remember import remember
-from graph.model import Scope
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import record
-from ingest.companyfacts import ingest_companyfacts
-from queries.asof import facts_as_of
-from queries.context import build_context
-from queries.explain import explain
-from queries.metrics import resolve_metric
-from queries.recall import recall
 from tests.factories import ACTOR, PinnedClock, batch, fact, memory, mine, run, source
 from tests.sec_files import GOOGL_RECAST, data_file
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.memory.remember import remember
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import record
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
+from vintage.queries.lineage.asof import facts_as_of
+from vintage.queries.lineage.explain import explain
+from vintage.queries.memory.recall import recall
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.search.context import build_context
 
 FIRST, RESTATED = source("10-Q", "2018-04-24"), source("10-K/A", "2019-04-30")
 

@@ -5,17 +5,17 @@ since earlier (another fact than the one predicted), that plan is found level by
 
 from __future__ import annotations
 
-from graph.asof import AsOf
-from graph.model import Fact, Scope
-from graph.recipes import expression
-from graph.store import Store
-from graph.writes import record
-from queries.fiscal import Span
-from queries.persist import Persisted, Plan, persist, persisted_all
-from queries.plans import Computed, Observed, PlanNode
 from tests.factories import Q1_2018, PinnedClock, batch, fact
 from tests.test_lineage import RESTATED, inputs
 from tests.test_question_round_trips import Counting
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Fact, Scope
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import record
+from vintage.queries.metrics.fiscal import Span
+from vintage.queries.metrics.persist import Persisted, Plan, persist, persisted_all
+from vintage.queries.metrics.plans import Computed, Observed, PlanNode
 
 SPAN = Span.from_valid(*Q1_2018)
 

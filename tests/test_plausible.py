@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from graph.model import Scope
-from graph.store import Store
-from graph.temporal import from_to, parse_instant
-from ingest.companyfacts import ingest_companyfacts, plan, read_companyfacts
-from ingest.facts_table import IngestError, ingest_table
-from ingest.revisions import classify, revisions
 from tests.factories import PinnedClock, run
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import from_to, parse_instant
+from vintage.graph.store.protocol import Store
+from vintage.ingest.facts_table import IngestError, ingest_table
+from vintage.ingest.sec.companyfacts import ingest_companyfacts, plan, read_companyfacts
+from vintage.ingest.sec.revisions import classify, revisions
 
 HEADER = "subject,predicate,value,unit,period_start,period_end,source_id,available_at\n"
 Q1 = "PYPL,TPV,417,USD,2024-01-01,2024-03-31,q1-release,2024-04-30\n"

@@ -9,17 +9,17 @@ from datetime import date, timedelta
 
 import pytest
 
-from graph.model import FactIn, Scope, SourceIn, Subject
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
-from ingest import facts_table
-from queries.answers import SubjectAnswer
-from queries.fiscal import FISCAL_YEAR_END, FiscalCalendar, Span, YearEnd
-from queries.metrics import resolve_metric
-from queries.periods import PeriodError, parse_period
-from queries.question import ask
-from queries.tiling import quarter_runs, tiling_problems, tilings
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch, record
+from vintage.ingest import facts_table
+from vintage.queries.metrics.answers import SubjectAnswer
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.fiscal import FISCAL_YEAR_END, FiscalCalendar, Span, YearEnd
+from vintage.queries.metrics.periods import PeriodError, parse_period
+from vintage.queries.metrics.question import ask
+from vintage.queries.metrics.tiling import quarter_runs, tiling_problems, tilings
 
 ONE_DAY = timedelta(days=1)
 

@@ -14,17 +14,17 @@ from typing import Any
 import neo4j
 import pytest
 
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from graph.temporal import parse_instant
-from ingest.companyfacts import ingest_companyfacts
-from queries.answers import MetricAnswer
-from queries.metrics import Metric, resolve_metric
-from queries.periods import parse_period
-from queries.question import ask
 from tests.factories import BACKENDS, PinnedClock, make_store
 from tests.test_questions import FILES, concepts
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
+from vintage.queries.metrics.answers import MetricAnswer
+from vintage.queries.metrics.definitions import Metric, resolve_metric
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
 
 COMPANIES = ["GOOGL", "NVDA"]
 
@@ -162,7 +162,7 @@ def test_on_neo4j_a_repeat_is_four_statements_whatever_the_depth_of_its_plan(
                 return real(*args, **kwargs)
             return run
 
-        # Writes run in explicit transactions (graph.neo4j.retry): a repeat begins none.
+        # Writes run in explicit transactions (vintage.graph.neo4j.retry): a repeat begins none.
         for cls, name in [(neo4j.Session, "execute_read"), (neo4j.Session, "begin_transaction"),
                           (neo4j.ManagedTransaction, "run"), (neo4j.Transaction, "run")]:
             monkeypatch.setattr(cls, name, counting(name, getattr(cls, name)))

@@ -7,23 +7,23 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.store import Store
-from graph.temporal import from_to, parse_instant
-from ingest.companyfacts import ingest_companyfacts
-from queries.answers import SubjectAnswer
-from queries.impact import impact
-from queries.metrics import resolve_metric
-from queries.periods import parse_period
-from queries.question import ask
 from tests.factories import BACKENDS, PinnedClock, make_store
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import from_to, parse_instant
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store
+from vintage.ingest.bundled import COMPANYFACTS
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
+from vintage.queries.lineage.impact import impact
+from vintage.queries.metrics.answers import SubjectAnswer
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
 
-DATA = Path(__file__).resolve().parents[1] / "ingest" / "data" / "companyfacts"
+DATA = COMPANYFACTS
 FILES = {t: next(DATA.glob(f"CIK*_{t}.json.gz")) for t in ("GOOGL", "TSLA", "NVDA", "MRVL")}
 RECAST = parse_instant("2019-04-30")
 

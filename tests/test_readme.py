@@ -15,7 +15,7 @@ like a reader pasting them one after another: a shell function defined in one bl
 store is embedded, in a temporary folder (``VINTAGE_STORE``), one per tenant: tenants never see
 each other, and so a command replays only its own tenant's log, not the SEC files another
 tenant ingested. Each command is ``vintage``, ``.venv/bin/vintage`` or such a function,
-and runs in process through ``api.cli.main`` (a process per command would cost a second of
+and runs in process through ``vintage.cli.main.main`` (a process per command would cost a second of
 start-up each). The shell syntax understood is words and quotes (``shlex``), ``\\``
 continuations, ``#`` comments, globs (expanded from the repository root, sorted, as bash does)
 and that one-line function definition; anything else fails, naming the README line.

@@ -6,22 +6,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graph.asof import AsOf
-from graph.cascade import Fate
-from graph.corrections import invalidate, restore_source, retract_source
-from graph.derivations import Output, derive
-from graph.memory.remember import remember
-from graph.model import Fact, Scope, SourceIn
-from graph.recipes import expression
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import record
-from ingest.companyfacts import ingest_companyfacts
-from queries.metrics import resolve_metric
-from queries.periods import parse_period
-from queries.question import ask
-from queries.recall import recall
-from queries.retraction import retract
 from tests.factories import (
     ACTOR,
     Q1_2018,
@@ -34,6 +18,22 @@ from tests.factories import (
     values,
 )
 from tests.sec_files import data_file
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Fact, Scope, SourceIn
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.memory.remember import remember
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.cascade import Fate
+from vintage.graph.writes.corrections import invalidate, restore_source, retract_source
+from vintage.graph.writes.semantics import record
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
+from vintage.queries.lineage.retraction import retract
+from vintage.queries.memory.recall import recall
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
 
 TEN_Q = source("0001652044-18-000016", "2018-04-24", form="10-Q")
 RECAST = source("0001652044-19-000015", "2019-04-30", form="10-Q")

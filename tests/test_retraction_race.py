@@ -1,8 +1,8 @@
 """Corrections on the system axis against concurrent writers, on Neo4j.
 
 A retraction and an invalidation take the write locks of their facts' subjects first, as every
-write does (``graph.locking``): a batch recording one of those facts again (a new support) is
-decided wholly before or after them.
+write does (``vintage.graph.writes.locking``): a batch recording one of those facts again (a new
+support) is decided wholly before or after them.
 
 Two retractions of the two sources of one fact, at once, leave it resting on nothing: one of
 them must invalidate it. Each sets only its own support edge, so no lock orders them; each then
@@ -20,15 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from graph.asof import AsOf
-from graph.corrections import ExitReport, invalidate, restore_source, retract_source
-from graph.model import Scope
-from graph.neo4j import cypher, cypher_lineage
-from graph.neo4j.store import Neo4jStore
-from graph.temporal import parse_instant
-from graph.writes import record
 from tests.factories import PinnedClock, batch, fact, make_store, source
 from tests.test_cascade_close_race import blocked
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.neo4j import cypher, cypher_lineage
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.writes.corrections import ExitReport, invalidate, restore_source, retract_source
+from vintage.graph.writes.semantics import record
 
 pytestmark = pytest.mark.neo4j
 

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from graph.retrieval.counting import TokenCounter, token_counter
+from vintage.graph.retrieval.counting import TokenCounter, token_counter
 
 VENDORED = Path(__file__).resolve().parents[1] / "graph/retrieval/data/minilm-tokenizer.json.gz"
 TEXTS = [

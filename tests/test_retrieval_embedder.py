@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
-from graph.errors import UserError
-from graph.retrieval.embedder import (
+from vintage.graph.core.errors import UserError
+from vintage.graph.retrieval.embedder import (
     Embedder,
     EmbedderError,
     MiniLM,

@@ -1,4 +1,4 @@
-"""The one set of tokenisation rules of keyword search (graph.retrieval.terms): exact
+"""The one set of tokenisation rules of keyword search (vintage.graph.retrieval.terms): exact
 identifiers stay whole and match exactly, words match across inflection, and every term is safe
 for a whitespace analyzer."""
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.retrieval.terms import STOP_WORDS, identifiers, terms
+from vintage.graph.retrieval.terms import STOP_WORDS, identifiers, terms
 
 
 @pytest.mark.parametrize(("text", "code"), [

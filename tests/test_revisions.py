@@ -11,11 +11,7 @@ from decimal import Decimal
 
 import pytest
 
-from graph.kinds import Change
-from ingest.companyfacts import ParsedFile
-from ingest.revisions import Row, ValueChange, classify, is_rounding, precision, revisions
 from tests.sec_files import (
-    DATA,
     GOOGL_FIRST,
     GOOGL_RECAST,
     NVDA_FY2024,
@@ -23,6 +19,17 @@ from tests.sec_files import (
     TSLA_FY2014,
     RevisionKey,
     classified,
+)
+from vintage.graph.core.kinds import Change
+from vintage.ingest.bundled import DATA
+from vintage.ingest.sec.companyfacts import ParsedFile
+from vintage.ingest.sec.revisions import (
+    Row,
+    ValueChange,
+    classify,
+    is_rounding,
+    precision,
+    revisions,
 )
 
 

@@ -13,24 +13,6 @@ from typing import Any
 
 import pytest
 
-import queries.search
-from graph.asof import AsOf
-from graph.errors import InvalidArgument
-from graph.kinds import Status
-from graph.memory.forget import forget
-from graph.memory.gate import Decision
-from graph.memory.ranking import demote
-from graph.memory.remember import invalidate_memory, remember
-from graph.model import Scope
-from graph.retrieval.embedder import minilm
-from graph.retrieval.index import Hits, SearchStore, TextQuery
-from graph.retrieval.indexer import refresh
-from graph.store import Store
-from graph.temporal import as_of, parse_instant
-from graph.writes import record
-from ingest.companyfacts import ingest_companyfacts
-from queries.recall import audit
-from queries.search import Mode, SearchRequest, SearchResult, search
 from tests.factories import (
     ACTOR,
     RANK_PATHS,
@@ -43,6 +25,24 @@ from tests.factories import (
     source,
 )
 from tests.sec_files import GOOGL_FIRST, GOOGL_OPERATING_INCOME, data_file
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import as_of, parse_instant
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.ranking import demote
+from vintage.graph.memory.remember import invalidate_memory, remember
+from vintage.graph.retrieval.embedder import minilm
+from vintage.graph.retrieval.index import Hits, SearchStore, TextQuery
+from vintage.graph.retrieval.indexer import refresh
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import record
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
+from vintage.queries.memory.recall import audit
+from vintage.queries.search import run as search_run
+from vintage.queries.search.run import Mode, SearchRequest, SearchResult, search
 
 MODES = list(Mode)
 MESSAGES = itertools.count(1)
@@ -186,7 +186,7 @@ def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper
     # were not cut at all (limit 20: 100 per leg, more than the 68 notes). The launcher's
     # ranker gives that cosine with the legs, in the same read; elsewhere it is a second read.
     a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
-    monkeypatch.setattr(queries.search, "REACH", 1)
+    monkeypatch.setattr(search_run, "REACH", 1)
     reads = count_ranking_reads(store, monkeypatch, scope.tenant)
     cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
     assert len(reads) == (1 if request.node.callspec.params["store"] == "neo4j-ranker" else 2)
@@ -209,7 +209,7 @@ def test_the_ranking_read_says_when_a_fact_has_no_entry_and_only_then_is_the_ind
         refreshed.append(tenant)
         return refresh(store, tenant, embedder)
 
-    monkeypatch.setattr(queries.search, "refresh", counted)
+    monkeypatch.setattr(search_run, "refresh", counted)
     reads = count_ranking_reads(store, monkeypatch, scope.tenant)  # indexes the first note
     remember_all(store, scope, ("door_code", "the door code is 4417"))
     # The second note has no entry: the read says so, the index is refreshed, the read made

@@ -1,5 +1,5 @@
-"""A tenant-wide search is audited while it reads (``graph.memory.scoping.audited_while``), on
-both backends: its answer waits for the audit's commit, a failed audit fails the search, and a
+"""A tenant-wide search is audited while it reads (``vintage.graph.memory.scoping.audited_while``),
+on both backends: its answer waits for the audit's commit, a failed audit fails the search, and a
 search that fails on its own raises its own error."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from graph.errors import InvalidArgument
-from graph.memory.gate import Decision
-from graph.memory.remember import remember
-from graph.model import Scope
-from graph.retrieval.embedder import minilm
-from graph.retrieval.indexer import refresh
-from graph.store import Store, StoreError
-from queries.recall import audit
-from queries.search import SearchRequest, SearchResult, search
 from tests.factories import ACTOR, PinnedClock, memory
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.remember import remember
+from vintage.graph.retrieval.embedder import minilm
+from vintage.graph.retrieval.indexer import refresh
+from vintage.graph.store.protocol import Store, StoreError
+from vintage.queries.memory.recall import audit
+from vintage.queries.search.run import SearchRequest, SearchResult, search
 
 WHO = "ops:alice"
 

@@ -1,5 +1,6 @@
-"""A search counts the query's identifiers on every candidate (``queries.search_candidates``)
-with ``graph.retrieval.documents.carried``, which must give what counting them on the whole
+"""A search counts the query's identifiers on every candidate
+(``vintage.queries.search.candidates``) with ``vintage.graph.retrieval.documents.carried``, which
+must give what counting them on the whole
 document (``describe``) gives, whatever the fact, its subject and the sources it cites."""
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.kinds import FactKind, Status
-from graph.model import Fact, Source, Subject
-from graph.retrieval import documents
-from graph.retrieval.documents import carried, describe
-from graph.retrieval.terms import identifiers
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Fact, Source, Subject
+from vintage.graph.retrieval import documents
+from vintage.graph.retrieval.documents import carried, describe
+from vintage.graph.retrieval.terms import identifiers
 
 AT = datetime(2026, 6, 1, tzinfo=UTC)
 # Pieces of source ids and accession numbers: digits, joiners, letters of both cases, a

@@ -1,5 +1,6 @@
-"""What describes a fact for search (``graph.retrieval.documents``) and how the index is kept
-complete (``graph.retrieval.indexer.refresh``), on both backends with the real model."""
+"""What describes a fact for search (``vintage.graph.retrieval.documents``) and how the index is
+kept
+complete (``vintage.graph.retrieval.indexer.refresh``), on both backends with the real model."""
 
 from __future__ import annotations
 
@@ -9,21 +10,21 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from graph.asof import AsOf
-from graph.kinds import FactKind, Status
-from graph.memory.forget import forget
-from graph.model import Fact, Scope, Source, Subject
-from graph.retrieval import documents
-from graph.retrieval.documents import concept_words, describe, period_words
-from graph.retrieval.embedder import Vectors, minilm
-from graph.retrieval.index import SearchStore, TextQuery
-from graph.retrieval.indexer import PARTS, refresh
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
-from queries.search import Mode, SearchRequest, search
 from tests.factories import ACTOR, batch, fact, mine, run, source
 from tests.test_search import SAID, remember_all
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Fact, Scope, Source, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.memory.forget import forget
+from vintage.graph.retrieval import documents
+from vintage.graph.retrieval.documents import concept_words, describe, period_words
+from vintage.graph.retrieval.embedder import Vectors, minilm
+from vintage.graph.retrieval.index import SearchStore, TextQuery
+from vintage.graph.retrieval.indexer import PARTS, refresh
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch, record
+from vintage.queries.search.run import Mode, SearchRequest, search
 
 ALPHABET = Subject(id="GOOGL", kind="company", name="Alphabet Inc.",
                    identifiers=("cik:0001652044", "ticker:GOOGL"))

@@ -1,6 +1,6 @@
 """The search index beside the facts and ranking inside the legal set (issue 13), on both
-backends, through the seam only (``graph.retrieval.index``): ``put_index`` and ``unindexed`` in a
-transaction, ``rank`` on the store.
+backends, through the seam only (``vintage.graph.retrieval.index``): ``put_index`` and ``unindexed``
+in a transaction, ``rank`` on the store.
 
 The terms and vectors are chosen by hand (4-dimensional unit vectors, one model name): these
 tests check the store's ranking primitive, not an embedder or the tokeniser, which are tested
@@ -19,18 +19,18 @@ from typing import Any
 
 import pytest
 
-from graph.asof import AsOf
-from graph.errors import InvalidArgument
-from graph.exclusion import EXPIRED, NOT_PUBLIC, SCOPE, STATUS, SUPERSEDED
-from graph.kinds import Status
-from graph.memory.primitives import memory_tx
-from graph.model import Scope
-from graph.neo4j.store import Neo4jStore
-from graph.retrieval.index import Hits, IndexEntry, SearchStore, TextQuery, index_tx
-from graph.store import Erasure, Store
-from graph.temporal import as_of, parse_instant
-from graph.writes import record
 from tests.factories import ACTOR, RANK_PATHS, batch, fact, source
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.exclusion import EXPIRED, NOT_PUBLIC, SCOPE, STATUS, SUPERSEDED
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import as_of, parse_instant
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.index import Hits, IndexEntry, SearchStore, TextQuery, index_tx
+from vintage.graph.store.protocol import Erasure, Store
+from vintage.graph.writes.semantics import record
 
 MODEL = "test-4d"  # the name the hand-made vectors go under
 FILED = "2018-04-24"
@@ -285,7 +285,8 @@ def clear(store: Store, tenant: str) -> int:
 def test_clear_index_drops_every_entry_and_queues_every_fact_not_erased_again(
     store: Store, scope: Scope, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("graph.neo4j.search.CLEAR_BATCH", 1)  # Neo4j's slices: one node each
+    # Neo4j's slices: one node each
+    monkeypatch.setattr("vintage.graph.neo4j.search.CLEAR_BATCH", 1)
     ours, theirs, plain, gone = facts(store, scope, "a.pref", "b.pref", "c.pref", "d.secret")
     put(store, scope.tenant, entry(ours, "tea e4031"), entry(theirs, "tea", Y, "another-model"),
         entry(gone, "tea secret"))

@@ -10,18 +10,18 @@ import shutil
 import string
 from pathlib import Path
 
-from graph.asof import AsOf
-from graph.embedded.codec import pack_vector
-from graph.embedded.log import unframe
-from graph.embedded.store import LOG_NAME, EmbeddedStore
-from graph.keyfile import FileKeyStore
-from graph.memory.primitives import memory_tx
-from graph.model import Scope
-from graph.retrieval.index import IndexEntry, TextQuery, index_tx
-from graph.sealing import CIPHERTEXT
-from graph.store import Erasure
 from tests.factories import PinnedClock
 from tests.test_search_index import MODEL, facts, unit
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope
+from vintage.graph.embedded.codec import pack_vector
+from vintage.graph.embedded.log import unframe
+from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.retrieval.index import IndexEntry, TextQuery, index_tx
+from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sealing.sealed import CIPHERTEXT
+from vintage.graph.store.protocol import Erasure
 
 PLAIN_VECTOR, SEALED_VECTOR = unit(1, 2, 3, 4), unit(4, 3, 2, 1)
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from graph.asof import AsOf
-from graph.memory.primitives import memory_tx
-from graph.model import Scope, Subject
-from graph.retrieval.index import index_tx
-from graph.store import Cited, CrossTenant, Erasure, Store
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
 from tests.factories import ACTOR, fact, source
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Scope, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.retrieval.index import index_tx
+from vintage.graph.store.protocol import Cited, CrossTenant, Erasure, Store
+from vintage.graph.writes.semantics import Batch, record
 
 
 def reread(store: Store, spec: AsOf) -> tuple[list[Cited], list[Subject]]:

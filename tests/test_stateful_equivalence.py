@@ -17,17 +17,17 @@ from hypothesis.stateful import (
     rule,
 )
 
-from graph.asof import AsOf
-from graph.corrections import restore_source, retract_source
-from graph.derivations import Output, derive
-from graph.embedded.store import EmbeddedStore
-from graph.model import Fact, FactIn, Scope, SourceIn, Subject, assertion_key
-from graph.neo4j.store import Neo4jStore
-from graph.recipes import expression
-from graph.store import Store, StoreError
-from graph.temporal import all_time, as_of, parse_instant
-from graph.writes import Batch, record
 from tests.factories import PinnedClock
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Fact, FactIn, Scope, SourceIn, Subject, assertion_key
+from vintage.graph.core.temporal import all_time, as_of, parse_instant
+from vintage.graph.derivations.derived import Output, derive
+from vintage.graph.derivations.recipes import expression
+from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.protocol import Store, StoreError
+from vintage.graph.writes.corrections import restore_source, retract_source
+from vintage.graph.writes.semantics import Batch, record
 
 DAY0 = parse_instant("2020-01-01")
 PERIODS = [(parse_instant("2019-01-01"), parse_instant("2019-04-01")),

@@ -1,4 +1,4 @@
-"""A plain fact read back from Neo4j (``graph.neo4j.rows.fact_from``) is built without
+"""A plain fact read back from Neo4j (``vintage.graph.neo4j.rows.fact_from``) is built without
 pydantic's validation, and must be the very fact it was written as (``fact_row``), as
 ``Fact.model_validate`` builds it: equal, the same type in every field, the same fields set,
 the same hash, as frozen; instants as Neo4j's ``toString`` renders them read too; and a node
@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from neo4j.time import DateTime
 from pydantic import ValidationError
 
-from graph.kinds import Change, FactKind, Status
-from graph.model import Fact
-from graph.neo4j.params import FACT_INSTANT_LISTS, FACT_INSTANTS
-from graph.neo4j.rows import fact_from, fact_row
-from graph.store import StoreError
+from vintage.graph.core.kinds import Change, FactKind, Status
+from vintage.graph.core.model import Fact
+from vintage.graph.neo4j.params import FACT_INSTANT_LISTS, FACT_INSTANTS
+from vintage.graph.neo4j.rows import fact_from, fact_row
+from vintage.graph.store.protocol import StoreError
 
 BASE: dict[str, Any] = {
     "id": "k1.r2", "key": "k1", "revision": 2, "tenant": "acme", "scope": ("user=42",),

@@ -9,19 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from graph.backends import open_store
-from graph.model import Scope, Subject
-from graph.store import Store
-from graph.temporal import parse_instant
-from graph.writes import Batch, record
-from ingest.companyfacts import ingest_companyfacts
-from queries.metric_files import load_metrics
-from queries.metrics import resolve_metric
-from queries.periods import parse_period
-from queries.question import ask
-from queries.subjects import UnknownSubject, resolve_in, resolve_subjects
 from tests.factories import ACTOR, batch, fact, run, source
 from tests.sec_files import data_file
+from vintage.graph.core.model import Scope, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import Batch, record
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
+from vintage.queries.lineage.subjects import UnknownSubject, resolve_in, resolve_subjects
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.metric_files import load_metrics
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
 
 APPLE = Subject(id="AAPL", kind="company", name="Apple Inc.",
                 identifiers=("cik:0000320193", "ticker:AAPL"))

@@ -1,1 +1,1 @@
-"""The HTTP API (FastAPI): ``create_app`` in ``api.http.app``; ``vintage serve`` runs it."""
+"""The HTTP API (FastAPI): ``create_app`` in ``vintage.http.app``; ``vintage serve`` runs it."""

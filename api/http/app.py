@@ -1,11 +1,11 @@
 """The HTTP API: ``create_app(open_store)`` builds the FastAPI app; ``vintage serve`` runs it
-under uvicorn (``api.cli_serve``).
+under uvicorn (``vintage.cli.serve``).
 
 Nothing is opened at import or when the app is built: the store comes from the ``open_store``
 given, called once at startup (lifespan), and is closed at shutdown after the running ingest
 jobs end. One store per app; every request authenticates with an API key
-(``api.http.auth``) and runs as its principal. Errors are RFC 9457 problems
-(``api.http.problems``); the OpenAPI 3.1 document is ``/openapi.json``.
+(``vintage.http.auth``) and runs as its principal. Errors are RFC 9457 problems
+(``vintage.http.problems``); the OpenAPI 3.1 document is ``/openapi.json``.
 
 Routers by area: ``routes_facts`` (facts, lineage, metric questions), ``routes_memory`` and
 ``routes_memory_control`` (the memory verbs), ``routes_ingest`` (uploads and jobs),
@@ -21,7 +21,9 @@ from importlib.metadata import PackageNotFoundError, version
 from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.http import (
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.store.protocol import Clock, Store
+from vintage.http import (
     problems,
     routes_facts,
     routes_ingest,
@@ -30,11 +32,9 @@ from api.http import (
     routes_memory_control,
     routes_retrieval,
 )
-from api.http.auth import service
-from api.http.models import Health, Ready
-from api.http.service import Service
-from graph.retrieval.embedder import Embedder
-from graph.store import Clock, Store
+from vintage.http.auth import service
+from vintage.http.models import Health, Ready
+from vintage.http.service import Service
 
 # Each area's router.
 ROUTERS: tuple[APIRouter, ...] = (

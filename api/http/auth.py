@@ -1,6 +1,6 @@
 """Who calls: ``Authorization: Bearer <key>``, verified against the app's store
-(``graph.access.verify``: scrypt once per key, then its cache). The tenant, the binding and the
-actor of every request come from the key's principal, never from the body or a header the
+(``vintage.graph.access.verify``: scrypt once per key, then its cache). The tenant, the binding and
+the actor of every request come from the key's principal, never from the body or a header the
 caller sets.
 
 Handlers take a ``Caller`` (the store and the principal). Every failure to present a valid key
@@ -15,9 +15,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from api.http.service import Service
-from graph.access import Principal, verify
-from graph.store import Store
+from vintage.graph.access import Principal, verify
+from vintage.graph.store.protocol import Store
+from vintage.http.service import Service
 
 bearer = HTTPBearer(auto_error=False, scheme_name="apiKey", bearerFormat="vk_…",
                     description="An API key of the tenant (`vintage keys create`).")

@@ -1,7 +1,7 @@
 """The service's access glue: the scope a request of a principal runs in, and whether a record a
 request names by id lies within the principal's reach.
 
-The rules are ``graph.access``'s (``check_read``, ``check_write``, ``within``,
+The rules are ``vintage.graph.access``'s (``check_read``, ``check_write``, ``within``,
 ``Principal.reaches``); this module only applies them to what a request names. The tenant is
 always the key's. An id outside the key's reach (another tenant's, another user's) raises
 ``UnknownReference`` with the same message as an id that does not exist, so the answer (404)
@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from graph.access import Forbidden, Principal, check_read, within
-from graph.memory.amend import stored
-from graph.memory.gate import memory_scope
-from graph.model import Event, Fact, Scope
-from graph.store import Store, StoreTx, UnknownReference
+from vintage.graph.access import Forbidden, Principal, check_read, within
+from vintage.graph.core.model import Event, Fact, Scope
+from vintage.graph.memory.amend import stored
+from vintage.graph.memory.gate import memory_scope
+from vintage.graph.store.protocol import Store, StoreTx, UnknownReference
 
-# What the audit never shows, even to an admin: a key's verifier (``graph.access.keystring``).
+# What the audit never shows, even to an admin: a key's verifier
+# (``vintage.graph.access.keystring``).
 UNSHOWN_DETAILS = frozenset({"hash", "salt"})
 _NO_SCOPE = ("", "-")
 

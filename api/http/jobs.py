@@ -20,10 +20,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from api.http.problems import INTERNAL, detail_of, kind_of
-from graph.access import Principal
-from graph.errors import UserError
-from graph.store import Clock, StoreUnreachable, UnknownReference
+from vintage.graph.access import Principal
+from vintage.graph.core.errors import UserError
+from vintage.graph.store.protocol import Clock, StoreUnreachable, UnknownReference
+from vintage.http.problems import INTERNAL, detail_of, kind_of
 
 WORKERS = 2  # ingests write in large batches: more in parallel only queue on the store
 _log = logging.getLogger("vintage.http")

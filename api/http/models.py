@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from graph.corrections import ExitReport
-from graph.temporal import parse_instant
-from queries.views import FactView, SourceView
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.writes.corrections import ExitReport
+from vintage.queries.lineage.views import FactView, SourceView
 
 
 def _instant(value: Any) -> Any:

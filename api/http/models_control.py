@@ -1,5 +1,5 @@
 """Request and response models of the memory verbs that erase, summarise, review, settle,
-undo and weigh (``api.http.routes_memory`` and ``api.http.routes_memory_control``)."""
+undo and weigh (``vintage.http.routes_memory`` and ``vintage.http.routes_memory_control``)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from datetime import datetime
 
 from pydantic import ConfigDict, Field
 
-from api.http.models import Instant, Out
-from api.http.models_memory import Name, Named, Scoped, Text
-from graph.memory.forget import Forgotten as Erased
-from graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
-from graph.model import Value
+from vintage.graph.core.model import Value
+from vintage.graph.memory.forget import Forgotten as Erased
+from vintage.graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
+from vintage.http.models import Instant, Out
+from vintage.http.models_memory import Name, Named, Scoped, Text
 
 
 class Forget(Scoped):

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.http.jobs import Job, JobState
-from api.http.models import Out
-from api.http.problems import Problem
+from vintage.http.jobs import Job, JobState
+from vintage.http.models import Out
+from vintage.http.problems import Problem
 
 FileName = Annotated[str | None, Field(
     None, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$",

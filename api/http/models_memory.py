@@ -1,5 +1,5 @@
 """Request and response models of the memory verbs that write, read, correct and audit
-(the others: ``api.http.models_control``).
+(the others: ``vintage.http.models_control``).
 
 A request names its scope (``user``, ``project``, ``thread``) only within what its key allows:
 a key bound to user 42 writes and reads user 42's memories whatever the request says (naming
@@ -12,11 +12,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.http.models import Cursor, Instant, Limit, Out
-from graph.kinds import SourceKind
-from graph.memory.gate import Decision, MemoryKind
-from graph.model import Event, Value
-from queries.recall import MemoryView
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import Event, Value
+from vintage.graph.memory.gate import Decision, MemoryKind
+from vintage.http.models import Cursor, Instant, Limit, Out
+from vintage.queries.memory.recall import MemoryView
 
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Name = Annotated[str, Field(min_length=1, max_length=256)]

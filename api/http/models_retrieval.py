@@ -1,10 +1,10 @@
 """Request and response models of search, context packs and the injection trace, and the two
 conversions every interface shares (``search_request``, ``search_out``): the HTTP routes
-(``api.http.routes_retrieval``) and the MCP tools (``api.mcp``) both build their requests here,
-so that a key reads the same legal set through either.
+(``vintage.http.routes_retrieval``) and the MCP tools (``vintage.mcp``) both build their requests
+here, so that a key reads the same legal set through either.
 
 A request never names its tenant, and names its scope (``user``, ``project``, ``thread``) only
-within the key's binding (``api.http.guard.read_scope``): a key bound to user 42 searches user
+within the key's binding (``vintage.http.guard.read_scope``): a key bound to user 42 searches user
 42's memories whatever it asks; naming none, an unbound key searches the tenant's shared facts
 (filings, tables), never a memory; ``all_scopes`` (every memory of the tenant) needs an admin
 key and is audited. A search's answer has the shape of ``vintage search --json``.
@@ -17,18 +17,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from api.http import guard
-from api.http.models import SOURCE_EXAMPLE, Instant, Out
-from api.http.models_memory import In, Name, Scoped
-from api.render_search import result_json
-from graph.access import Principal
-from graph.kinds import FactKind
-from graph.memory.gate import FACT_KIND, MemoryKind
-from graph.model import Value
-from queries.fusion import Mode
-from queries.pack_items import Format
-from queries.search import MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, SearchResult
-from queries.views import SourceView
+from vintage.graph.access import Principal
+from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.model import Value
+from vintage.graph.memory.gate import FACT_KIND, MemoryKind
+from vintage.http import guard
+from vintage.http.models import SOURCE_EXAMPLE, Instant, Out
+from vintage.http.models_memory import In, Name, Scoped
+from vintage.queries.lineage.views import SourceView
+from vintage.queries.search.fusion import Mode
+from vintage.queries.search.items import Format
+from vintage.queries.search.run import MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, SearchResult
+from vintage.render.search import result_json
 
 Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                              examples=["shipping preference"],

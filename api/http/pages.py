@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from graph.errors import InvalidArgument
+from vintage.graph.core.errors import InvalidArgument
 
 T = TypeVar("T")
 BAD_CURSOR = "cursor: not a cursor of this listing (start again without one)"

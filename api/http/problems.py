@@ -1,10 +1,10 @@
 """Errors as RFC 9457 problem details (``application/problem+json``), one stable ``type`` URI
 per kind of error, so that a client branches on ``type`` and never parses ``detail``.
 
-The engine's refusals (``graph.errors.UserError`` and its kinds) map by class, most specific
-first (``PROBLEMS``); a store that does not answer is 503 with ``Retry-After``; anything else is
-an engine fault: 500 with a problem body naming no exception, no message and no traceback (the
-traceback goes to the server's log, with the ``instance`` id the client saw).
+The engine's refusals (``vintage.graph.core.errors.UserError`` and its kinds) map by class, most
+specific first (``PROBLEMS``); a store that does not answer is 503 with ``Retry-After``; anything
+else is an engine fault: 500 with a problem body naming no exception, no message and no traceback
+(the traceback goes to the server's log, with the ``instance`` id the client saw).
 """
 
 from __future__ import annotations
@@ -22,12 +22,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graph.access import Forbidden, OutOfReach, Unauthorized
-from graph.embedded.log import LogCorrupt, StoreLocked
-from graph.errors import UserError
-from graph.keyfile import KeyFileCorrupt
-from graph.neo4j.memory import TransactionTooLarge
-from graph.store import ConflictError, CrossTenant, Refused, StoreUnreachable, UnknownReference
+from vintage.graph.access import Forbidden, OutOfReach, Unauthorized
+from vintage.graph.core.errors import UserError
+from vintage.graph.embedded.log import LogCorrupt, StoreLocked
+from vintage.graph.neo4j.memory import TransactionTooLarge
+from vintage.graph.sealing.keyfile import KeyFileCorrupt
+from vintage.graph.store.protocol import (
+    ConflictError,
+    CrossTenant,
+    Refused,
+    StoreUnreachable,
+    UnknownReference,
+)
 
 PROBLEM_JSON = "application/problem+json"
 BASE = "https://vintage.dev/problems/"

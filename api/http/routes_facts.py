@@ -2,7 +2,7 @@
 GraphML), impact, retraction and its undoing, and a metric as of a cutoff.
 
 Handlers call ``queries`` and ``graph`` functions in the scope the key allows
-(``api.http.guard``); an id outside the key's reach answers 404 like one that does not exist.
+(``vintage.http.guard``); an id outside the key's reach answers 404 like one that does not exist.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import JSONResponse
 
-from api.http import guard, pages
-from api.http.auth import Authenticated
-from api.http.models import (
+from vintage.graph.access import check_exit
+from vintage.graph.core.temporal import as_of
+from vintage.http import guard, pages
+from vintage.http.auth import Authenticated
+from vintage.http.models import (
     EXPLANATION_EXAMPLE,
     IMPACT_EXAMPLE,
     METRIC_EXAMPLE,
@@ -30,20 +32,18 @@ from api.http.models import (
     Reason,
     exit_out,
 )
-from api.http.problems import documented
-from graph.access import check_exit
-from graph.temporal import as_of
-from queries import asof as asof_queries
-from queries.answers import MetricAnswer
-from queries.explain import Explanation, explain
-from queries.export import graphml, prov_json
-from queries.impact import Impact, impact
-from queries.metrics import resolve_metric
-from queries.periods import parse_period
-from queries.question import ask
-from queries.retraction import retract
-from queries.subjects import resolve_subjects
-from queries.views import FactView, SourceView
+from vintage.http.problems import documented
+from vintage.queries.lineage import asof as asof_queries
+from vintage.queries.lineage.explain import Explanation, explain
+from vintage.queries.lineage.export import graphml, prov_json
+from vintage.queries.lineage.impact import Impact, impact
+from vintage.queries.lineage.retraction import retract
+from vintage.queries.lineage.subjects import resolve_subjects
+from vintage.queries.lineage.views import FactView, SourceView
+from vintage.queries.metrics.answers import MetricAnswer
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
 
 router = APIRouter(prefix="/v1", tags=["facts"])
 Id = Annotated[str, Path(min_length=1, max_length=512, examples=["f-2c1b0a9e8d7c6b5a-1"])]

@@ -19,17 +19,17 @@ import anyio
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi import Path as PathParam
 
-from api.http import guard
-from api.http.auth import Authenticated, service
-from api.http.jobs import Progress
-from api.http.models_ingest import CompanyfactsQuery, JobOut, TableQuery
-from api.http.problems import documented
-from api.http.routes_memory import user_and_project
-from graph.access import check_write
-from graph.kinds import SourceKind
-from ingest.batches import Summary
-from ingest.companyfacts import ingest_companyfacts
-from ingest.facts_table import ingest_table, parse_table
+from vintage.graph.access import check_write
+from vintage.graph.core.kinds import SourceKind
+from vintage.http import guard
+from vintage.http.auth import Authenticated, service
+from vintage.http.jobs import Progress
+from vintage.http.models_ingest import CompanyfactsQuery, JobOut, TableQuery
+from vintage.http.problems import documented
+from vintage.http.routes_memory import user_and_project
+from vintage.ingest.batches import Summary
+from vintage.ingest.facts_table import ingest_table, parse_table
+from vintage.ingest.sec.companyfacts import ingest_companyfacts
 
 router = APIRouter(prefix="/v1", tags=["ingest"])
 MAX_UPLOAD_BYTES = 2**30  # the largest companyfacts files are a few hundred MB unpacked

@@ -1,6 +1,6 @@
 """The tenant's API keys, managed by its admin keys: create (the key is in the answer, once),
 list (never a key or its verifier) and revoke (refused at once by this process; by other
-processes of the service within their cache's TTL, ``graph.access.cache``)."""
+processes of the service within their cache's TTL, ``vintage.graph.access.cache``)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.http.auth import Authenticated, Caller
-from api.http.models import Out, Reason
-from api.http.problems import documented
-from graph.access import Forbidden, KeyInfo, Role, create_key, list_keys, revoke
-from graph.store import UnknownReference
+from vintage.graph.access import Forbidden, KeyInfo, Role, create_key, list_keys, revoke
+from vintage.graph.store.protocol import UnknownReference
+from vintage.http.auth import Authenticated, Caller
+from vintage.http.models import Out, Reason
+from vintage.http.problems import documented
 
 router = APIRouter(prefix="/v1", tags=["keys"])
 KEY_EXAMPLE: dict[str, Any] = {

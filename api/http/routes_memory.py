@@ -1,11 +1,11 @@
 """Memory verbs: remember (compare-and-set with ``If-Match``), the current memory (its
 ``ETag``), memories (paginated), correct, audit (paginated), forget and summarise.
 ``review | resolve | rollback | invalidate | demote | outcome | promote`` live in
-``api.http.routes_memory_control``.
+``vintage.http.routes_memory_control``.
 
 Authority is bound to the key: the source kind a write claims must be one the key may write
-(``graph.access.check_write``), and every event names the key's principal as its actor. A gate's
-refusal is 422 and an equal-authority disagreement 409, each a problem carrying the decision
+(``vintage.graph.access.check_write``), and every event names the key's principal as its actor. A
+gate's refusal is 422 and an equal-authority disagreement 409, each a problem carrying the decision
 and its audit event; a written version is 201 and a repeat 200.
 """
 
@@ -17,10 +17,20 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Path, Query, Response
 from fastapi.responses import JSONResponse
 
-from api.http import guard, pages
-from api.http.auth import Authenticated, Caller
-from api.http.models_control import Forget, Forgotten, Summarise, Summary
-from api.http.models_memory import (
+from vintage.graph.access import check_exit, check_write
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.amend import current
+from vintage.graph.memory.forget import forget
+from vintage.graph.memory.gate import Decision, MemoryIn, memory_scope
+from vintage.graph.memory.remember import Remembered, remember
+from vintage.graph.memory.requests import correct_by_id, remember_checked
+from vintage.graph.store.protocol import UnknownReference
+from vintage.http import guard, pages
+from vintage.http.auth import Authenticated, Caller
+from vintage.http.models_control import Forget, Forgotten, Summarise, Summary
+from vintage.http.models_memory import (
     AuditPage,
     AuditQuery,
     Correction,
@@ -32,19 +42,9 @@ from api.http.models_memory import (
     MemoryOut,
     MemoryWrite,
 )
-from api.http.problems import MEMORY_CONFLICT, MEMORY_REFUSED, documented, problem
-from graph.access import check_exit, check_write
-from graph.errors import InvalidArgument
-from graph.kinds import SourceKind
-from graph.memory.amend import current
-from graph.memory.forget import forget
-from graph.memory.gate import Decision, MemoryIn, memory_scope
-from graph.memory.remember import Remembered, remember
-from graph.memory.requests import correct_by_id, remember_checked
-from graph.model import Scope
-from graph.store import UnknownReference
-from queries.recall import MemoryView, audit, recall
-from queries.summaries import summarise
+from vintage.http.problems import MEMORY_CONFLICT, MEMORY_REFUSED, documented, problem
+from vintage.queries.memory.recall import MemoryView, audit, recall
+from vintage.queries.memory.summaries import summarise
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 ETAG = re.compile(r'^"(\d{1,18})"$')

@@ -1,12 +1,13 @@
 """Memory verbs that review, settle, undo and weigh: review (open conflicts), resolve,
 rollback, invalidate, demote, outcome and promote.
 
-Each runs in the scope the key allows (``api.http.guard``) and names the key's principal as its
+Each runs in the scope the key allows (``vintage.http.guard``) and names the key's principal as its
 actor. A person's decision (resolve, a promotion on the user's action) is a ``user_message``
-write: only a key that may write one for that user may make it (``graph.access.check_write``);
-an outcome is a ``tool_result`` naming its task, which an agent key reports (and an experience
-that succeeded on enough tasks it may promote). Rollback, invalidation and demotion end or
-lower what a scope holds: a writer or admin key only (``graph.access.check_exit``).
+write: only a key that may write one for that user may make it
+(``vintage.graph.access.check_write``); an outcome is a ``tool_result`` naming its task, which an
+agent key reports (and an experience that succeeded on enough tasks it may promote). Rollback,
+invalidation and demotion end or lower what a scope holds: a writer or admin key only
+(``vintage.graph.access.check_exit``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,18 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from api.http import guard
-from api.http.auth import Authenticated
-from api.http.models import ExitOut, exit_out
-from api.http.models_control import (
+from vintage.graph.access import check_exit, check_write
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.memory.conflicts import review
+from vintage.graph.memory.ranking import demote
+from vintage.graph.memory.remember import invalidate_memory
+from vintage.graph.memory.requests import promote_named, record_outcome, resolve_named
+from vintage.graph.memory.rollback import rollback
+from vintage.http import guard
+from vintage.http.auth import Authenticated
+from vintage.http.models import ExitOut, exit_out
+from vintage.http.models_control import (
     ConflictOut,
     Conflicts,
     Demote,
@@ -33,18 +42,10 @@ from api.http.models_control import (
     Side,
     Written,
 )
-from api.http.models_control import Resolve as ResolveIn
-from api.http.models_memory import Decided
-from api.http.problems import documented
-from api.http.routes_memory import decided, user_and_project
-from graph.access import check_exit, check_write
-from graph.errors import InvalidArgument
-from graph.kinds import SourceKind
-from graph.memory.conflicts import review
-from graph.memory.ranking import demote
-from graph.memory.remember import invalidate_memory
-from graph.memory.requests import promote_named, record_outcome, resolve_named
-from graph.memory.rollback import rollback
+from vintage.http.models_control import Resolve as ResolveIn
+from vintage.http.models_memory import Decided
+from vintage.http.problems import documented
+from vintage.http.routes_memory import decided, user_and_project
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 

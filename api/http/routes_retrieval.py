@@ -1,10 +1,10 @@
 """Search, context packs and their trace: ``POST /v1/search``, ``POST /v1/context``,
 ``GET /v1/injections/{id}/trace`` and ``POST /v1/injections/{id}/used``.
 
-The scope is the key's (``api.http.models_retrieval``): the legal set is read in the store
-before anything is ranked (``queries.search``), so a key never ranks, sees or is handed what
-lies outside its reach. The app's one embedder ranks the semantic leg
-(``api.http.service.Service.embedder``).
+The scope is the key's (``vintage.http.models_retrieval``): the legal set is read in the store
+before anything is ranked (``vintage.queries.search.run``), so a key never ranks, sees or is handed
+what lies outside its reach. The app's one embedder ranks the semantic leg
+(``vintage.http.service.Service.embedder``).
 
 Who may do what: any key searches and builds context in its scope (a pack's injection event is
 the record of what was read and handed over, as a tenant-wide read's audit event is); marking
@@ -19,8 +19,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 
-from api.http.auth import Authenticated, Caller, service
-from api.http.models_retrieval import (
+from vintage.graph.access import Forbidden, Principal
+from vintage.graph.core.model import Scope
+from vintage.graph.store.protocol import UnknownReference
+from vintage.http.auth import Authenticated, Caller, service
+from vintage.http.models_retrieval import (
     ContextBody,
     ContextOut,
     SearchBody,
@@ -32,13 +35,10 @@ from api.http.models_retrieval import (
     search_out,
     search_request,
 )
-from api.http.problems import documented
-from graph.access import Forbidden, Principal
-from graph.model import Scope
-from graph.store import UnknownReference
-from queries.pack import build_pack
-from queries.search import search
-from queries.trace import Injection, judge, mark_used, read_injection
+from vintage.http.problems import documented
+from vintage.queries.search.pack import build_pack
+from vintage.queries.search.run import search
+from vintage.queries.search.trace import Injection, judge, mark_used, read_injection
 
 router = APIRouter(prefix="/v1", tags=["retrieval"])
 InjectionId = Annotated[str, Path(min_length=1, max_length=512, examples=["e-4b1d"])]

@@ -14,9 +14,9 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from api.http.jobs import Jobs
-from graph.retrieval.embedder import Embedder, embedder_from_env
-from graph.store import Clock, Store, StoreUnreachable
+from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
+from vintage.graph.store.protocol import Clock, Store, StoreUnreachable
+from vintage.http.jobs import Jobs
 
 # A tenant no key can name (keystring's tenant characters exclude blanks): what the readiness
 # probe reads, so that it touches the server and nobody's data.

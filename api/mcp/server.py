@@ -1,10 +1,10 @@
 """The MCP server: ``build_server(store, key)`` verifies the key against the store and exposes
-the tools of ``api.mcp.tools`` on the official MCP SDK's ``MCPServer``; ``vintage mcp``
-(``api.cli_mcp``) runs it over stdio or streamable HTTP.
+the tools of ``vintage.mcp.tools`` on the official MCP SDK's ``MCPServer``; ``vintage mcp``
+(``vintage.cli.mcp``) runs it over stdio or streamable HTTP.
 
 A tool's failure is an MCP tool error (``is_error``) carrying one line: the refusal's message
-prefixed by its kind (the titles of ``api.http.problems``, so that both interfaces say the same),
-never a traceback. What could name another tenant, a server address or a path is said by its
+prefixed by its kind (the titles of ``vintage.http.problems``, so that both interfaces say the
+same), never a traceback. What could name another tenant, a server address or a path is said by its
 kind alone; an engine fault is logged with its traceback on the server's stderr and the client
 is told only that it happened.
 """
@@ -22,12 +22,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import ValidationError
 
-from api.http.problems import detail_of, kind_of
-from api.mcp.tools import Tools
-from graph.access import verify
-from graph.errors import UserError
-from graph.retrieval.embedder import Embedder, embedder_from_env
-from graph.store import Store, StoreUnreachable
+from vintage.graph.access import verify
+from vintage.graph.core.errors import UserError
+from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
+from vintage.graph.store.protocol import Store, StoreUnreachable
+from vintage.http.problems import detail_of, kind_of
+from vintage.mcp.tools import Tools
 
 _log = logging.getLogger("vintage.mcp")
 INSTRUCTIONS = (

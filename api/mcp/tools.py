@@ -1,10 +1,10 @@
 """The MCP tools: ``search``, ``context``, ``remember``, ``correct``, ``forget``, ``asof``,
 ``explain``, ``impact``. Each is a typed method (its parameters are the tool's JSON schema, its
 docstring the tool's description) that calls the very ``queries`` / ``graph`` functions the
-command line and the HTTP API call, in the scope the key allows (``api.http.guard``,
-``graph.access``), with the key's principal as the actor of every event.
+command line and the HTTP API call, in the scope the key allows (``vintage.http.guard``,
+``vintage.graph.access``), with the key's principal as the actor of every event.
 
-The key is verified again on every call (``graph.access.verify``, from its cache after the
+The key is verified again on every call (``vintage.graph.access.verify``, from its cache after the
 first time), so a key revoked while the server runs stops working within the cache's TTL.
 """
 
@@ -14,11 +14,21 @@ from typing import Annotated
 
 from pydantic import Field
 
-from api.http import guard
-from api.http.models import Instant
-from api.http.models_control import Forgotten
-from api.http.models_memory import Decided
-from api.http.models_retrieval import (
+from vintage.graph.access import Principal, check_exit, check_write, verify
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import Scope, Value
+from vintage.graph.memory.forget import forget as forget_memory
+from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
+from vintage.graph.memory.remember import Remembered
+from vintage.graph.memory.requests import correct_by_id, remember_checked
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.store.protocol import Store
+from vintage.http import guard
+from vintage.http.models import Instant
+from vintage.http.models_control import Forgotten
+from vintage.http.models_memory import Decided
+from vintage.http.models_retrieval import (
     ContextBody,
     ContextOut,
     KindName,
@@ -27,28 +37,18 @@ from api.http.models_retrieval import (
     search_out,
     search_request,
 )
-from graph.access import Principal, check_exit, check_write, verify
-from graph.errors import InvalidArgument
-from graph.kinds import SourceKind
-from graph.memory.forget import forget as forget_memory
-from graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
-from graph.memory.remember import Remembered
-from graph.memory.requests import correct_by_id, remember_checked
-from graph.model import Scope, Value
-from graph.retrieval.embedder import Embedder
-from graph.store import Store
-from queries.answers import MetricAnswer
-from queries.explain import Explanation
-from queries.explain import explain as explain_fact
-from queries.fusion import Mode
-from queries.impact import Impact
-from queries.impact import impact as impact_of
-from queries.metrics import resolve_metric
-from queries.pack import build_pack
-from queries.pack_items import Format
-from queries.periods import parse_period
-from queries.question import ask
-from queries.search import search as search_legal
+from vintage.queries.lineage.explain import Explanation
+from vintage.queries.lineage.explain import explain as explain_fact
+from vintage.queries.lineage.impact import Impact
+from vintage.queries.lineage.impact import impact as impact_of
+from vintage.queries.metrics.answers import MetricAnswer
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
+from vintage.queries.search.fusion import Mode
+from vintage.queries.search.items import Format
+from vintage.queries.search.pack import build_pack
+from vintage.queries.search.run import search as search_legal
 
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Name = Annotated[str, Field(min_length=1, max_length=256)]

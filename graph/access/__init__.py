@@ -7,10 +7,10 @@ read). The command line on a local store is the owner and uses no key; a service
 per request and acts as its principal.
 """
 
-from graph.access.authority import check_exit, check_read, check_write, within
-from graph.access.cache import VERIFIED, KeyCache
-from graph.access.keys import KeyInfo, create_key, list_keys, revoke, verify
-from graph.access.principal import Forbidden, OutOfReach, Principal, Role, Unauthorized
+from vintage.graph.access.authority import check_exit, check_read, check_write, within
+from vintage.graph.access.cache import VERIFIED, KeyCache
+from vintage.graph.access.keys import KeyInfo, create_key, list_keys, revoke, verify
+from vintage.graph.access.principal import Forbidden, OutOfReach, Principal, Role, Unauthorized
 
 __all__ = [
     "VERIFIED", "Forbidden", "KeyCache", "KeyInfo", "OutOfReach", "Principal", "Role",

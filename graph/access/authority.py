@@ -1,5 +1,5 @@
 """Authority bound to the principal: which source kinds a key may write, and which scopes it
-may read (the table in ``graph.access.principal``).
+may read (the table in ``vintage.graph.access.principal``).
 
 The caller states a source kind; the key decides whether it may. So an agent cannot write
 ``user_message`` (the highest authority a memory has) however it labels its write, and a key
@@ -11,10 +11,10 @@ an admin key reads the whole tenant.
 
 from __future__ import annotations
 
-from graph.access.principal import Forbidden, OutOfReach, Principal, Role
-from graph.errors import InvalidArgument
-from graph.kinds import SourceKind
-from graph.model import Scope
+from vintage.graph.access.principal import Forbidden, OutOfReach, Principal, Role
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import Scope
 
 AGENT_KINDS = frozenset({SourceKind.AGENT_OUTPUT, SourceKind.MODEL_INFERENCE,
                          SourceKind.TOOL_RESULT})

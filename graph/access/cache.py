@@ -16,8 +16,8 @@ import time
 import weakref
 from collections.abc import Callable
 
-from graph.access.principal import Principal
-from graph.store import Store
+from vintage.graph.access.principal import Principal
+from vintage.graph.store.protocol import Store
 
 TTL_SECONDS = 30.0
 MAX_ENTRIES = 4096

@@ -2,8 +2,8 @@
 and verifier, never the secret) and ``key.revoke`` (its id). A key holds from its creation until
 its revocation; the audit of keys is the audit of events.
 
-``verify`` parses the key (``graph.access.keystring``), reads the key events of the tenant it
-names, and compares the verifier in constant time. Every way a key fails gives one message,
+``verify`` parses the key (``vintage.graph.access.keystring``), reads the key events of the tenant
+it names, and compares the verifier in constant time. Every way a key fails gives one message,
 and an unknown id costs one scrypt like a known one, so that neither the answer nor its time
 says which keys exist.
 """
@@ -15,12 +15,12 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from graph.access import keystring
-from graph.access.cache import VERIFIED, KeyCache
-from graph.access.principal import Principal, Role, Unauthorized, check_binding
-from graph.errors import InvalidArgument
-from graph.model import Event, Scope, Value, new_event_id
-from graph.store import Store
+from vintage.graph.access import keystring
+from vintage.graph.access.cache import VERIFIED, KeyCache
+from vintage.graph.access.principal import Principal, Role, Unauthorized, check_binding
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Event, Scope, Value, new_event_id
+from vintage.graph.store.protocol import Store
 
 CREATE, REVOKE = "key.create", "key.revoke"
 ACTIONS = (CREATE, REVOKE)

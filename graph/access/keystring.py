@@ -21,7 +21,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from graph.model import Value
+from vintage.graph.core.model import Value
 
 PREFIX = "vk"
 KEY = re.compile(r"^vk_([a-z2-7]{1,208})_(k[0-9a-f]{16})_([0-9a-f]{64})$")

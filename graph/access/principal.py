@@ -2,7 +2,7 @@
 
 A principal belongs to one tenant and has one role. A key may be bound to a user and/or a
 project: its scope is then that, and no request made with it reaches past it. The role says
-what it may do inside its scope (``graph.access.authority`` holds the rules):
+what it may do inside its scope (``vintage.graph.access.authority`` holds the rules):
 
 ======  ==========================  =====================================================
 role    reads                       writes
@@ -18,7 +18,7 @@ admin   the tenant, tenant-wide     everything in the tenant; manages keys
 
 Exits (forget, rollback, invalidate, retract and its undoing) and demotion end, undo or lower
 what a scope holds: only a writer key (within its binding) or an admin key makes them
-(``Principal.can_exit``, ``graph.access.authority.check_exit``).
+(``Principal.can_exit``, ``vintage.graph.access.authority.check_exit``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from graph.errors import InvalidArgument, UserError
-from graph.model import Scope
+from vintage.graph.core.errors import InvalidArgument, UserError
+from vintage.graph.core.model import Scope
 
-# The characters of a scope value (``graph.model.Scope``): a binding is a scope key.
+# The characters of a scope value (``vintage.graph.core.model.Scope``): a binding is a scope key.
 SCOPE_VALUE = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
 # No parentheses and no blanks: the name sits inside ``actor``'s parentheses, unambiguous.
 KEY_NAME = re.compile(r"^[A-Za-z0-9_.:@/-]{1,64}$")

@@ -1,9 +1,9 @@
 """JSON encoding of the records that cross the storage boundary (the embedded log's lines).
 
 A sealed fact is sealed here, on its way to the disk, and unsealed on its way back
-(``graph.sealing``): the in-memory state stays plain, only the log holds ciphertext. Plain facts
-are written as before, without a ``sealed`` field. A search entry (``index``) is written as
-its fact id, model, terms and vector (base64 of float32 little-endian: a fifth of a JSON list
+(``vintage.graph.sealing.sealed``): the in-memory state stays plain, only the log holds ciphertext.
+Plain facts are written as before, without a ``sealed`` field. A search entry (``index``) is written
+as its fact id, model, terms and vector (base64 of float32 little-endian: a fifth of a JSON list
 of floats), and, when its fact is sealed, all but the id sealed under the fact's key."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graph.embedded.state import Entry, Indexed, Unindexing
-from graph.model import DerivationIn, Event, Fact, Source, Subject
-from graph.sealing import CIPHERTEXT, Sealer
-from graph.store import (
+from vintage.graph.core.model import DerivationIn, Event, Fact, Source, Subject
+from vintage.graph.embedded.state import Entry, Indexed, Unindexing
+from vintage.graph.sealing.sealed import CIPHERTEXT, Sealer
+from vintage.graph.store.protocol import (
     Closure,
     Conflict,
     DerivationWrite,
@@ -86,7 +86,7 @@ def decode(item: list[Any], tenant: str, sealer: Sealer | None = None) -> tuple[
     if op == "fact" and CIPHERTEXT in payload:
         if sealer is None:
             raise StoreError(f"fact {payload['id']} was written sealed: open the store with its "
-                             "key store (graph.backends.open_store finds the key file)")
+                             "key store (vintage.open_store finds the key file)")
         return op, Fact.model_validate(sealer.unseal(tenant, payload))
     if op in _MODELS:
         return op, _MODELS[op].model_validate(payload)

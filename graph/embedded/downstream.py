@@ -1,16 +1,17 @@
-"""The embedded backend's downstream subgraph (``graph.reach``), from the general primitives.
+"""The embedded backend's downstream subgraph (``vintage.graph.writes.reach``), from the general
+primitives.
 
 Also the reference: tests/test_cascade_equivalence.py checks Neo4j's one-query-per-level answer
-(``graph.neo4j.downstream``) against this on the same graph.
+(``vintage.graph.neo4j.downstream``) against this on the same graph.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from graph.labels import FACT, GENERATED, USED
-from graph.reach import MAX_DEPTH, Downstream, Ends, FactRef, Reach
-from graph.store import Direction, StoreTx
+from vintage.graph.core.labels import FACT, GENERATED, USED
+from vintage.graph.store.protocol import Direction, StoreTx
+from vintage.graph.writes.reach import MAX_DEPTH, Downstream, Ends, FactRef, Reach
 
 
 def by_walk(tx: StoreTx, starts: list[str], at: datetime) -> Downstream:

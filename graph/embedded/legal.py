@@ -1,9 +1,9 @@
 """The legal set of a search on the embedded store: the as-of predicate over the tenant's facts
 that have a search entry, fast enough to run before every ranking.
 
-``graph.asof.to_predicate`` stays the one judge of what is legal. A Python call per fact is
-what costs (microseconds each: a tenant of 100k entries is a fraction of a second), so a numpy
-pre-mask over columns of the fields the predicate reads drops first what the predicate would
+``vintage.graph.core.asof.to_predicate`` stays the one judge of what is legal. A Python call per
+fact is what costs (microseconds each: a tenant of 100k entries is a fraction of a second), so a
+numpy pre-mask over columns of the fields the predicate reads drops first what the predicate would
 drop anyway (another scope, a status or kind not asked, erased, not yet public or recorded,
 invalidated, closed by the cutoff, outside the valid window), and the predicate runs only on
 the rows left. The pre-mask may keep a fact the predicate refuses (gaps and past closures,
@@ -22,9 +22,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import numpy.typing as npt
 
-from graph.asof import AsOf, scope_test, to_predicate
-from graph.kinds import FactKind, Status
-from graph.model import Fact
+from vintage.graph.core.asof import AsOf, scope_test, to_predicate
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Fact
 
 Mask = npt.NDArray[np.bool_]
 

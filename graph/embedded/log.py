@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graph.durable import write_all
-from graph.store import StoreError
+from vintage.graph.store.durable import write_all
+from vintage.graph.store.protocol import StoreError
 
 LOG_NAME = "vintage.log.jsonl"
 LOCK_NAME = "vintage.lock"

@@ -8,9 +8,8 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from graph.asof import AsOf, in_gap
-from graph.embedded.state import Node, State
-from graph.labels import (
+from vintage.graph.core.asof import AsOf, in_gap
+from vintage.graph.core.labels import (
     DERIVATION,
     FACT,
     GENERATED,
@@ -20,8 +19,17 @@ from graph.labels import (
     SUPPORTED_BY,
     USED,
 )
-from graph.model import Fact, Source, Subject
-from graph.store import Confirmation, Direction, Edge, Justification, Reached, Support, Walk
+from vintage.graph.core.model import Fact, Source, Subject
+from vintage.graph.embedded.state import Node, State
+from vintage.graph.store.protocol import (
+    Confirmation,
+    Direction,
+    Edge,
+    Justification,
+    Reached,
+    Support,
+    Walk,
+)
 
 
 def live(data: dict[str, Any], at: datetime) -> bool:

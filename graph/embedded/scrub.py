@@ -15,10 +15,10 @@ import os
 import re
 from pathlib import Path
 
-from graph.durable import fsync_dir
-from graph.embedded.log import SCRUB_JOURNAL, frame, reframe, unframe
-from graph.embedded.state import ERASED
-from graph.sealing import CIPHERTEXT
+from vintage.graph.embedded.log import SCRUB_JOURNAL, frame, reframe, unframe
+from vintage.graph.embedded.state import ERASED
+from vintage.graph.sealing.sealed import CIPHERTEXT
+from vintage.graph.store.durable import fsync_dir
 
 
 def scrub(directory: Path, log: Path, tenant: str, fact_ids: set[str]) -> None:

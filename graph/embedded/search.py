@@ -1,7 +1,8 @@
-"""Ranking inside the legal set on the embedded store (``graph.retrieval.index.SearchStore``).
+"""Ranking inside the legal set on the embedded store
+(``vintage.graph.retrieval.index.SearchStore``).
 
-The legal set comes first: the whole as-of predicate (``graph.asof.to_predicate``) over the
-tenant's facts that have a search entry (``graph.embedded.legal``). Every leg then ranks
+The legal set comes first: the whole as-of predicate (``vintage.graph.core.asof.to_predicate``) over
+the tenant's facts that have a search entry (``vintage.graph.embedded.legal``). Every leg then ranks
 exactly within it, so a legal item is never lost because illegal ones outranked it:
 
 - keyword: BM25 (``bm25s``, Lucene's variant) scored for *every* entry of the tenant, then
@@ -28,12 +29,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from graph.asof import AsOf
-from graph.embedded.legal import Columns, legal
-from graph.embedded.state import Entry, State
-from graph.errors import InvalidArgument
-from graph.exclusion import REASONS, why_excluded
-from graph.retrieval.index import Hits, TextQuery
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.exclusion import REASONS, why_excluded
+from vintage.graph.embedded.legal import Columns, legal
+from vintage.graph.embedded.state import Entry, State
+from vintage.graph.retrieval.index import Hits, TextQuery
 
 if TYPE_CHECKING:
     import bm25s

@@ -15,9 +15,9 @@ import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
-from graph.asof import AsOf, to_predicate
-from graph.kinds import FactKind
-from graph.labels import (
+from vintage.graph.core.asof import AsOf, to_predicate
+from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.labels import (
     ABOUT,
     CONFLICTS_WITH,
     DERIVATION,
@@ -30,8 +30,8 @@ from graph.labels import (
     SUPPORTED_BY,
     USED,
 )
-from graph.model import Event, Fact, Scope
-from graph.store import DerivationWrite, KnowledgeEnd
+from vintage.graph.core.model import Event, Fact, Scope
+from vintage.graph.store.protocol import DerivationWrite, KnowledgeEnd
 
 Journal = list[Callable[[], None]]
 Node = tuple[str, str, str]  # (label, tenant, id)
@@ -41,8 +41,8 @@ _NODE_OPS = {"subject": SUBJECT, "source": SOURCE, "event": EVENT}
 
 @dataclass(frozen=True, eq=False)
 class Entry:
-    """A fact's search entry as the state keeps it (``graph.retrieval.index.IndexEntry``), its
-    vector as float32: a tuple of Python floats takes eight times the memory (100k entries of
+    """A fact's search entry as the state keeps it (``vintage.graph.retrieval.index.IndexEntry``),
+    its vector as float32: a tuple of Python floats takes eight times the memory (100k entries of
     384 dimensions would hold over a gigabyte)."""
 
     terms: tuple[str, ...]
@@ -83,7 +83,7 @@ class State:
         # included), so a ranking structure built from them knows when it is stale.
         self.entries: dict[str, dict[str, Entry]] = defaultdict(dict)
         self.generation: dict[str, int] = defaultdict(int)
-        self.rank_cache: dict[str, Any] = {}  # per tenant: graph.embedded.search's
+        self.rank_cache: dict[str, Any] = {}  # per tenant: vintage.graph.embedded.search's
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         """The as-of read for a resolved spec; the caller holds the store's lock (a write

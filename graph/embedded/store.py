@@ -1,8 +1,8 @@
 """The embedded backend: networkx in process, persisted as an append-only log of framed lines.
 
 A write runs under the store's thread lock and, across processes, the store directory's writer
-lock (``graph.embedded.log``); it first catches up with what other processes committed, so it
-plans on the latest state. Each operation of the transaction applies to the in-memory state at
+lock (``vintage.graph.embedded.log``); it first catches up with what other processes committed, so
+it plans on the latest state. Each operation of the transaction applies to the in-memory state at
 once (so the transaction reads its own writes, as on Neo4j) and pushes its inverse onto an undo
 journal. At commit the transaction's operations are appended to the log as one framed line and
 fsynced; only then does the call return. If the unit of work or the append raises, the journal
@@ -12,12 +12,12 @@ reader sees a consistent prefix of the commits and picks up new ones on its next
 Opening replays the log. A torn last line (a crash during the append) is the transaction that
 never committed: it is moved aside to ``vintage.log.jsonl.torn-<time>`` with a warning, and the
 store opens. A damaged complete line fails the open, naming file, line and byte offset. After
-its line is fsynced, an erasure rewrites the log under a journal (``graph.embedded.scrub``): the
-one exception to append-only. With a key store, sealed facts and their search entries reach
+its line is fsynced, an erasure rewrites the log under a journal (``vintage.graph.embedded.scrub``):
+the one exception to append-only. With a key store, sealed facts and their search entries reach
 the log as ciphertext (the codec), and an erasure destroys their keys once the log is
 rewritten, so every copy of the old log becomes unreadable; the keys are marked first, and an
 open finishes a destruction that a crash interrupted. Search ranks inside the legal set
-(``graph.embedded.search``). This backend is also the reference model the Neo4j backend is
+(``vintage.graph.embedded.search``). This backend is also the reference model the Neo4j backend is
 checked against, so it favours plainness over speed.
 """
 
@@ -32,15 +32,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from graph.asof import AsOf
-from graph.embedded import codec, log, reads, scrub, search
-from graph.embedded.state import State
-from graph.embedded.tx import EmbeddedTx
-from graph.labels import LINEAGE_TYPES, SOURCE
-from graph.model import Event, Fact, Source, Subject
-from graph.retrieval.index import Hits, TextQuery
-from graph.sealing import KeyStore, Sealer
-from graph.store import Clock, Confirmation, Direction, StoreError, Support, Walk
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
+from vintage.graph.core.model import Event, Fact, Source, Subject
+from vintage.graph.embedded import codec, log, reads, scrub, search
+from vintage.graph.embedded.state import State
+from vintage.graph.embedded.tx import EmbeddedTx
+from vintage.graph.retrieval.index import Hits, TextQuery
+from vintage.graph.sealing.sealed import KeyStore, Sealer
+from vintage.graph.store.protocol import Clock, Confirmation, Direction, StoreError, Support, Walk
 
 T = TypeVar("T")
 LOG_NAME = log.LOG_NAME
@@ -68,7 +68,8 @@ class EmbeddedStore:
     def open(cls, path: Path | None, clock: Clock,
              keys: KeyStore | None = None) -> EmbeddedStore:
         """Open (and replay) the store at ``path``; ``None`` keeps it in memory only. With
-        ``keys`` (``graph.sealing``), sealed facts reach the log as ciphertext under keys kept
+        ``keys`` (``vintage.graph.sealing.sealed``), sealed facts reach the log as ciphertext under
+        keys kept
         there, and erasing one destroys its key; without, everything is written plain."""
         store = cls(path, clock, keys)
         if path is not None:

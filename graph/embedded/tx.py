@@ -1,4 +1,5 @@
-"""A unit of work on the embedded store: the write primitives of ``graph.store.StoreTx``.
+"""A unit of work on the embedded store: the write primitives of
+``vintage.graph.store.protocol.StoreTx``.
 
 Each write applies at once (so later reads in the same unit see it, as on Neo4j), is logged for
 the commit, and is journalled so that a failing unit of work can be undone.
@@ -13,18 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from graph.asof import AsOf
-from graph.embedded import reads
-from graph.embedded.downstream import by_walk
-from graph.embedded.search import unindexed_ids
-from graph.embedded.state import Entry, Indexed, Journal, State, Unindexing
-from graph.errors import InvalidArgument
-from graph.kinds import FactKind
-from graph.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
-from graph.model import Event, Fact, Scope, Source, Subject
-from graph.reach import Downstream
-from graph.retrieval.index import IndexEntry
-from graph.store import (
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
+from vintage.graph.core.model import Event, Fact, Scope, Source, Subject
+from vintage.graph.embedded import reads
+from vintage.graph.embedded.downstream import by_walk
+from vintage.graph.embedded.search import unindexed_ids
+from vintage.graph.embedded.state import Entry, Indexed, Journal, State, Unindexing
+from vintage.graph.retrieval.index import IndexEntry
+from vintage.graph.store.protocol import (
     Cited,
     Closure,
     Confirmation,
@@ -44,6 +44,7 @@ from graph.store import (
     Walk,
     check_tenant,
 )
+from vintage.graph.writes.reach import Downstream
 
 
 class EmbeddedTx:

@@ -14,12 +14,12 @@ import math
 from datetime import datetime
 from typing import Any
 
-from graph.kinds import SourceKind
-from graph.memory.gate import MEMORY_KIND, MemoryIn, memory_key
-from graph.memory.remember import Remembered, current_version, remember
-from graph.memory.scoping import require_scope
-from graph.model import Fact, Scope, Value
-from graph.store import ConflictError, Store, StoreError, UnknownReference
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import Fact, Scope, Value
+from vintage.graph.memory.gate import MEMORY_KIND, MemoryIn, memory_key
+from vintage.graph.memory.remember import Remembered, current_version, remember
+from vintage.graph.memory.scoping import require_scope
+from vintage.graph.store.protocol import ConflictError, Store, StoreError, UnknownReference
 
 _MEMORY_SCOPE = {"user", "project", "thread"}
 

@@ -6,8 +6,8 @@ version (history kept), and each challenger is held beside it as a variant asser
 ``CONFLICTS_WITH`` to every other. Reads return all sides, explicitly conflicted, never one
 silently.
 
-While a set is open, a write to its key (``graph.memory.gate.gate``) is one of: support for a side
-that already holds its value; another side, at equal authority; a settlement, from a higher
+While a set is open, a write to its key (``vintage.graph.memory.gate.gate``) is one of: support for
+a side that already holds its value; another side, at equal authority; a settlement, from a higher
 authority (the user's correction above all): the new value becomes the active version and the
 other sides retire. A person settles a set with ``resolve``. The sides a settlement retires are
 read inside its transaction, after the subject lock, so a side that joined a moment earlier is
@@ -20,14 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.asof import AsOf
-from graph.kinds import SourceKind, Status
-from graph.memory.gate import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
-from graph.memory.primitives import memory_tx
-from graph.memory.scoping import record_wide_read, require_read_scope, require_scope
-from graph.model import Fact, FactIn, Scope, SourceIn, Subject, Value
-from graph.store import Conflict, Invalidation, Store, StoreTx, UnknownReference
-from graph.writes import Batch, WriteReport, record, record_in
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import SourceKind, Status
+from vintage.graph.core.model import Fact, FactIn, Scope, SourceIn, Subject, Value
+from vintage.graph.memory.gate import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.memory.scoping import record_wide_read, require_read_scope, require_scope
+from vintage.graph.store.protocol import Conflict, Invalidation, Store, StoreTx, UnknownReference
+from vintage.graph.writes.semantics import Batch, WriteReport, record, record_in
 
 VARIANT = "conflict:"
 _KINDS = tuple(FACT_KIND.values())

@@ -5,7 +5,7 @@ outcome (what doing it achieves). It is stored as one canonical JSON text (sorte
 spaces), so the same experience written twice is one value, and the built-in summariser renders
 it like any other memory. Its validation evidence is not part of the value: each successful
 outcome on a distinct task is a support of the experience, and a failure counts against it
-(``graph.memory.promotion``).
+(``vintage.graph.memory.promotion``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graph.errors import UserError
+from vintage.graph.core.errors import UserError
 
 FIELDS = ("trigger", "preconditions", "steps", "outcome")
 

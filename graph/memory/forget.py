@@ -12,8 +12,8 @@ source: the facts that rest on that source alone are erased, in whatever scope t
 id is one per tenant); a fact another source also supports stays, and the erased source no longer
 supports it (left with no live support, the others retracted, it stops being held, as a retraction
 of the source would decide). Every support edge counts, live or retracted
-(``graph.support.said_by``): a retraction does not unsay what a source said, so it does not shield
-it from erasure.
+(``vintage.graph.writes.support.said_by``): a retraction does not unsay what a source said, so it
+does not shield it from erasure.
 """
 
 from __future__ import annotations
@@ -22,15 +22,22 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from graph.corrections import unsupported
-from graph.labels import FACT, GENERATED, USED
-from graph.locking import under_locks
-from graph.memory.gate import FACT_KIND
-from graph.memory.primitives import memory_tx
-from graph.memory.scoping import USER_SUBJECT, require_scope
-from graph.model import Event, Fact, Scope, new_event_id
-from graph.store import Direction, Erasure, Store, StoreError, StoreTx, UnknownReference
-from graph.support import said_by
+from vintage.graph.core.labels import FACT, GENERATED, USED
+from vintage.graph.core.model import Event, Fact, Scope, new_event_id
+from vintage.graph.memory.gate import FACT_KIND
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.memory.scoping import USER_SUBJECT, require_scope
+from vintage.graph.store.protocol import (
+    Direction,
+    Erasure,
+    Store,
+    StoreError,
+    StoreTx,
+    UnknownReference,
+)
+from vintage.graph.writes.corrections import unsupported
+from vintage.graph.writes.locking import under_locks
+from vintage.graph.writes.support import said_by
 
 _DEPTH = 64
 _MEMORY_KINDS = tuple(FACT_KIND.values())

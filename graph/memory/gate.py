@@ -6,7 +6,7 @@ the caller's scope (tenant, and user / project / thread where given). Its valid 
 history; a TTL ends it on the valid axis (``expires_at``). The gate is pure: given the draft and
 the memory's current version, it returns the decision and why (``remember`` writes it).
 
-Authority, highest first (``graph.model.Authority``): the user's own statement; an
+Authority, highest first (``vintage.graph.core.model.Authority``): the user's own statement; an
 authoritative document or tool result; a summary a person approved; a multi-turn inference; a
 single model guess; text of unknown origin. A source kind's authority is a ceiling a caller may
 lower, never raise.
@@ -21,12 +21,20 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from graph.kinds import Authority, FactKind, SourceKind, Status, capped_authority
-from graph.memory import experience
-from graph.memory.injection import scan_write
-from graph.memory.scoping import subject_refusal
-from graph.memory.sensitive import sensitive_write
-from graph.model import Fact, Name, Scope, UtcInstant, Value, assertion_key, check_value
+from vintage.graph.core.kinds import Authority, FactKind, SourceKind, Status, capped_authority
+from vintage.graph.core.model import (
+    Fact,
+    Name,
+    Scope,
+    UtcInstant,
+    Value,
+    assertion_key,
+    check_value,
+)
+from vintage.graph.memory import experience
+from vintage.graph.memory.injection import scan_write
+from vintage.graph.memory.scoping import subject_refusal
+from vintage.graph.memory.sensitive import sensitive_write
 
 MEMORY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 REQUIRED = ("source_kind", "source_id", "observed_at", "owner", "retention_reason")
@@ -173,7 +181,7 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
     """The decision for ``m`` given the memory's current version (None: none yet), the
     sources that support it and, when it is conflicted, the other sides of its open set.
     ``hold`` is a reason found outside the draft to hold it as a candidate (an unregistered
-    document source, ``graph.memory.trust``)."""
+    document source, ``vintage.graph.memory.trust``)."""
     missing = m.missing()
     if missing is not None:
         return refused(f"missing field {missing!r}: every memory carries its source, observed "

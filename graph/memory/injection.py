@@ -1,7 +1,7 @@
 """Content that reads as instructions to the model: held as a candidate, never handed over.
 
-A memory ends up in an agent's context (``queries.context``), so text that talks to the model
-("ignore all previous instructions", "you are now ...", a chat-template role tag) is a
+A memory ends up in an agent's context (``vintage.queries.search.context``), so text that talks to
+the model ("ignore all previous instructions", "you are now ...", a chat-template role tag) is a
 prompt-injection path, whoever wrote it. The detector is a documented list of imperative
 patterns, each with a label; it scans the key, the value and the free-text fields of a write
 (subject, owner, retention reason, source version) after normalising the text (Unicode NFKC, so

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime, timedelta
 
-from graph.errors import InvalidArgument
+from vintage.graph.core.errors import InvalidArgument
 
 FLOOR = datetime(1900, 1, 1, tzinfo=UTC)
 DEFAULT_SKEW = timedelta(minutes=5)

@@ -1,4 +1,5 @@
-"""What agent memory asks of a transaction beyond the core primitives of ``graph.store``.
+"""What agent memory asks of a transaction beyond the core primitives of
+``vintage.graph.store.protocol``.
 
 Erasure (``forget``) must reach every version a scope ever held and remove its content; a
 conflict set links the sides that disagree. Only memory does either, so these primitives
@@ -11,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from graph.kinds import FactKind
-from graph.model import Fact, Scope
-from graph.store import Conflict, Erasure, StoreError, StoreTx
+from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.model import Fact, Scope
+from vintage.graph.store.protocol import Conflict, Erasure, StoreError, StoreTx
 
 
 @runtime_checkable

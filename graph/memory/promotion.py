@@ -21,13 +21,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.errors import InvalidArgument
-from graph.kinds import SourceKind, Status
-from graph.memory.gate import Decision, MemoryIn, MemoryKind, Verdict, refused, same_value
-from graph.memory.injection import scan_write
-from graph.memory.observed import check_observed
-from graph.memory.remember import Remembered, current_version, decide, remember, write_verdict
-from graph.store import Store, StoreTx
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import SourceKind, Status
+from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, Verdict, refused, same_value
+from vintage.graph.memory.injection import scan_write
+from vintage.graph.memory.observed import check_observed
+from vintage.graph.memory.remember import (
+    Remembered,
+    current_version,
+    decide,
+    remember,
+    write_verdict,
+)
+from vintage.graph.store.protocol import Store, StoreTx
 
 DEFAULT_VALIDATIONS = 2
 DEFAULT_SUCCESS_RATE = 0.75

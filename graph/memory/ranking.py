@@ -2,14 +2,15 @@
 
 Demotion is a ranking weight and nothing more. It never changes a memory's status, visibility,
 value or any answer: ``recall`` returns exactly the same memories, ordered by weight; only a
-context with a size limit (``queries.context``) leaves low-ranked ones out. A weight belongs to
-one version (a correction starts again at 1), lies in [0, 1], and is read as of an instant like
-everything else: each demotion is an ``Event`` (``action = "demote"``), so the weight at T is the
-last demotion recorded at or before T. Weight 1 restores a memory.
+context with a size limit (``vintage.queries.search.context``) leaves low-ranked ones out. A weight
+belongs to one version (a correction starts again at 1), lies in [0, 1], and is read as of an
+instant like everything else: each demotion is an ``Event`` (``action = "demote"``), so the weight
+at T is the last demotion recorded at or before T. Weight 1 restores a memory.
 
 An injection is the record that a context was built: which memory versions were handed to an
 agent, for which thread. Agent output that repeats one of them is an echo of the engine's own
-words, never evidence (``graph.memory.gate.NOT_EVIDENCE``); the injection lets the audit say which.
+words, never evidence (``vintage.graph.memory.gate.NOT_EVIDENCE``); the injection lets the audit say
+which.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.errors import InvalidArgument
-from graph.memory.gate import memory_key
-from graph.memory.scoping import require_scope
-from graph.model import Event, Scope, Value, new_event_id
-from graph.store import Store, UnknownReference
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Event, Scope, Value, new_event_id
+from vintage.graph.memory.gate import memory_key
+from vintage.graph.memory.scoping import require_scope
+from vintage.graph.store.protocol import Store, UnknownReference
 
 DEMOTE = "demote"
 INJECT = "inject"
@@ -82,7 +83,8 @@ def record_injection(store: Store, tenant: str, *, thread: str, subject: str | N
                      more: Mapping[str, Value] | None = None) -> str:
     """Record that these memory versions were put into a context for ``thread``, and which
     visible ones were considered but cut by the limit (ids only, never values). A context
-    pack (``queries.pack``) names its own event id (its text quotes it) and adds its trace
+    pack (``vintage.queries.search.pack``) names its own event id (its text quotes it) and adds its
+    trace
     (``more``: ids and numbers, never values)."""
     if not thread.strip():
         raise InvalidArgument("an injection belongs to a thread")

@@ -1,6 +1,7 @@
-"""``remember``: one memory write through the gate (``graph.memory.gate``), after the checks that
-come before it: an observed time in range (``graph.memory.observed``) and one source saying one
-thing (``graph.memory.said``). Outcomes and promotion live in ``graph.memory.promotion``.
+"""``remember``: one memory write through the gate (``vintage.graph.memory.gate``), after the checks
+that come before it: an observed time in range (``vintage.graph.memory.observed``) and one source
+saying one thing (``vintage.graph.memory.said``). Outcomes and promotion live in
+``vintage.graph.memory.promotion``.
 
 Every decision is an ``Event``: a write's own event carries the decision and why; a refusal,
 duplicate or conflict writes a decision event alone. Events carry the subject and key, never the
@@ -20,27 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from graph.corrections import ExitReport, invalidate
-from graph.kinds import Status
-from graph.memory.conflicts import open_conflict, open_sides, retire_rivals
-from graph.memory.gate import (
-    FACT_KIND,
-    MEMORY_EPOCH,
-    NOT_EVIDENCE,
-    Decision,
-    MemoryIn,
-    Verdict,
-    gate,
-    memory_key,
-    refused,
-)
-from graph.memory.observed import check_observed
-from graph.memory.ranking import last_injection
-from graph.memory.said import said_before
-from graph.memory.scoping import require_scope
-from graph.memory.sensitive import withheld
-from graph.memory.trust import untrusted
-from graph.model import (
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import (
     DerivationIn,
     Event,
     Fact,
@@ -52,8 +34,33 @@ from graph.model import (
     new_event_id,
     revision_of,
 )
-from graph.store import ConflictError, DerivationWrite, Store, StoreTx, UnknownReference
-from graph.writes import Batch, WriteReport, record_in
+from vintage.graph.memory.conflicts import open_conflict, open_sides, retire_rivals
+from vintage.graph.memory.gate import (
+    FACT_KIND,
+    MEMORY_EPOCH,
+    NOT_EVIDENCE,
+    Decision,
+    MemoryIn,
+    Verdict,
+    gate,
+    memory_key,
+    refused,
+)
+from vintage.graph.memory.observed import check_observed
+from vintage.graph.memory.ranking import last_injection
+from vintage.graph.memory.said import said_before
+from vintage.graph.memory.scoping import require_scope
+from vintage.graph.memory.sensitive import withheld
+from vintage.graph.memory.trust import untrusted
+from vintage.graph.store.protocol import (
+    ConflictError,
+    DerivationWrite,
+    Store,
+    StoreTx,
+    UnknownReference,
+)
+from vintage.graph.writes.corrections import ExitReport, invalidate
+from vintage.graph.writes.semantics import Batch, WriteReport, record_in
 
 _ATTEMPTS = 64
 Step = Callable[[StoreTx, WriteReport], None]
@@ -95,7 +102,7 @@ def remember(store: Store, m: MemoryIn, *, actor: str,
              expected: int | object | None = _UNSET, clock_skew: timedelta | None = None,
              note: Note | None = None) -> Remembered:
     """Gate and write one memory; return the decision and why (an ``Event`` either way).
-    An observed time beyond ``clock_skew`` (default: ``graph.memory.observed``) into the
+    An observed time beyond ``clock_skew`` (default: ``vintage.graph.memory.observed``) into the
     future, or before 1900, is refused before anything is read or written."""
     check_observed(m.observed_at, store.now(), skew=clock_skew)
     key = m.assertion_key()

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graph.kinds import SourceKind
-from graph.memory.amend import correct, current, draft_of
-from graph.memory.conflicts import resolve
-from graph.memory.gate import MemoryIn
-from graph.memory.observed import check_observed
-from graph.memory.promotion import (
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import Scope, Value
+from vintage.graph.memory.amend import correct, current, draft_of
+from vintage.graph.memory.conflicts import resolve
+from vintage.graph.memory.gate import MemoryIn
+from vintage.graph.memory.observed import check_observed
+from vintage.graph.memory.promotion import (
     DEFAULT_SUCCESS_RATE,
     DEFAULT_VALIDATIONS,
     Tally,
@@ -23,10 +24,9 @@ from graph.memory.promotion import (
     promote,
     tally,
 )
-from graph.memory.remember import Remembered, remember
-from graph.model import Scope, Value
-from graph.store import Store
-from graph.writes import WriteReport
+from vintage.graph.memory.remember import Remembered, remember
+from vintage.graph.store.protocol import Store
+from vintage.graph.writes.semantics import WriteReport
 
 
 def remember_checked(store: Store, m: MemoryIn, *, actor: str,

@@ -13,15 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from graph.asof import AsOf
-from graph.kinds import Authority, SourceKind, Status
-from graph.locking import under_locks
-from graph.memory.gate import FACT_KIND
-from graph.memory.scoping import require_scope
-from graph.model import Event, Fact, FactIn, Scope, SourceIn, digest, new_event_id
-from graph.store import Invalidation, Reopening, Store, StoreError, StoreTx
-from graph.temporal import all_time
-from graph.writes import Batch, WriteReport, record_in
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import Authority, SourceKind, Status
+from vintage.graph.core.model import Event, Fact, FactIn, Scope, SourceIn, digest, new_event_id
+from vintage.graph.core.temporal import all_time
+from vintage.graph.memory.gate import FACT_KIND
+from vintage.graph.memory.scoping import require_scope
+from vintage.graph.store.protocol import Invalidation, Reopening, Store, StoreError, StoreTx
+from vintage.graph.writes.locking import under_locks
+from vintage.graph.writes.semantics import Batch, WriteReport, record_in
 
 _KIND_OF_AUTHORITY = {
     Authority.USER_STATEMENT: SourceKind.USER_MESSAGE,

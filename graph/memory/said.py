@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.memory.gate import Decision, MemoryIn, Verdict, refused, same_value
-from graph.memory.primitives import memory_tx
-from graph.memory.sensitive import sensitive_categories
-from graph.model import Fact
-from graph.store import StoreTx
+from vintage.graph.core.model import Fact
+from vintage.graph.memory.gate import Decision, MemoryIn, Verdict, refused, same_value
+from vintage.graph.memory.primitives import memory_tx
+from vintage.graph.memory.sensitive import sensitive_categories
+from vintage.graph.store.protocol import StoreTx
 
 RETRY = "the same write again (same source): one memory"
 

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
-from graph.errors import InvalidArgument, UserError
-from graph.model import Event, Scope, new_event_id
-from graph.store import Store
+from vintage.graph.core.errors import InvalidArgument, UserError
+from vintage.graph.core.model import Event, Scope, new_event_id
+from vintage.graph.store.protocol import Store
 
 USER_SUBJECT = "user:"
 READ = "read"

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graph.errors import InvalidArgument
-from graph.kinds import SourceKind
-from graph.model import Event, new_event_id
-from graph.store import Store
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.model import Event, new_event_id
+from vintage.graph.store.protocol import Store
 
 TRUST = "trust"
 REGISTERED_KINDS = frozenset({SourceKind.DOCUMENT})

@@ -1,7 +1,7 @@
 """Build and command line of the local Neo4j 5.26 launcher (``docker/neo4j-embedded``).
 
 Maven compiles the one-class launcher and resolves Neo4j's classpath once (no shaded jar: it
-would break Neo4j's META-INF/services); ``java_command`` is how :mod:`graph.neo4j.launcher`
+would break Neo4j's META-INF/services); ``java_command`` is how :mod:`vintage.graph.neo4j.launcher`
 runs it, with Neo4j's own JVM flags and a small heap and page cache.
 """
 
@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from graph.errors import UserError
+from vintage.graph.core.errors import UserError
 
 MAIN_CLASS = "dev.vintage.neo4j.Launcher"
 READY_MARKER = "VINTAGE_NEO4J_READY "

@@ -1,8 +1,9 @@
 """Cypher builders for the Neo4j backend: pure functions from arguments to (query, params).
 
 Values travel only as ``$params``. Labels and relationship types are interpolated, but only from
-``graph.labels`` constants (checked here), never from caller strings. Each builder is covered by a
-golden file in ``tests/golden/`` and by an integration test that runs it on a real server.
+``vintage.graph.core.labels`` constants (checked here), never from caller strings. Each builder is
+covered by a golden file in ``tests/golden/`` and by an integration test that runs it on a real
+server.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from graph.kinds import FactKind
-from graph.labels import (
+from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.labels import (
     ABOUT,
     CONFLICTS_WITH,
     DERIVATION,
@@ -26,15 +27,15 @@ from graph.labels import (
     UNINDEXED,
     USED,
 )
-from graph.model import Fact, Scope
-from graph.neo4j.params import (
+from vintage.graph.core.model import Fact, Scope
+from vintage.graph.neo4j.params import (
     FACT_INSTANTS,
     grouped,
     instants_as_text,
     parsed_instants,
     with_text,
 )
-from graph.sealing import CIPHERTEXT
+from vintage.graph.sealing.sealed import CIPHERTEXT
 
 FACT_ORDER = "f.subject, f.predicate, f.valid_from, f.revision, f.id"
 
@@ -48,7 +49,7 @@ FACT_PROPERTIES = (*(k for k in Fact.model_fields
 def fact_map(alias: str) -> str:
     """A fact's properties with its instants as ISO text: the Python driver decodes DATETIME
     values several times slower than strings, and bulk reads (versions, cascades) are
-    dominated by that decoding. ``graph.neo4j.rows.fact_from`` parses them back to UTC
+    dominated by that decoding. ``vintage.graph.neo4j.rows.fact_from`` parses them back to UTC
     datetimes."""
     a = alias
     stored = ", ".join(f".{k}" for k in FACT_PROPERTIES)
@@ -170,7 +171,7 @@ SET s = row, s.tenant = $tenant""", {"tenant": tenant, "rows": rows})
 
 
 def create_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # Instants travel as text (graph.neo4j.params). Born without a search entry: the indexer
+    # Instants travel as text (vintage.graph.neo4j.params). Born without a search entry: the indexer
     # finds it by the second label (unindexed()).
     return Query(f"""
 UNWIND $rows AS row
@@ -202,13 +203,14 @@ ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at""",
 LOCKED_READ = "SET f._vintage_lock = true REMOVE f._vintage_lock"  # lock_subjects's token
 
 # Said when a close finds the fact closed already (a concurrent writer), here and by the
-# launcher's procedure (Cascade.java), whose refusal graph.neo4j.procedures recognises by it.
+# launcher's procedure (Cascade.java), whose refusal vintage.graph.neo4j.procedures recognises by
+# it.
 CLOSED_FIRST = "another writer closed one of these facts first"
 
 
 def close_knowledge(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # Grouped by their two instants (graph.neo4j.params). The IS NULL guard makes a concurrent
-    # second close match nothing; the caller compares the count with the rows it sent and
+    # Grouped by their two instants (vintage.graph.neo4j.params). The IS NULL guard makes a
+    # concurrent second close match nothing; the caller compares the count with the rows it sent and
     # reports a conflict. The guard is read under the fact's write lock (LOCKED_READ).
     return Query(f"""
 UNWIND $groups AS g
@@ -246,7 +248,7 @@ ON CREATE SET r.recorded_at = row.recorded_at""", {"tenant": tenant, "rows": row
 
 def create_derivations(tenant: str, rows: list[dict[str, Any]]) -> Query:
     """Each row ``{props, used: [{fact_id, role}], generated: [fact id]}``; ``recorded_at``
-    travels as text (``graph.neo4j.params``)."""
+    travels as text (``vintage.graph.neo4j.params``)."""
     return Query(f"""
 UNWIND $rows AS row
 CREATE (d:{DERIVATION})

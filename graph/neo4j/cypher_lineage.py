@@ -1,8 +1,9 @@
 """Cypher builders for lineage: walks, justifications, exits (invalidate, retract, restore) and
 the knowledge ends they move.
 
-Same rules as ``graph.neo4j.cypher``: pure functions to (query, params), values only as ``$params``,
-relationship types only from ``graph.labels`` constants; each has a golden file.
+Same rules as ``vintage.graph.neo4j.cypher``: pure functions to (query, params), values only as
+``$params``, relationship types only from ``vintage.graph.core.labels`` constants; each has a golden
+file.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graph.asof import holds_at
-from graph.labels import (
+from vintage.graph.core.asof import holds_at
+from vintage.graph.core.labels import (
     CONFLICTS_WITH,
     DERIVATION,
     FACT,
@@ -22,9 +23,9 @@ from graph.labels import (
     UNINDEXED,
     USED,
 )
-from graph.neo4j.cypher import LOCKED_READ, Query, fact_map, seek
-from graph.neo4j.params import grouped
-from graph.store import Direction
+from vintage.graph.neo4j.cypher import LOCKED_READ, Query, fact_map, seek
+from vintage.graph.neo4j.params import grouped
+from vintage.graph.store.protocol import Direction
 
 WALKABLE = (*LINEAGE_TYPES, CONFLICTS_WITH)  # a conflict set is walked like lineage
 # The labels a walk can start from, named in its MATCH: the planner then seeks each label's
@@ -97,7 +98,7 @@ ORDER BY output, derivation.id""", {"tenant": tenant, "ids": list(fact_ids), "at
 
 def _micros(x: str, prop: str) -> str:
     # An instant as integer microseconds since the epoch: exact for what Python writes, and
-    # 110,000 of them decode as ints instead of DATETIME values (graph.reach).
+    # 110,000 of them decode as ints instead of DATETIME values (vintage.graph.writes.reach).
     return f"{x}.{prop}.epochSeconds * 1000000 + {x}.{prop}.microsecond"
 
 
@@ -163,7 +164,7 @@ RETURN f.id AS id, toString(f.erased_at) AS at""", {"tenant": tenant, "ids": lis
 
 
 def invalidate_facts(tenant: str, rows: list[dict[str, Any]]) -> Query:
-    # Grouped by instant (graph.neo4j.params). The first invalidation stays (LOCKED_READ).
+    # Grouped by instant (vintage.graph.neo4j.params). The first invalidation stays (LOCKED_READ).
     return Query(f"""
 UNWIND $groups AS g
 UNWIND g.members AS fact_id

@@ -1,6 +1,6 @@
 """Cypher for as-of reads: facts by the compiled predicate, and what cites and confirms them
 (support edges holding at a system instant, public by a cutoff). Pure builders, like
-``graph.neo4j.cypher``; ``graph.neo4j.store`` runs them."""
+``vintage.graph.neo4j.cypher``; ``vintage.graph.neo4j.store`` runs them."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from graph.asof import AsOf, holds_at, to_cypher
-from graph.labels import FACT, SOURCE, SUBJECT, SUPPORTED_BY
-from graph.neo4j.cypher import FACT_ORDER, Query, fact_map, seek, source_map
+from vintage.graph.core.asof import AsOf, holds_at, to_cypher
+from vintage.graph.core.labels import FACT, SOURCE, SUBJECT, SUPPORTED_BY
+from vintage.graph.neo4j.cypher import FACT_ORDER, Query, fact_map, seek, source_map
 
 _SEP = "\n    AND "  # holds_at's clauses, one a line
-# A subject as ``subjects`` returns its rows (``graph.neo4j.rows.subject_from``).
+# A subject as ``subjects`` returns its rows (``vintage.graph.neo4j.rows.subject_from``).
 _SUBJECT_MAP = "s {.id, .kind, .name, identifiers: coalesce(s.identifiers, [])}"
 
 

@@ -1,6 +1,6 @@
 """Cypher for the search index: entries on fact nodes, the queue of facts without one, and the
-ranking of a search inside its legal set. Pure builders, like ``graph.neo4j.cypher``;
-``graph.neo4j.search`` runs them (docs/retrieval.md, "Neo4j: full-text and cosine inside the
+ranking of a search inside its legal set. Pure builders, like ``vintage.graph.neo4j.cypher``;
+``vintage.graph.neo4j.search`` runs them (docs/retrieval.md, "Neo4j: full-text and cosine inside the
 legal set").
 
 A fact's entry is three properties of its node: ``search_terms``, one string of whitespace-free
@@ -19,11 +19,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from graph.asof import AsOf, scope_clause, to_cypher
-from graph.exclusion import reason_cypher
-from graph.labels import FACT, UNINDEXED
-from graph.neo4j.cypher import Query, fact_map, seek
-from graph.neo4j.schema import FACT_TEXT
+from vintage.graph.core.asof import AsOf, scope_clause, to_cypher
+from vintage.graph.core.exclusion import reason_cypher
+from vintage.graph.core.labels import FACT, UNINDEXED
+from vintage.graph.neo4j.cypher import Query, fact_map, seek
+from vintage.graph.neo4j.schema import FACT_TEXT
 
 _TOKEN = re.compile(r"[a-z]\.[0-9a-z_]+")  # nothing Lucene's query syntax would read
 
@@ -63,7 +63,7 @@ def index_exists(name: str) -> Query:
 def adopt_unindexed() -> Query:
     """Queue every fact that has no entry and is not erased: the facts of a store written
     before the search index existed. A scan of every tenant's facts, in batches, run once by
-    ``graph.neo4j.search.prepare`` (an auto-commit transaction, for the batches)."""
+    ``vintage.graph.neo4j.search.prepare`` (an auto-commit transaction, for the batches)."""
     return Query(f"""
 MATCH (f:{FACT})
 WHERE f.search_terms IS NULL AND f.erased_at IS NULL AND NOT f:{UNINDEXED}
@@ -162,7 +162,7 @@ def rank(spec: AsOf, terms: Sequence[str], identifiers: Sequence[str],
     tenant within the read's scope carrying a term, with no limit (the scope's filter tokens
     are required, so another user's entries are never even read: the scope is a boundary, and
     a count of what lies beyond it would tell this user what another holds), and gives each
-    its reason to be excluded (``graph.exclusion``): the legal ones are ranked by BM25
+    its reason to be excluded (``vintage.graph.core.exclusion``): the legal ones are ranked by BM25
     (keyword) and by how many identifiers they carry (exact), the rest counted by reason, never
     as outside the scope. The legal part enumerates the legal set (Lucene's filter tokens, or
     the indexes of named ids or subjects) under the whole as-of predicate, counts it, and ranks

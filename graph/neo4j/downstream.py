@@ -1,4 +1,5 @@
-"""A cascade's subgraph read from Neo4j level by level, as ids and instants (``graph.reach``).
+"""A cascade's subgraph read from Neo4j level by level, as ids and instants
+(``vintage.graph.writes.reach``).
 
 One query per derivation level (two for the common "inputs, then metrics over them"), each
 returning per newly reached fact its report fields, its ends as integer microseconds and its
@@ -12,11 +13,11 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from graph.model import Fact
-from graph.neo4j import cypher_lineage as lineage
-from graph.neo4j.params import instant
-from graph.neo4j.rows import Runner
-from graph.reach import MAX_DEPTH, Downstream, Ends, FactRef, Reach
+from vintage.graph.core.model import Fact
+from vintage.graph.neo4j import cypher_lineage as lineage
+from vintage.graph.neo4j.params import instant
+from vintage.graph.neo4j.rows import Runner
+from vintage.graph.writes.reach import MAX_DEPTH, Downstream, Ends, FactRef, Reach
 
 
 def read_downstream(tx: Runner, tenant: str, start_ids: Sequence[str],

@@ -47,8 +47,8 @@ __all__ = [
     "stop",
 ]
 
-from graph.neo4j import process
-from graph.neo4j.build import (
+from vintage.graph.neo4j import process
+from vintage.graph.neo4j.build import (
     HEAP_ENV,
     HOME_ENV,
     MAIN_CLASS,

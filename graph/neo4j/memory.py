@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 from neo4j.exceptions import Neo4jError
 
-from graph.neo4j.build import HEAP_ENV, TX_MEMORY_ENV
-from graph.store import StoreError
+from vintage.graph.neo4j.build import HEAP_ENV, TX_MEMORY_ENV
+from vintage.graph.store.protocol import StoreError
 
 MEMORY_CODES = frozenset({
     "Neo.TransientError.General.MemoryPoolOutOfMemoryError",  # a db.memory.transaction.* cap

@@ -2,12 +2,12 @@
 
 A cascade over 110,000 derived facts spends most of its time shipping the subgraph to Python
 and deciding it there (bench/RESULTS.md, "Cascade"). The launcher registers ``vintage.cascade``,
-a port of ``graph.cascade.plan`` that finds and decides the subgraph inside the server and
-returns only the decided rows, and ``vintage.cascade_close``, which also writes each close from
-the node it holds (``graph.cascade.close``: one statement, not a second one that seeks every
-closed fact again by id). A stock Neo4j (the compose file's image, a managed service) has
-no such procedure and runs the pure-Cypher path (``graph.neo4j.downstream``); both are tested
-against the embedded reference (tests/test_cascade_equivalence.py).
+a port of ``vintage.graph.writes.cascade.plan`` that finds and decides the subgraph inside the
+server and returns only the decided rows, and ``vintage.cascade_close``, which also writes each
+close from the node it holds (``vintage.graph.writes.cascade.close``: one statement, not a second
+one that seeks every closed fact again by id). A stock Neo4j (the compose file's image, a managed
+service) has no such procedure and runs the pure-Cypher path (``vintage.graph.neo4j.downstream``);
+both are tested against the embedded reference (tests/test_cascade_equivalence.py).
 
 Whether a server has it is asked once, when the store prepares its schema; nothing asks
 before.
@@ -20,23 +20,23 @@ from datetime import datetime
 
 import neo4j
 
-from graph.cascade import CYCLE
-from graph.derivations import CycleError
-from graph.model import Fact
-from graph.neo4j import ranker
-from graph.neo4j.cypher import CLOSED_FIRST, Query
-from graph.neo4j.params import instant, micros
-from graph.neo4j.rows import Runner
-from graph.reach import Affected, FactRef
-from graph.store import ConflictError
+from vintage.graph.core.model import Fact
+from vintage.graph.derivations.derived import CycleError
+from vintage.graph.neo4j import ranker
+from vintage.graph.neo4j.cypher import CLOSED_FIRST, Query
+from vintage.graph.neo4j.params import instant, micros
+from vintage.graph.neo4j.rows import Runner
+from vintage.graph.store.protocol import ConflictError
+from vintage.graph.writes.cascade import CYCLE
+from vintage.graph.writes.reach import Affected, FactRef
 
-CASCADE = "vintage.cascade"  # its instants are integer microseconds (graph.neo4j.params)
+CASCADE = "vintage.cascade"  # its instants are integer microseconds (vintage.graph.neo4j.params)
 CASCADE_CLOSE = "vintage.cascade_close"  # the same, and it writes the closes
 
 
 def available(session: neo4j.Session) -> bool:
     """Whether the server has the launcher's procedures: this cascade and the ranker
-    (graph.neo4j.ranker), which the launcher registers together."""
+    (vintage.graph.neo4j.ranker), which the launcher registers together."""
     names = [CASCADE, CASCADE_CLOSE, *ranker.NAMES]
     rows = session.run("SHOW PROCEDURES YIELD name WHERE name IN $names RETURN count(*) AS n",
                        {"names": names}).single()
@@ -53,8 +53,8 @@ RETURN id, subject, predicate, value, unit, sealed, depth, path, end""", {
         "changed": {k: None if v is None else micros(v) for k, v in changed.items()}})
 
 
-# How the server wraps a procedure's refusal (Cascade.java's cycle says graph.cascade.CYCLE,
-# its close guard CLOSED_FIRST).
+# How the server wraps a procedure's refusal (Cascade.java's cycle says
+# vintage.graph.writes.cascade.CYCLE, its close guard CLOSED_FIRST).
 _CALL_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
 
 
@@ -62,7 +62,7 @@ def decided(tx: Runner, tenant: str, changed: Mapping[str, datetime | None],
             axis: str, at: datetime, get_facts: Callable[[list[str]], dict[str, Fact]],
             *, close: bool = False) -> list[Affected]:
     """``get_facts`` reads sealed facts whole, to open their values. ``close``: the server
-    writes each close too (``graph.cascade.close``)."""
+    writes each close too (``vintage.graph.writes.cascade.close``)."""
     query = cascade_call(tenant, changed, axis, at, close=close)
     affected: list[Affected] = []
     sealed: list[int] = []

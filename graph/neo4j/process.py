@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from graph.neo4j.build import MAIN_CLASS
+from vintage.graph.neo4j.build import MAIN_CLASS
 
 # Servers spawned by this process. Holding the Popen keeps it from being garbage collected
 # while the server runs (which would raise a ResourceWarning) and lets us reap it on exit.

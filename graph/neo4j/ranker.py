@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graph.asof import AsOf
-from graph.neo4j.cypher import FACT_PROPERTIES, Query
-from graph.neo4j.cypher_search import lucene, scope_filters, tenant_token
-from graph.neo4j.params import FACT_INSTANTS, micros
+from vintage.graph.core.asof import AsOf
+from vintage.graph.neo4j.cypher import FACT_PROPERTIES, Query
+from vintage.graph.neo4j.cypher_search import lucene, scope_filters, tenant_token
+from vintage.graph.neo4j.params import FACT_INSTANTS, micros
 
 RANK = "vintage.rank"
 SEARCH_WRITE = "vintage.search_write"
@@ -36,7 +36,8 @@ TEXT_PASSES = "vintage.text_passes"  # a diagnostic: not among what a server mus
 def serves(spec: AsOf) -> bool:
     """Whether the ranker may serve this read: any but one that names subjects, whose legal
     set Cypher reaches through their index in milliseconds. A read of named ids is served:
-    a search asks its cut legs for their scores of named candidates (``queries.search``),
+    a search asks its cut legs for their scores of named candidates
+    (``vintage.queries.search.run``),
     and Cypher runs that keyword leg over every entry the query's terms match."""
     return spec.subjects is None
 

@@ -2,7 +2,7 @@
 
 The driver's ``execute_write`` retries every error it calls retryable for its retry time, and
 Neo4j calls a transaction past its memory pool *transient*. Refused inside the unit of work,
-``graph.neo4j.memory.within_memory`` turns that into ``TransactionTooLarge`` and the driver
+``vintage.graph.neo4j.memory.within_memory`` turns that into ``TransactionTooLarge`` and the driver
 stops; refused at commit, past the unit, the driver ran the whole transaction again and again
 (a 110,000-fact cascade on the launcher's default heap: three more runs, about 55 s before
 the error instead of 4, bench/RESULTS.md). Running it again cannot help: the same work
@@ -21,7 +21,7 @@ from typing import TypeVar
 import neo4j
 from neo4j.exceptions import DriverError, Neo4jError
 
-from graph.neo4j.memory import within_memory
+from vintage.graph.neo4j.memory import within_memory
 
 T = TypeVar("T")
 

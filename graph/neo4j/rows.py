@@ -1,6 +1,6 @@
 """What Neo4j hands back, as the store's values, and what a node is written as: rows as dicts,
 instants as UTC datetimes, facts, sources, supports and derivations from their properties (and
-back). Shared by ``graph.neo4j.tx`` and ``graph.neo4j.store``."""
+back). Shared by ``vintage.graph.neo4j.tx`` and ``vintage.graph.neo4j.store``."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from typing import Any, get_args
 import neo4j
 from neo4j.time import DateTime
 
-from graph.kinds import Change, FactKind, Status
-from graph.model import DerivationIn, Fact, Source, Subject
-from graph.neo4j.params import FACT_INSTANT_LISTS, FACT_INSTANTS
-from graph.sealing import CIPHERTEXT, Sealer
-from graph.store import StoreError, Support
-from graph.temporal import require_utc
+from vintage.graph.core.kinds import Change, FactKind, Status
+from vintage.graph.core.model import DerivationIn, Fact, Source, Subject
+from vintage.graph.core.temporal import require_utc
+from vintage.graph.neo4j.params import FACT_INSTANT_LISTS, FACT_INSTANTS
+from vintage.graph.sealing.sealed import CIPHERTEXT, Sealer
+from vintage.graph.store.protocol import StoreError, Support
 
 # What runs a statement: a managed transaction (reads) or an explicit one (writes,
-# graph.neo4j.retry).
+# vintage.graph.neo4j.retry).
 Runner = neo4j.ManagedTransaction | neo4j.Transaction
 
 _FACT_FIELDS = tuple(Fact.model_fields)
@@ -73,7 +73,7 @@ def fact_from(props: dict[str, Any], sealer: Sealer | None = None) -> Fact:
     values = native_props(props)
     if sealer is None:
         raise StoreError(f"fact {values['id']} was written sealed: connect with its key "
-                         "store (graph.backends.open_store finds the key file)")
+                         "store (vintage.graph.store.backends.open_store finds the key file)")
     values = sealer.unseal(values["tenant"], values)
     values = {name: values.get(name) for name in _FACT_FIELDS}  # Neo4j drops null properties
     for name in _FACT_LISTS:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from graph.labels import EVENT, FACT, LABELS, UNINDEXED
+from vintage.graph.core.labels import EVENT, FACT, LABELS, UNINDEXED
 
 # (tenant, id) per label: the writes' MERGE and MATCH by id, nodes_by_id, existing, supports,
 # justifications, generated_by, the support exits and the start of every walk seek these;

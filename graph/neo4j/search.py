@@ -1,8 +1,8 @@
-"""The Neo4j search index: ``graph.retrieval.index``'s seam over the builders of
-``graph.neo4j.cypher_search``.
+"""The Neo4j search index: ``vintage.graph.retrieval.index``'s seam over the builders of
+``vintage.graph.neo4j.cypher_search``.
 
-Text terms are blinded before they reach the server (``graph.sealing.Sealer.blind``): Lucene's
-files and the store's hold HMACs under the tenant's index key, never the words of a sealed
+Text terms are blinded before they reach the server (``vintage.graph.sealing.sealed.Sealer.blind``):
+Lucene's files and the store's hold HMACs under the tenant's index key, never the words of a sealed
 memory, and a query's terms are blinded the same way to match them. A store opened without a
 key store writes everything plain; its terms are hashed with no key, which hides nothing that
 its facts do not already show.
@@ -16,19 +16,19 @@ from typing import Any
 
 import neo4j
 
-from graph.asof import AsOf
-from graph.errors import InvalidArgument
-from graph.model import Fact, Subject
-from graph.neo4j import cypher_reads as reads
-from graph.neo4j import cypher_search as cs
-from graph.neo4j import ranker
-from graph.neo4j.cypher import Query
-from graph.neo4j.rows import fact_from, source_from, subject_from
-from graph.neo4j.schema import FACT_TEXT
-from graph.neo4j.tx import Neo4jTx
-from graph.retrieval.index import Hits, IndexEntry, TextQuery
-from graph.sealing import Sealer, blinded
-from graph.store import Cited, check_tenant
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Fact, Subject
+from vintage.graph.neo4j import cypher_reads as reads
+from vintage.graph.neo4j import cypher_search as cs
+from vintage.graph.neo4j import ranker
+from vintage.graph.neo4j.cypher import Query
+from vintage.graph.neo4j.rows import fact_from, source_from, subject_from
+from vintage.graph.neo4j.schema import FACT_TEXT
+from vintage.graph.neo4j.tx import Neo4jTx
+from vintage.graph.retrieval.index import Hits, IndexEntry, TextQuery
+from vintage.graph.sealing.sealed import Sealer, blinded
+from vintage.graph.store.protocol import Cited, check_tenant
 
 # Lucene refuses a query of more than 1024 clauses; a query text this long is a document.
 MAX_QUERY_TERMS = 1000
@@ -82,9 +82,10 @@ def _check_entries(entries: Sequence[IndexEntry]) -> None:
 
 
 class SearchTx(Neo4jTx):
-    """A Neo4j transaction that also keeps the search index (``graph.retrieval.index.IndexTx``).
+    """A Neo4j transaction that also keeps the search index
+    (``vintage.graph.retrieval.index.IndexTx``).
     ``columns``: the server ranks from the launcher's columns (``Neo4jStore.server_ranker``),
-    and a search's re-read is asked of them first (``graph.neo4j.ranker.reread_call``)."""
+    and a search's re-read is asked of them first (``vintage.graph.neo4j.ranker.reread_call``)."""
 
     def __init__(self, tx: Any, tenant: str, sealer: Sealer | None = None,
                  procedures: bool = False, writing: bool = False, columns: bool = False) -> None:
@@ -153,7 +154,7 @@ def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, sp
          query: TextQuery, server_ranker: bool = False) -> Hits:
     """``SearchStore.rank`` on Neo4j, ``spec`` already resolved: one query (cs.rank), or, on
     a server with the launcher's ranker and a read it serves, ``vintage.rank`` first
-    (graph.neo4j.ranker), and cs.rank only when it had no columns to rank from."""
+    (vintage.graph.neo4j.ranker), and cs.rank only when it had no columns to rank from."""
     if query.per_leg < 1:
         raise InvalidArgument("a search returns at least one item per leg")
     if query.vector is not None:

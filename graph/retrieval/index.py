@@ -1,18 +1,19 @@
 """The search index a backend keeps beside its facts, and the seam it ranks through.
 
-Every fact version gets one ``IndexEntry``: its text terms (``graph.retrieval.terms``, exact
-identifiers included) and its unit vector (``graph.retrieval.embedder``). Entries are derived
-content: a backend keeps them with the fact (Neo4j: properties of the node, under a full-text and
-the exact cosine; embedded: the log, sealed like the fact's value) and erasure removes them with
-the text they came from.
+Every fact version gets one ``IndexEntry``: its text terms (``vintage.graph.retrieval.terms``, exact
+identifiers included) and its unit vector (``vintage.graph.retrieval.embedder``). Entries are
+derived content: a backend keeps them with the fact (Neo4j: properties of the node, under a
+full-text and the exact cosine; embedded: the log, sealed like the fact's value) and erasure removes
+them with the text they came from.
 
 ``rank`` is where the order of retrieval is kept (docs/retrieval.md): a backend ranks *inside*
 the legal set of ``spec`` (the whole as-of predicate, run in the store before any score), so a
 keyword or vector score never brings back an excluded item and an excluded item never pushes a
 legal one out of the top. It also says, for the items of the tenant within the read's scope
-that the query's terms matched, how many each hard filter excluded (``graph.exclusion``). The
-scope is a boundary, not a filter to explain: an item beyond it is neither counted nor given
-a reason, or the count would tell one user that another's memories hold their words.
+that the query's terms matched, how many each hard filter excluded
+(``vintage.graph.core.exclusion``). The scope is a boundary, not a filter to explain: an item beyond
+it is neither counted nor given a reason, or the count would tell one user that another's memories
+hold their words.
 """
 
 from __future__ import annotations
@@ -21,23 +22,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from graph.asof import AsOf
-from graph.model import Fact, Subject
-from graph.store import Cited, StoreError, StoreTx
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Fact, Subject
+from vintage.graph.store.protocol import Cited, StoreError, StoreTx
 
 
 @dataclass(frozen=True, slots=True)
 class IndexEntry:
     fact_id: str
-    terms: tuple[str, ...]  # graph.retrieval.terms.terms() of the fact's document, in order
+    terms: tuple[str, ...]  # vintage.graph.retrieval.terms.terms() of the fact's document, in order
     vector: tuple[float, ...]  # unit length, ``model``'s dimension
     model: str  # the embedder's name: vectors of two models are never compared
 
 
 @dataclass(frozen=True, slots=True)
 class TextQuery:
-    terms: tuple[str, ...]  # graph.retrieval.terms.terms() of the query text
-    identifiers: tuple[str, ...]  # the exact identifiers among them (graph.retrieval.terms)
+    terms: tuple[str, ...]  # vintage.graph.retrieval.terms.terms() of the query text
+    identifiers: tuple[str, ...]  # the exact identifiers among them (vintage.graph.retrieval.terms)
     vector: tuple[float, ...] | None  # the query embedded by ``model`` (None: no semantic leg)
     model: str | None
     per_leg: int  # how many of each leg's best to return
@@ -65,8 +66,8 @@ class Hits:
     excluded: Mapping[str, int] = field(default_factory=dict)  # of ``matched``: reason -> count
     # Each similarity leg's scores, from this same read, of the items the other legs returned
     # that its own best lacks (none: it does not score them): what a search would ask the cut
-    # legs for next by id (``queries.search``), given by a backend that has them at hand; None
-    # when it did not (then they are asked for).
+    # legs for next by id (``vintage.queries.search.run``), given by a backend that has them at
+    # hand; None when it did not (then they are asked for).
     also: Mapping[str, Mapping[str, float]] | None = None
     # Whether, at this read, some fact of the tenant (not erased) had no entry by the query's
     # ``indexed_by`` (what ``IndexTx.unindexed`` finds); None when not asked.

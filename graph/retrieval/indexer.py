@@ -1,7 +1,7 @@
 """Keeping a tenant's search index complete: every fact version gets its entry before a search.
 
 ``refresh`` reads the facts that have no entry by the embedder's model (``IndexTx.unindexed``),
-describes them (``graph.retrieval.documents``), embeds them (below), and
+describes them (``vintage.graph.retrieval.documents``), embeds them (below), and
 writes the entries in one transaction; then the next batch, until none is left. A search calls
 it first, so that nothing legal is missing from the ranking for want of an entry; ``vintage
 index`` calls it ahead of time. The embedding runs between the two transactions, never inside
@@ -14,8 +14,8 @@ holds nothing it has not tried already. ``rebuild`` drops every entry first, for
 are described or tokenised has changed: ``refresh`` never redoes an entry of the same model.
 
 Each fact's vector is the normalised sum of its document's parts' embeddings (one part for a
-memory; a business fact's *what* and *when*: ``graph.retrieval.documents``). Each distinct part
-of a batch is embedded once, and a business fact's parts are kept, by embedder and text, in a
+memory; a business fact's *what* and *when*: ``vintage.graph.retrieval.documents``). Each distinct
+part of a batch is embedded once, and a business fact's parts are kept, by embedder and text, in a
 process-wide cache of the last ``CACHED`` (``PARTS``): the next batch, or the next company's
 filings, repeat them. A memory's text is never cached: it would outlive the memory's erasure.
 """
@@ -28,11 +28,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from graph.model import Fact, Source
-from graph.retrieval.documents import Document, describe
-from graph.retrieval.embedder import Embedder, Vectors, unit_rows
-from graph.retrieval.index import IndexEntry, index_tx
-from graph.store import Store, StoreTx
+from vintage.graph.core.model import Fact, Source
+from vintage.graph.retrieval.documents import Document, describe
+from vintage.graph.retrieval.embedder import Embedder, Vectors, unit_rows
+from vintage.graph.retrieval.index import IndexEntry, index_tx
+from vintage.graph.store.protocol import Store, StoreTx
 
 BATCH = 256
 CACHED = 4096  # parts: 6 MiB of 384-dimensional vectors

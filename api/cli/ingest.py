@@ -1,0 +1,90 @@
+"""``vintage ingest facts|companyfacts``: load files into facts, with a progress bar and a
+summary (``--json`` for the same as data)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+from vintage.cli.options import AsJson, Options
+from vintage.graph.core.model import Scope
+from vintage.graph.store.protocol import Store
+from vintage.ingest.batches import Summary
+from vintage.ingest.facts_table import ingest_table
+from vintage.ingest.sec.companyfacts import ingest_companyfacts, read_acceptance_times
+from vintage.render import facts as render
+from vintage.render.terminal import console, print_json, safe
+
+ingest_app = typer.Typer(name="ingest", no_args_is_help=True, help="Load sources into facts.")
+_out = console()
+_err = console(stderr=True)
+
+Recompute = Annotated[bool, typer.Option(
+    "--recompute", help="Recompute derived facts that corrections cascade to.")]
+DryRun = Annotated[bool, typer.Option(
+    "--dry-run", help="Report what the files would change, cascade included; write nothing.")]
+Ingest = Callable[[Store, Scope, Path, Callable[[int, int], None]], Summary]
+
+
+@ingest_app.command("facts")
+def ingest_facts(
+    ctx: typer.Context,
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
+    recompute: Recompute = False,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+) -> None:
+    """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
+    _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_table(
+        store, scope, path, ctx.obj.actor, recompute=recompute, dry_run=dry_run,
+        progress=progress))
+
+
+@ingest_app.command("companyfacts")
+def companyfacts(
+    ctx: typer.Context,
+    files: Annotated[list[Path], typer.Argument(
+        exists=True, dir_okay=False, help="SEC companyfacts .json or .json.gz files.")],
+    ticker: Annotated[str | None, typer.Option(
+        help="Ticker of the company (default: from a CIK##########_TICKER.json name).")] = None,
+    accepted: Annotated[Path | None, typer.Option(
+        exists=True, dir_okay=False,
+        help="CSV of accession,accepted_at: finer availability than the filed date.")] = None,
+    recompute: Recompute = False,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+) -> None:
+    """SEC EDGAR XBRL companyfacts: one fact per concept, unit and period, revisions classified."""
+    if ticker is not None and len(files) > 1:
+        raise typer.BadParameter("--ticker names one company: give one file", param_hint="--ticker")
+    times = read_acceptance_times(accepted) if accepted else None
+    _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_companyfacts(
+        store, scope, path, actor=ctx.obj.actor, ticker=ticker, accepted=times,
+        recompute=recompute, dry_run=dry_run, progress=progress))
+
+
+def _ingest(options: Options, files: list[Path], as_json: bool, load: Ingest) -> None:
+    """Each file in turn, with a progress bar on stderr; then the summaries."""
+    scope = options.scope()
+    summaries: list[Summary] = []
+    with options.opened() as store, Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        console=_err, transient=True, disable=as_json,
+    ) as bar:
+        for path in files:
+            task = bar.add_task(safe(path.name), total=None)
+
+            def advance(done: int, total: int, task: TaskID = task) -> None:
+                bar.update(task, completed=done, total=total)
+
+            summaries.append(load(store, scope, path, advance))
+    if as_json:
+        print_json(_out, json.dumps([s.as_data() for s in summaries], default=str))
+    else:
+        for summary in summaries:
+            render.ingest_summary(_out, summary)

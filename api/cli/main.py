@@ -1,0 +1,304 @@
+"""The ``vintage`` command line. Its handlers (here and in the ``api.cli_*`` groups) parse the
+arguments, call functions of ``queries``, ``ingest`` and ``vintage.graph.memory`` (or the demo,
+``vintage.cli.demo``) on the store ``vintage.cli.options`` opens, and format the result
+(``vintage.render.facts``,
+``vintage.render.memory``); they make no store call and no decision of their own. Global options go
+before the command: ``vintage --store URI --tenant T asof ...``.
+
+Exit codes: 0 done; 2 a malformed command line, or a request or input refused
+(``vintage.graph.core.errors.UserError``, or pydantic's ``ValidationError`` of the input), said in
+one line on stderr; 3 a memory write the gate refused or found in conflict (``vintage.cli.memory``);
+1 from
+``vintage neo4j`` when the server fails to start or stop, or none runs; 69 the store's server did
+not answer (``vintage.graph.store.protocol.StoreUnreachable``: try again later); 70 an internal
+error, one line on stderr, with its traceback only when ``VINTAGE_DEBUG=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from vintage.cli import context as cli_context
+from vintage.cli import mcp as cli_mcp
+from vintage.cli import memory as cli_memory
+from vintage.cli import memory_control as cli_memory_control
+from vintage.cli import search as cli_search
+from vintage.cli import serve as cli_serve
+from vintage.cli.demo import DEMO_TENANT, run_demo
+from vintage.cli.ingest import ingest_app
+from vintage.cli.keys import keys_app
+from vintage.cli.neo4j import neo4j_app
+from vintage.cli.options import AsJson, Options, default_actor
+from vintage.cli.sources import sources_app
+from vintage.client.commands import KeepsArgs, run_remote
+from vintage.graph.core.errors import UserError
+from vintage.graph.core.temporal import as_of, parse_instant
+from vintage.graph.store.backends import resolve_uri
+from vintage.graph.store.protocol import StoreUnreachable
+from vintage.queries.lineage import asof as asof_queries
+from vintage.queries.lineage.explain import explain
+from vintage.queries.lineage.export import graphml, prov_json
+from vintage.queries.lineage.impact import impact
+from vintage.queries.lineage.retraction import retract
+from vintage.queries.lineage.subjects import resolve_subjects
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.metric_files import load_metrics
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask
+from vintage.render import facts as render
+from vintage.render.terminal import console, print_json, safe, visible
+
+app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
+                  pretty_exceptions_enable=False, cls=KeepsArgs,
+                  help="Bitemporal facts on Neo4j: what was known, when, and why.")
+app.add_typer(neo4j_app, name="neo4j")
+cli_memory.register(app)
+cli_memory_control.register(app)
+cli_search.register(app)
+cli_context.register(app)
+app.add_typer(ingest_app, name="ingest")
+app.add_typer(sources_app, name="sources")
+app.add_typer(keys_app, name="keys")
+cli_serve.register(app)
+cli_mcp.register(app)
+out = console()
+err = console(stderr=True)
+
+USER_ERROR_EXIT = 2
+UNREACHABLE_EXIT = 69  # EX_UNAVAILABLE (sysexits.h): the store's server did not answer
+INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE (sysexits.h)
+DEBUG_ENV = "VINTAGE_DEBUG"
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    store: Annotated[str | None, typer.Option(
+        "--store", envvar="VINTAGE_STORE",
+        help="bolt:// or neo4j:// URI, or a directory for the embedded store "
+             "(default: ./.vintage/store).")] = None,
+    tenant: Annotated[str | None, typer.Option(
+        "--tenant", envvar="VINTAGE_TENANT", help="Tenant every read and write is scoped to.")]
+        = None,
+    actor: Annotated[str | None, typer.Option(
+        "--actor", envvar="VINTAGE_ACTOR",
+        help="Who runs the command, named by every event it causes (default: user:<your OS "
+             "user name>).")] = None,
+    server: Annotated[str | None, typer.Option(
+        "--server", envvar="VINTAGE_SERVER",
+        help="A vintage serve URL: run the command against its HTTP API, as the key's "
+             "principal, instead of opening a store (vintage.client.commands).")] = None,
+    key: Annotated[str | None, typer.Option(
+        "--key", envvar="VINTAGE_KEY", help="The API key for --server.")] = None,
+) -> None:
+    if actor is not None and not actor.strip():
+        raise typer.BadParameter("name who runs the command", param_hint="--actor")
+    ctx.obj = Options(store, tenant, actor or default_actor())
+    if server:
+        run_remote(ctx, server, key)
+
+
+@app.command()
+def demo(ctx: typer.Context) -> None:
+    """Load bundled real SEC filings and answer as-of questions around real revisions."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        result = run_demo(store, tenant=options.tenant or DEMO_TENANT)
+    render.demo(out, result)
+    out.print(f"[dim]store: {safe(resolve_uri(options.store))}[/dim]")
+
+
+Hindsight = Annotated[bool, typer.Option(
+    "--hindsight", help="Also show what became known after the cutoff (revisions, knowledge "
+                        "ends), apart from the answer; off by default: no look-ahead.")]
+
+
+@app.command()
+def asof(
+    ctx: typer.Context,
+    metric: Annotated[str, typer.Argument(
+        help="A built-in metric (revenue, operating_margin, ...), a metric of --metrics, or a "
+             "concept such as us-gaap:Revenues.")],
+    subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],
+    cutoff: Annotated[str, typer.Option(help="Knowledge cutoff: only what was public by then.")],
+    period: Annotated[str, typer.Option(
+        help="FY2024, FY2024Q4, LTM (latest twelve months) or START..END.")] = "LTM",
+    metrics: Annotated[Path | None, typer.Option(
+        "--metrics", exists=True, dir_okay=False, help="YAML file of metric definitions.")]
+        = None,
+    hindsight: Hindsight = False,
+    as_json: AsJson = False,
+) -> None:
+    """A metric per company as it could have been computed at the cutoff, with its lineage."""
+    options: Options = ctx.obj
+    scope = options.scope()
+    chosen = resolve_metric(metric, load_metrics(metrics) if metrics else None)
+    with options.opened() as store:
+        answer = ask(store, scope, chosen, subject, parse_instant(cutoff, "cutoff"),
+                     parse_period(period), hindsight=hindsight)
+    if as_json:
+        print_json(out, answer.model_dump_json())
+    else:
+        render.metric_answer(out, answer)
+
+
+@app.command("facts")
+def facts_cmd(
+    ctx: typer.Context,
+    predicate: Annotated[str, typer.Argument(help="e.g. us-gaap:Revenues")],
+    subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],
+    cutoff: Annotated[str | None, typer.Option(help="Knowledge cutoff (default: now).")] = None,
+    valid_at: Annotated[str | None, typer.Option(help="Valid instant (default: any).")] = None,
+    system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
+        = None,
+    hindsight: Hindsight = False,
+    as_json: AsJson = False,
+) -> None:
+    """Facts visible at a knowledge cutoff (filtered inside the store, before any limit), as
+    known then: a knowledge end after the cutoff reads as open unless --hindsight."""
+    options: Options = ctx.obj
+    scope = options.scope()
+    known_at = parse_instant(cutoff, "cutoff") if cutoff else None
+    valid = as_of(parse_instant(valid_at, "valid_at")) if valid_at else None
+    held_at = parse_instant(system_at, "system_at") if system_at else None
+    with options.opened() as store:
+        answers = asof_queries.facts_as_of(
+            store, scope, subjects=resolve_subjects(store, scope.tenant, subject),
+            predicates=[predicate], known_at=known_at, valid=valid, system_at=held_at,
+            hindsight=hindsight)
+    show(answers, as_json, f"{predicate} as of {cutoff or 'now'}")
+
+
+@app.command("history")
+def history_cmd(
+    ctx: typer.Context,
+    predicate: str,
+    subject: Annotated[str, typer.Option("--subject")],
+    period: Annotated[str, typer.Option(help="START..END, half-open ISO instants or dates.")],
+    unit: Annotated[str | None, typer.Option(help="The unit (part of an assertion's identity).")]
+        = None,
+    as_json: AsJson = False,
+) -> None:
+    """Every version of one assertion, on every axis."""
+    options: Options = ctx.obj
+    start, sep, end = period.partition("..")
+    if not sep:
+        raise typer.BadParameter("use START..END", param_hint="--period")
+    valid_from = parse_instant(start, "period start")
+    valid_to = parse_instant(end, "period end") if end else None
+    with options.opened() as store:
+        (named,) = resolve_subjects(store, options.scope().tenant, [subject])
+        answers = asof_queries.history(store, options.scope(), named, predicate, valid_from,
+                                       valid_to, unit)
+    show(answers, as_json, f"history of {subject} {predicate}")
+
+
+@app.command("explain")
+def explain_cmd(
+    ctx: typer.Context,
+    fact_id: str,
+    system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
+        = None,
+    as_json: AsJson = False,
+    prov: Annotated[bool, typer.Option("--prov", help="W3C PROV-JSON.")] = False,
+    as_graphml: Annotated[bool, typer.Option("--graphml", help="GraphML (yEd, Gephi).")]
+        = False,
+) -> None:
+    """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        result = explain(store, options.scope(), fact_id,
+                         parse_instant(system_at, "system_at") if system_at else None)
+    if prov:
+        print_json(out, json.dumps(prov_json(result)))
+    elif as_graphml:
+        # XML 1.0 cannot hold control characters anyway: shown, never sent to the terminal.
+        sys.stdout.write(visible(graphml(result), lines=True) + "\n")
+    elif as_json:
+        print_json(out, result.model_dump_json())
+    else:
+        render.explanation(out, result)
+
+
+@app.command("impact")
+def impact_cmd(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Option("--source", help="A source id / accession.")]
+        = None,
+    fact: Annotated[str | None, typer.Option("--fact", help="A fact id.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Every derived fact downstream of a source or fact, with its path; changes nothing."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        result = impact(store, options.scope(), source_id=source, fact_id=fact)
+    if as_json:
+        print_json(out, result.model_dump_json())
+    else:
+        render.impact(out, result)
+
+
+@app.command("retract")
+def retract_cmd(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--source", help="The source id / accession.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit event).")],
+    undo: Annotated[bool, typer.Option("--undo", help="Undo its latest retraction.")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Retract a source (its facts lose its support; the cascade follows), or undo that."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        report = retract(store, options.scope(), source, reason=reason, actor=options.actor,
+                         undo=undo)
+    render.retraction(out, report, undo, as_json)
+
+
+def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:
+    if as_json:
+        print_json(out, json.dumps([render.answer_json(a) for a in answers]))
+    else:
+        out.print(render.answers_table(title, answers))
+
+
+def main() -> None:
+    """Run the command line; a refused request and an internal error each end in one line on
+    stderr and their own exit code (module docstring), never a traceback unless asked for."""
+    try:
+        app()
+    except StoreUnreachable as exc:
+        err.print(f"[red]error:[/red] {safe(exc)}", highlight=False)
+        sys.exit(UNREACHABLE_EXIT)
+    except (UserError, ValidationError) as exc:
+        err.print(f"[red]error:[/red] {safe(refusal(exc))}", highlight=False)
+        sys.exit(USER_ERROR_EXIT)
+    except Exception as exc:
+        if os.environ.get(DEBUG_ENV) == "1":
+            raise
+        sys.stderr.write(internal_error(exc) + "\n")
+        sys.exit(INTERNAL_ERROR_EXIT)
+
+
+def refusal(exc: Exception) -> str:
+    """A refusal's message on one line: pydantic's several lines become each field and what
+    is wrong with it (never the input value, which may be content)."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or exc.title}: {e['msg'].removeprefix('Value error, ')}"
+        for e in exc.errors())
+
+
+def internal_error(exc: BaseException) -> str:
+    """The one line an engine fault is reported with (its message folded onto that line, its
+    control characters shown, not obeyed)."""
+    message = visible(" ".join(str(exc).split()))
+    return (f"internal error: {type(exc).__name__}: {message} "
+            f"(set {DEBUG_ENV}=1 for the traceback)")

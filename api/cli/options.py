@@ -1,0 +1,69 @@
+"""Global command-line options (``--store``, ``--tenant``, ``--actor``), and the option types
+and argument readers that every command group shares."""
+
+from __future__ import annotations
+
+import getpass
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+
+from vintage.graph.core.asof import TenantRequired
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Scope
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.protocol import Store
+
+ACTOR_PREFIX = "user:"
+
+
+def default_actor() -> str:
+    """Who runs a command when neither ``--actor`` nor ``VINTAGE_ACTOR`` says: the operating
+    system's user name, as ``user:NAME``."""
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment and no passwd entry
+        name = "unknown"
+    return ACTOR_PREFIX + name
+
+
+@dataclass
+class Options:
+    store: str | None
+    tenant: str | None
+    actor: str  # who every event this command causes names (``--actor``)
+
+    @contextmanager
+    def opened(self) -> Iterator[Store]:
+        store = open_store(self.store)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def scope(self, **keys: str) -> Scope:
+        if not self.tenant:
+            raise TenantRequired("this command reads or writes facts: give --tenant or "
+                                 "set VINTAGE_TENANT (a request is never widened to all tenants)")
+        return Scope(tenant=self.tenant, keys=keys)
+
+
+AsJson = Annotated[bool, typer.Option("--json", help="The result as JSON.")]
+AllScopes = Annotated[bool, typer.Option(
+    "--all-scopes", help="Read every scope of the tenant instead of naming --user, --project or "
+                         "--thread (audited: an event names the actor and the read).")]
+
+
+def typed_value(text: str, typed: bool) -> Any:
+    """VALUE as given, or with ``--typed`` read as a JSON literal (``7``, ``true``); malformed
+    JSON is the caller's error, reported with the parser's message."""
+    if not typed:
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(str(exc)) from None

@@ -1,0 +1,235 @@
+"""Rich and JSON renderings of query results. Formatting only: no store access, no logic.
+
+Every value is data: it reaches rich through ``vintage.render.terminal.safe`` (markup escaped,
+control
+characters shown), and tables come from ``vintage.render.terminal.table`` (columns fold,
+never cut)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.tree import Tree
+
+from vintage.cli.demo import DemoResult
+from vintage.graph.writes.corrections import ExitReport
+from vintage.ingest.batches import Summary
+from vintage.queries.lineage.asof import Answer
+from vintage.queries.lineage.explain import Explanation, Step
+from vintage.queries.lineage.impact import Impact
+from vintage.queries.metrics.answers import MetricAnswer
+from vintage.render.terminal import print_json, safe, table
+
+
+def when(t: datetime | None) -> str:
+    if t is None:
+        return "open"
+    return t.date().isoformat() if t.time() == datetime.min.time() else t.isoformat()
+
+
+def number(value: object, unit: str | None) -> str:
+    """A value and its unit for a table or a line, markup-safe (both are data)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000_000:
+        shown = f"{value / 1_000_000:,.0f}M {unit or ''}"
+    elif isinstance(value, float):
+        shown = f"{value:,.2f} {unit or ''}"  # display only; --json keeps every digit
+    else:
+        shown = f"{value} {unit or ''}"
+    return safe(shown.strip(), lines=True)
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    f = answer.fact
+    return {
+        "id": f.id, "subject": f.subject, "predicate": f.predicate, "value": f.value,
+        "unit": f.unit, "revision": f.revision, "kind": f.kind.value, "status": f.status.value,
+        "valid": [f.valid_from.isoformat(), f.valid_to.isoformat() if f.valid_to else None],
+        "knowledge": [f.available_at.isoformat(),
+                      f.superseded_at.isoformat() if f.superseded_at else None],
+        "system": [f.recorded_at.isoformat(),
+                   f.invalidated_at.isoformat() if f.invalidated_at else None],
+        "sources": [{"id": s.id, "kind": s.kind.value, "form": s.form, "uri": s.uri,
+                     "available_at": s.available_at.isoformat()} for s in answer.sources],
+    }
+
+
+def answers_table(title: str, answers: Sequence[Answer]) -> Table:
+    grid = table(safe(title), "subject", "predicate", "valid", "value", "known", "until",
+                 "sources")
+    for a in answers:
+        f = a.fact
+        grid.add_row(
+            safe(f.subject), safe(f.predicate), f"{when(f.valid_from)} .. {when(f.valid_to)}",
+            number(f.value, f.unit), when(f.available_at), when(f.superseded_at),
+            safe(", ".join(f"{s.form or s.kind.value} {s.id}" for s in a.sources)),
+        )
+    return grid
+
+
+def demo(console: Console, result: DemoResult) -> None:
+    created = sum(s.created for s in result.loaded)
+    console.print(f"[bold]Vintage demo[/bold]: bundled SEC companyfacts replayed in filing order "
+                  f"({created} new fact versions this run; re-running adds none).\n")
+    for name in dict.fromkeys(a.metric for _, a in result.margins):
+        lines = Table.grid(padding=(0, 2))
+        for cutoff, metric in result.margins:
+            if metric.metric != name:
+                continue
+            (s,) = metric.answers
+            public = ", ".join(sorted({when(i.available_at) for i in s.inputs}))
+            lines.add_row(f"as of {cutoff}", f"[bold]{number(s.value, s.unit)}[/bold]",
+                          f"{safe(s.method)}; inputs public {public}")
+        console.print(Panel(lines, title=f"Alphabet {name.replace('_', ' ')}, FY2018Q1 "
+                            "(vintage asof)", title_align="left"))
+    cascade = [o for s in result.loaded for o in s.cascade]
+    for o in cascade:
+        new = o.replacement.value if o.replacement is not None else None
+        console.print(f"the recast reached {safe(o.fact.predicate)}: {o.fate.value}, "
+                      f"{number(o.fact.value, o.fact.unit)} -> {number(new, o.fact.unit)}")
+    for asked in result.asked:
+        q = asked.question
+        lines = Table.grid(padding=(0, 2))
+        for cutoff, answer in asked.answers:
+            if answer is None:
+                lines.add_row(f"as of {cutoff}", "[dim]nothing public yet[/dim]", "")
+                continue
+            f = answer.fact
+            first = answer.sources[0] if answer.sources else None
+            lines.add_row(f"as of {cutoff}", f"[bold]{number(f.value, f.unit)}[/bold]",
+                          f"from {safe(first.form)} {safe(first.id)}, public "
+                          f"{when(f.available_at)}"
+                          if first else "")
+        versions = Table("rev", "value", "known from", "until", "reported by",
+                         box=None, pad_edge=False)
+        for v in asked.history:
+            versions.add_row(str(v.fact.revision), number(v.fact.value, v.fact.unit),
+                             when(v.fact.available_at), when(v.fact.superseded_at),
+                             safe(", ".join(s.id for s in v.sources)))
+        console.print(Panel(Group(lines, "", versions), title=safe(q.title), title_align="left"))
+    console.print("\n[bold]Why is the operating margin what it is?[/bold] (vintage explain)")
+    explanation(console, result.explained)
+    console.print("\n[bold]What did the 2019 filing reach?[/bold] (vintage impact --source)")
+    impact(console, result.impact)
+
+
+def explanation(console: Console, exp: Explanation) -> None:
+    console.print(explanation_tree(exp.root))
+
+
+def explanation_tree(step: Step, tree: Tree | None = None, role: str | None = None) -> Tree:
+    f = step.fact
+    label = (f"[bold]{number(f.value, f.unit)}[/bold]  {safe(f.subject)} {safe(f.predicate)}  "
+             f"valid {when(f.valid[0])}..{when(f.valid[1])}  "
+             f"known {when(f.knowledge[0])}..{when(f.knowledge[1])}  "
+             f"[dim]recorded {when(f.system[0])}..{when(f.system[1])}  {safe(f.id)}[/dim]")
+    if role:
+        label = f"[cyan]{safe(role)}[/cyan] = {label}"
+    node = Tree(label) if tree is None else tree.add(label)
+    for older in step.supersedes:
+        node.add(f"[yellow]corrects[/yellow] {safe(older)}")
+    for newer in step.superseded_by:
+        node.add(f"[yellow]corrected by[/yellow] {safe(newer)}")
+    for s in step.sources:
+        node.add(f"[green]source[/green] {safe(s.kind)} {safe(s.form or '')} {safe(s.id)}, "
+                 f"public {when(s.available_at)}" + (f"  {safe(s.uri)}" if s.uri else ""))
+    for j in step.derived_by:
+        d = j.derivation
+        branch = node.add(f"[magenta]derived by[/magenta] {safe(d.recipe)} v{safe(d.version)}: "
+                          f"{safe(d.formula or '(python)')}  [dim]{safe(d.id)}[/dim]")
+        for i in j.inputs:
+            explanation_tree(i.step, branch, i.role)
+    return node
+
+
+def impact_table(result: Impact) -> Table:
+    grid = table(safe(f"impact of {result.start} {result.start_id}: "
+                      f"{len(result.changed)} changed, {len(result.also_supported)} kept by "
+                      f"other sources, {len(result.affected)} downstream "
+                      f"(by depth {result.by_depth}, by kind {result.by_kind})"),
+                 "depth", "fact", "value", "known", "survives", "path")
+    for r in result.affected:
+        f = r.fact
+        grid.add_row(str(r.depth), safe(f"{f.subject} {f.predicate}"), number(f.value, f.unit),
+                     f"{when(f.knowledge[0])}..{when(f.knowledge[1])}",
+                     "yes" if r.survives else "no", safe(" -> ".join(r.path)))
+    return grid
+
+
+def ingest_summary(console: Console, s: Summary) -> None:
+    verb = "would change (dry run, nothing written)" if s.dry_run else "ingested"
+    classes = ", ".join(f"{n} {c}" for c, n in sorted(s.revisions.items())) or "none"
+    console.print(
+        f"[bold]{safe(s.file)}[/bold] {verb}: subject {safe(', '.join(s.subjects))}; "
+        f"{s.sources} sources; {s.rows} rows -> {s.created} new fact versions, {s.repeated} "
+        f"repeats as support, {len(s.superseded)} superseded (revisions: {safe(classes)})")
+    if s.cascade:
+        grid = table("derived facts reached", "predicate", "subject", "fate", "old value",
+                     "new value")
+        for o in s.cascade:
+            new = o.replacement.value if o.replacement is not None else None
+            grid.add_row(safe(o.fact.predicate), safe(o.fact.subject), o.fate.value,
+                         number(o.fact.value, o.fact.unit),
+                         "" if new is None else number(new, o.fact.unit))
+        console.print(grid)
+
+
+def metric_answer(console: Console, a: MetricAnswer) -> None:
+    grid = table(safe(f"{a.metric} as of {when(a.cutoff)} ({a.period})"), "subject", "value",
+                 "period", "days", "method", "inputs", "derivation")
+    for s in a.answers:
+        if s.refused is not None:
+            grid.add_row(safe(s.subject), "[red]refused[/red]", "", "", safe(s.refused), "", "")
+            continue
+        grid.add_row(safe(s.subject), number(s.value, s.unit), safe(s.period or ""),
+                     safe(s.span or ""), safe(s.method or ""), str(len(s.inputs)),
+                     safe(s.derivation_id or "(as filed)"))
+    console.print(grid)
+    for s in a.answers:
+        for warning in s.warnings:
+            console.print(f"[yellow]{safe(s.subject)}:[/yellow] {safe(warning)}")
+        for later in s.hindsight or []:  # asked for with --hindsight: after the cutoff
+            console.print(f"[magenta]{safe(s.subject)} (hindsight):[/magenta] {safe(later)}")
+
+
+def impact(console: Console, result: Impact) -> None:
+    console.print(impact_table(result))
+    if not result.revised:
+        return
+    grid = table(safe(f"already revised by {result.start_id}"), "fact", "valid", "old value",
+                 "new value", "change")
+    for r in result.revised:
+        f = r.old
+        grid.add_row(safe(f"{f.subject} {f.predicate}"),
+                     f"{when(f.valid[0])}..{when(f.valid[1])}", number(f.value, f.unit),
+                     number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
+                     safe(r.change or ("recomputed" if r.new else "")))
+    console.print(grid)
+
+
+def retraction(console: Console, report: ExitReport, undo: bool, as_json: bool) -> None:
+    """What a retraction (or its undoing) did: the facts it changed and the cascade's fates."""
+    cascade = [{"fact": o.fact.id, "predicate": o.fact.predicate, "fate": o.fate.value,
+                "depth": o.depth} for o in report.cascade]
+    # The versions the departed (or returning) ones had corrected: current again, or closed
+    # again where they were (vintage.graph.writes.reinstate).
+    knowledge = [{"fact": o.fact.id, "predicate": o.fact.predicate, "fate": o.fate.value,
+                  "known_until": o.ends_at.isoformat() if o.ends_at else None}
+                 for o in report.knowledge]
+    if as_json:
+        print_json(console, json.dumps({"event": report.event_id, "facts": report.invalidated,
+                                        "cascade": cascade, "knowledge": knowledge}))
+        return
+    verb = "held again" if undo else "left without support"
+    console.print(f"{len(report.invalidated)} facts {verb}; cascade: "
+                  + safe(", ".join(f"{c['predicate']} {c['fate']}" for c in cascade)
+                         or "nothing downstream"))
+    if knowledge:
+        console.print("knowledge: " + safe(", ".join(
+            f"{k['predicate']} {'current again' if k['known_until'] is None else 'closed at '}"
+            f"{k['known_until'] or ''}" for k in knowledge)))

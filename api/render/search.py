@@ -1,0 +1,66 @@
+"""Rich and JSON renderings of a search. Formatting only: no store access, no logic.
+
+Values, keys, subjects and ids are data: each reaches rich through ``vintage.render.terminal.safe``,
+and
+``--json`` through ``vintage.render.terminal.print_json``."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from rich.console import Console
+
+from vintage.queries.search.run import Found, SearchResult
+from vintage.render.terminal import print_json, safe, table
+
+
+def result_json(found: Found) -> dict[str, Any]:
+    """One result as ``vintage search --json`` prints it."""
+    return {
+        "id": found.id, "subject": found.subject, "predicate": found.predicate,
+        "value": found.value, "unit": found.unit, "status": found.status, "score": found.score,
+        "signals": found.signals,
+        "sources": [s.model_dump(mode="json") for s in found.sources],
+        "valid": [_instant(t) for t in found.valid],
+        "knowledge": [_instant(t) for t in found.knowledge],
+    }
+
+
+def search(console: Console, result: SearchResult, as_json: bool) -> None:
+    if as_json:
+        print_json(console, json.dumps({
+            "query": result.query, "mode": result.mode.value,
+            "results": [result_json(f) for f in result.results],
+            "excluded": result.excluded, "legal": result.legal, "matched": result.matched}))
+        return
+    grid = table(f"search {safe(result.query)} ({result.mode.value})", "#", "score", "subject",
+                 "predicate", "value", "status", "valid", "sources", "id")
+    for f in result.results:
+        status = f.status + (f" with {', '.join(f.conflicts_with)}" if f.conflicts_with else "")
+        value = safe(f.value, lines=True) + (f" {safe(f.unit)}" if f.unit else "")
+        grid.add_row(str(f.rank), f"{f.score:.4f}", safe(f.subject), safe(f.predicate), value,
+                     safe(status), _period(f.valid),
+                     safe(", ".join(s.accession or s.id for s in f.sources)), safe(f.id))
+    console.print(grid)
+    excluded = "; ".join(f"{n} {reason}" for reason, n in result.excluded.items())
+    console.print(f"[dim]{len(result.results)} shown of {result.legal} legal; "
+                  f"{result.matched} matched the words"
+                  + (f", excluded: {safe(excluded)}" if excluded else "") + "[/dim]")
+
+
+def indexed(console: Console, count: int, model: str, dropped: int | None = None) -> None:
+    rebuilt = "" if dropped is None else f"dropped {dropped} entries, "
+    console.print(f"{rebuilt}indexed {count} facts ({safe(model)})")
+
+
+def _instant(t: datetime | None) -> str | None:
+    return None if t is None else t.isoformat()
+
+
+def _period(valid: tuple[datetime, datetime | None]) -> str:
+    start, end = valid
+    if start.year <= 1970 and end is None:
+        return ""
+    return f"{start.date().isoformat()}..{end.date().isoformat() if end else ''}"

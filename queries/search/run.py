@@ -1,0 +1,316 @@
+"""Search: find facts and memories by what they say, inside the legal set only.
+
+The order is fixed (docs/retrieval.md, "Search: the legal set first"; docs/contract.md,
+"Retrieval and context"):
+
+1. **The legal set, in the store.** The request becomes one as-of spec: tenant and scope (fail
+   closed: a search naming a user, project or thread reads that scope's memories; one naming
+   none reads the tenant's shared facts only, the filings and tables that carry no scope term,
+   and never a memory; every scope at once is ``all_scopes`` with an actor, and is audited),
+   knowledge cutoff, valid time, system instant, statuses (active and conflicted;
+   candidates only when asked), subjects and kinds. ``form`` and ``period`` are a two-stage
+   filter: the facts of the spec whose valid period lies in ``period`` and that a source of
+   ``form`` supports at the cutoff are found first, and the ranking runs over those ids only.
+   The index is complete at the ranking read: that read also says whether any of the tenant's
+   facts has no entry by the embedder (``Hits.pending``), and only then is the index brought
+   up to date (``vintage.graph.retrieval.indexer.refresh``) and the read made again, so no legal
+item
+   is missing for want of an entry and a search of an indexed tenant pays no read for it.
+2. **Ranking inside it.** The store ranks each leg of the mode within that set
+   (``SearchStore.rank``); ``vintage.queries.search.fusion`` fuses them. The fused ids are read
+again through
+   the whole as-of predicate (``AsOf.ids``), which also gives their values and cited sources:
+   nothing shown is not legal (``vintage.queries.search.candidates``: once per search, a deeper
+round
+   reading only the candidates it adds).
+3. **Checks.** Duplicates (one subject, predicate, period, unit and value, from several versions
+   or echoed in several scopes) collapse to the current version, at the best position any of
+   them had; the sides of a conflict set are shown together, each naming the others.
+4. **The limit** counts answers: a conflict set is one answer, never split.
+
+Valid time, unless ``valid_at`` or ``period`` says: a scoped search (memories) reads what holds
+at the cutoff; a search of shared facts, or of all scopes, reads every valid time, as
+``vintage facts`` does, since a business fact for Q1 2018 is still the answer about Q1 2018 at a
+2018-06-30 cutoff. Whatever the window, a memory whose TTL ended by the cutoff is out
+(``AsOf.unexpired_at``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Scope, Value
+from vintage.graph.core.temporal import Interval, all_time, as_of
+from vintage.graph.memory.scoping import audited_while, require_read_scope
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.retrieval.index import SearchStore, TextQuery
+from vintage.graph.retrieval.indexer import refresh
+from vintage.graph.retrieval.terms import identifiers, terms
+from vintage.graph.store.protocol import Store, StoreError
+from vintage.queries.lineage.subjects import resolve_subjects
+from vintage.queries.lineage.views import SourceView
+from vintage.queries.search.candidates import Candidates, read_candidates
+from vintage.queries.search.checks import Checked, arrange, calendar_period, two_stage_ids
+from vintage.queries.search.fusion import (
+    REACH,
+    Mode,
+    Ranked,
+    Rescored,
+    cut_legs,
+    deep_enough,
+    fuse,
+    heads,
+    legs_of,
+    per_leg,
+    unscored,
+)
+
+__all__ = ["Found", "Mode", "SearchRequest", "SearchResult", "search"]
+MAX_LIMIT = 1000
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    scope: Scope  # fail-closed: names a user, project or thread unless all_scopes
+    mode: Mode = Mode.HYBRID
+    subjects: tuple[str, ...] | None = None  # ids, CIKs or tickers (queries.lineage.subjects)
+    kinds: tuple[FactKind, ...] | None = None
+    cutoff: datetime | None = None  # knowledge cutoff (default now)
+    valid_at: datetime | None = None  # default: module docstring
+    system_at: datetime | None = None  # default now
+    limit: int = 10
+    candidates: bool = False
+    all_scopes: bool = False  # a tenant-wide read: explicit, audited (actor required)
+    actor: str | None = None
+    form: str | None = None  # two-stage: a source form (10-Q, 10-K)
+    period: str | None = None  # two-stage: a calendar year or quarter ('2018', '2018Q1')
+
+
+@dataclass(frozen=True)
+class Found:
+    id: str
+    subject: str
+    predicate: str
+    value: Value
+    unit: str | None
+    status: str
+    kind: str
+    score: float
+    signals: dict[str, float]  # search.fusion: exact, keyword, semantic, recency, ...
+    sources: tuple[SourceView, ...]
+    valid: tuple[datetime, datetime | None]
+    knowledge: tuple[datetime, datetime | None]  # as known at the cutoff: no hindsight
+    conflicts_with: tuple[str, ...]  # the other sides of its conflict set, shown with it
+    rank: int  # its position among ``considered``, from 1
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    mode: Mode
+    results: tuple[Found, ...]
+    considered: tuple[Found, ...]  # every fused candidate after the checks, best first
+    legal: int  # items in the legal set
+    matched: int  # items within the read's scope the query's terms matched, legal or not
+    excluded: dict[str, int]  # of ``matched``: hard-filter reason -> count (core.exclusion)
+    depth: int = 0  # how many of each leg's best were fused (``fusion.deep_enough``)
+    rescored: int = 0  # candidates cut legs were asked for by id at the final depth (``_rescore``)
+
+
+def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchResult:
+    """The legal items that best answer ``request.query`` (module docstring)."""
+    _check(request)
+    ranker = _ranker(store)
+    tenant = request.scope.tenant
+    if request.all_scopes:
+        require_read_scope(request.scope, "a search", all_scopes=True)
+    spec = legal_spec(store, request)  # a malformed request fails here, before any write
+    if not request.all_scopes:
+        return _searched(store, ranker, embedder, request, spec)
+    with audited_while(store, tenant, actor=request.actor, read="search",
+                       subject=",".join(request.subjects or ()) or "-"):
+        return _searched(store, ranker, embedder, request, spec)
+
+
+def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: SearchRequest,
+              spec: AsOf) -> SearchResult:
+    tenant = request.scope.tenant
+    if request.form is not None or request.period is not None:
+        spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
+    semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)
+    vector = tuple(float(x) for x in embedder.embed([request.query])[0]) if semantic else None
+    depth = per_leg(request.limit)  # the candidates: each leg's first ``depth``
+    query = TextQuery(terms=tuple(terms(request.query)),
+                      identifiers=tuple(identifiers(request.query)), vector=vector,
+                      model=embedder.name if semantic else None, per_leg=REACH * depth,
+                      indexed_by=embedder.name)
+    counts = hits = ranker.rank(spec, query)
+    # A fact had no entry yet (or the store did not say): ranked again once indexed. One that
+    # cannot be (a sealed fact whose key is gone reads as erased) costs no second read.
+    if hits.pending is not False and refresh(store, tenant, embedder):
+        counts = hits = ranker.rank(spec, query)
+    query = replace(query, indexed_by=None)  # later reads of this search rank only
+    candidates: Candidates | None = None
+    while True:  # deeper until no item below the candidates could reach the results
+        legs = legs_of(request.mode, hits)
+        candidates = read_candidates(store, spec, heads(legs, depth), query.identifiers,
+                                     candidates)
+        rescored: dict[str, Rescored] = {}
+        considered = _considered(store, spec, legs, candidates, rescored)
+        enough = _enough(considered, legs, depth, query.per_leg, counts.legal, request.limit,
+                         rescored)
+        # First the candidates a cut leg missed, by id (too few answers: only depth helps).
+        if not enough and len(_answers(considered)) >= request.limit and (
+                missing := unscored(legs, depth, counts.legal, query.per_leg)):
+            rescored = _rescore(ranker, spec, query, missing, hits.also)
+            considered = _considered(store, spec, legs, candidates, rescored)
+            enough = _enough(considered, legs, depth, query.per_leg, counts.legal,
+                             request.limit, rescored)
+        if enough:
+            break
+        depth *= 2
+        # Past what the legs returned, and some were cut there: they are ranked again, further.
+        if depth > query.per_leg and cut_legs(legs, query.per_leg, counts.legal):
+            # The counts do not change with the depth: a deeper round ranks the legs alone.
+            query = replace(query, per_leg=REACH * depth, counted=False)
+            hits = ranker.rank(spec, query)
+    shown = tuple(_found(c, n) for n, c in enumerate(considered, start=1))
+    return SearchResult(request.query, request.mode, _head(shown, request.limit),
+                        shown, counts.legal, counts.matched, dict(counts.excluded),
+                        depth, len(set().union(*(r.asked for r in rescored.values()))))
+
+
+def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
+             given: Mapping[str, Mapping[str, float]] | None) -> dict[str, Rescored]:
+    """Each cut leg's scores of the candidates it did not return (``missing``): those the
+    ranking read gave beside the legs (``Hits.also``), or else one ranking of the legal set
+    narrowed to those ids: a leg's score of an item does not depend on what else is legal
+    (BM25's statistics are the whole index's, a cosine is the item's own). A read of its own:
+    a write committed since the legs were ranked can move BM25's statistics."""
+    if given is not None and all(leg in given for leg in missing):
+        return {leg: Rescored(frozenset(ids), {i: given[leg][i] for i in ids if i in given[leg]})
+                for leg, ids in missing.items()}
+    asked = sorted({i for ids in missing.values() for i in ids})
+    narrowed = replace(query, terms=query.terms if "keyword" in missing else (),
+                       identifiers=(), per_leg=len(asked), counted=False,
+                       vector=query.vector if "semantic" in missing else None)
+    hits = ranker.rank(replace(spec, ids=tuple(asked)), narrowed)
+    wanted = {leg: frozenset(ids) for leg, ids in missing.items()}
+    return {leg: Rescored(ids, {i: s for i, s in getattr(hits, leg) if i in ids})
+            for leg, ids in wanted.items()}
+
+
+def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: Candidates,
+                rescored: dict[str, Rescored]) -> list[Checked]:
+    """The legs' legal candidates fused and checked (module docstring, steps 2-3); shown
+    (``_found``) once the last round has them."""
+    assert spec.known_at is not None
+    scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
+                  spec.known_at, exact=candidates.exact, rescored=rescored)
+    return arrange(store, spec, scored, candidates.read)
+
+
+def _enough(considered: Sequence[Checked], legs: dict[str, Ranked], depth: int, reach: int,
+            legal: int, limit: int, rescored: dict[str, Rescored]) -> bool:
+    """Whether ``considered``'s answers at this depth are final (``fusion.deep_enough``)."""
+    answers = [(c.fact.id, c.scored.score, c.scored.signals.get("weight", 1.0))
+               for c in _answers(considered)]
+    return deep_enough(legs, depth, legal, answers, limit, rescored, reach)
+
+
+def _answers(considered: Sequence[Checked]) -> list[Checked]:
+    """The candidates that are answers of their own: not a later side of a conflict set."""
+    seconds = _conflict_seconds([(c.fact.id, c.conflicts_with) for c in considered])
+    return [c for c in considered if c.fact.id not in seconds]
+
+
+def _conflict_seconds(considered: Sequence[tuple[str, tuple[str, ...]]]) -> set[str]:
+    """The sides shown after the first side of their conflict set (they are not answers of
+    their own), of (id, the other sides) in order."""
+    seconds: set[str] = set()
+    for i, others in considered:
+        if i not in seconds:
+            seconds.update(others)
+    return seconds
+
+
+def legal_spec(store: Store, request: SearchRequest) -> AsOf:
+    """The request's as-of spec, resolved against the store's clock (module docstring)."""
+    now = store.now()
+    known = request.cutoff or now
+    if request.valid_at is not None and request.period is not None:
+        raise InvalidArgument("give a valid instant or a period, not both")
+    valid: Interval
+    if request.valid_at is not None:
+        valid = as_of(request.valid_at)
+    elif request.period is not None:
+        valid = Interval(*calendar_period(request.period))
+    else:
+        valid = as_of(known) if request.scope.keys else all_time()
+    statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if request.candidates
+                                                     else set())
+    subjects = (None if request.subjects is None else
+                tuple(resolve_subjects(store, request.scope.tenant, request.subjects)))
+    shared = not request.scope.keys and not request.all_scopes
+    return AsOf(request.scope, known_at=known, valid=valid,
+                system_at=request.system_at or now, statuses=frozenset(statuses),
+                subjects=subjects, kinds=request.kinds, shared_only=shared,
+                unexpired_at=known).resolved(now)
+
+
+def _check(request: SearchRequest) -> None:
+    if not isinstance(request.mode, Mode):
+        raise InvalidArgument(f"mode {str(request.mode)[:40]!r}: use one of "
+                              f"{', '.join(m.value for m in Mode)}")
+    if not request.query.strip():
+        raise InvalidArgument("a search needs a query: words, a code or a key")
+    if len(request.query) > MAX_QUERY_CHARS:
+        raise InvalidArgument(f"a query is at most {MAX_QUERY_CHARS} characters")
+    if not 1 <= request.limit <= MAX_LIMIT:
+        raise InvalidArgument(f"a search returns 1 to {MAX_LIMIT} results, not {request.limit}")
+    if request.subjects is not None and not request.subjects:
+        raise InvalidArgument("name at least one subject, or none to search them all")
+    if request.kinds is not None and not request.kinds:
+        raise InvalidArgument("name at least one kind, or none to search them all")
+    if request.period is not None:
+        calendar_period(request.period)
+    if request.form is not None and not request.form.strip():
+        raise InvalidArgument("a form names a filing type, such as 10-Q or 10-K")
+
+
+def _ranker(store: Store) -> SearchStore:
+    if not isinstance(store, SearchStore):
+        raise StoreError(f"{type(store).__name__} keeps no search index")
+    return store
+
+
+def _found(c: Checked, rank: int) -> Found:
+    f = c.fact
+    return Found(
+        id=f.id, subject=f.subject, predicate=f.predicate, value=f.value, unit=f.unit,
+        status=f.status.value, kind=f.kind.value, score=c.scored.score,
+        signals=dict(c.scored.signals), sources=tuple(SourceView.of(s) for s in c.sources),
+        valid=(f.valid_from, f.valid_to), knowledge=(f.available_at, f.superseded_at),
+        conflicts_with=c.conflicts_with, rank=rank)
+
+
+def _head(considered: tuple[Found, ...], limit: int) -> tuple[Found, ...]:
+    """The first ``limit`` answers, a conflict set counting once and never split."""
+    seconds = _conflict_seconds([(f.id, f.conflicts_with) for f in considered])
+    shown: list[Found] = []
+    answers = 0
+    for found in considered:
+        if found.id not in seconds:
+            if answers == limit:
+                break
+            answers += 1
+        shown.append(found)
+    return tuple(shown)
+
