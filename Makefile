@@ -1,18 +1,19 @@
 # The two commands of the README, and the pieces they are made of.
 #   make demo   set up, then run the main job on the embedded store (no server needed)
-#   make check  set up, then ruff + mypy + every test, Neo4j included (started by the tests)
+#   make check  set up, then ruff + mypy + the Java build, lint and tests + every Python test,
+#               Neo4j included (started by the tests, with the plugin and a stock one without)
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
+.PHONY: demo check lint typecheck java-check test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
 
-check: lint typecheck test wheel-check
+check: lint typecheck java-check test wheel-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +34,13 @@ typecheck: $(STAMP)
 	for d in graph queries ingest; do ln -s ../../../$$d $(TYPECHECK)/$$d; done
 	$(BIN)/mypy
 
+# The Java (docker/pom.xml): the plugin jar and the development launcher, compiled with every
+# javac warning an error, and the plugin's JUnit tests (an in-process Neo4j loading the jar).
+java-check:
+	mvn -q -B -f docker/pom.xml verify
+	@grep -h "Tests run" docker/neo4j-plugin/target/surefire-reports/*.txt
+
+# Package the plugin and build the launcher (no Java tests: java-check runs them).
 neo4j-build: $(STAMP)
 	$(BIN)/python -c "from vintage.graph.neo4j import launcher as l; r = l.build(); print(f'Neo4j launcher ready ({r.seconds:.1f}s)')"
 
@@ -53,6 +61,12 @@ wheel-check: $(STAMP)
 	$(WHEEL_DIR)/venv/bin/pip install --quiet $(WHEEL_DIR)/dist/*.whl
 	cd $(WHEEL_DIR)/run && ../venv/bin/vintage --store ./store demo > demo.txt
 	grep -q "recomputed" $(WHEEL_DIR)/run/demo.txt
+	# Only vintage lands in site-packages, and the development server says it needs a checkout.
+	$(WHEEL_DIR)/venv/bin/python -c "from importlib.metadata import files; \
+		tops = {f.parts[0] for f in files('vintage') if f.parts[0] != '..'}; \
+		assert {t for t in tops if not t.endswith('.dist-info')} == {'vintage'}, tops"
+	cd $(WHEEL_DIR)/run && ! ../venv/bin/vintage neo4j status 2> neo4j.txt
+	grep -q "source checkout" $(WHEEL_DIR)/run/neo4j.txt
 	@echo "wheel-check: the installed wheel runs the demo"
 
 bench: $(STAMP)

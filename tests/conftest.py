@@ -1,7 +1,8 @@
 """Shared fixtures: a pinned clock, a real Neo4j, and the store parametrized over both backends.
 
 Neo4j is found in this order: ``NEO4J_URI``; a Docker engine through testcontainers; the
-project's own launcher (``docker/neo4j-embedded``). Tests never skip when none works: they fail.
+project's own launcher (``docker/neo4j-embedded``, with the plugin jar in its plugins/), and for
+the stock tier a server without the plugin. Tests never skip when none works: they fail.
 Each test writes into a tenant of its own and wipes exactly that tenant afterwards.
 """
 
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.factories import BACKENDS, PinnedClock, make_store
-from tests.neo4j_server import Neo4jTarget, neo4j_uri_for_tests
+from tests.neo4j_server import Neo4jTarget, neo4j_uri_for_tests, stock_uri_for_tests
 from tests.sec_files import TICKERS, data_file
 from vintage.graph.core.model import Scope
 from vintage.graph.neo4j.store import Neo4jStore
@@ -25,7 +26,7 @@ from vintage.ingest.sec.companyfacts import ParsedFile, read_companyfacts
 if TYPE_CHECKING:
     from tests.http_api import Api
 
-SERVER_FIXTURES = frozenset({"neo4j_target", "neo4j_driver_store"})
+SERVER_FIXTURES = frozenset({"neo4j_target", "neo4j_driver_store", "stock_neo4j_store"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -60,19 +61,39 @@ def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:12]
 
 
+@pytest.fixture(scope="session")
+def stock_neo4j_store(request: pytest.FixtureRequest) -> Iterator[Neo4jStore]:
+    """A stock Neo4j 5.26 without Vintage's plugin (tests/neo4j_server.py): every path in
+    Cypher, as on a server nobody added the jar to."""
+    if "not neo4j" in (request.config.option.markexpr or ""):
+        pytest.fail("a test of the server-free tier asked for Neo4j: mark it `neo4j`")
+    for target in stock_uri_for_tests():
+        store = Neo4jStore.connect(target.uri, PinnedClock(), auth=target.auth)
+        store.ensure_schema()
+        yield store
+        store.close()
+
+
 @pytest.fixture
 def scope(tenant: str) -> Scope:
     return Scope(tenant=tenant)
+
+
+def store_for(
+    request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path, tenant: str,
+) -> Iterator[Store]:
+    """The store of the backend ``request.param`` names; a Neo4j tenant is wiped afterwards."""
+    backend = make_store(request.param, clock, tmp_path, request)
+    yield backend
+    if isinstance(backend, Neo4jStore):
+        backend.purge_tenant(tenant)
 
 
 @pytest.fixture(params=BACKENDS)
 def store(
     request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path, tenant: str,
 ) -> Iterator[Store]:
-    backend = make_store(request.param, clock, tmp_path, request)
-    yield backend
-    if isinstance(backend, Neo4jStore):
-        backend.purge_tenant(tenant)
+    yield from store_for(request, clock, tmp_path, tenant)
 
 
 @pytest.fixture(scope="session")

@@ -73,6 +73,9 @@ PINNED = parse_instant("2026-06-01T12:00:00+00:00")
 # is the whole server-free tier. Backend parameters mark themselves; a test that asks for a
 # server fixture is marked at collection (``conftest.pytest_collection_modifyitems``).
 BACKENDS = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+# The same, and a stock Neo4j without Vintage's plugin (conftest.stock_neo4j_store): where a
+# suite holds the Cypher fallback to the answers the plugin and the embedded reference give.
+WITH_STOCK = [*BACKENDS, pytest.param("neo4j-stock", marks=pytest.mark.neo4j)]
 # Ranking on both Neo4j paths, each taken every time (tests/rank_paths.py): the Cypher a stock
 # server runs, and the launcher's columns.
 RANK_PATHS = ["embedded", pytest.param("neo4j-cypher", marks=pytest.mark.neo4j),
@@ -99,11 +102,12 @@ def make_store(
     # Sealed, as every store that open_store opens: memory reaches the disk as ciphertext.
     if backend == "embedded":
         return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
-    shared: Neo4jStore = request.getfixturevalue("neo4j_driver_store")
+    server = "stock_neo4j_store" if backend == "neo4j-stock" else "neo4j_driver_store"
+    shared: Neo4jStore = request.getfixturevalue(server)
     store = Neo4jStore(shared.driver, clock, shared.database, keys=FileKeyStore(tmp_path / "keys"))
     # As open_store's store would find them.
     store.procedures, store.server_ranker = shared.procedures, shared.server_ranker
-    if backend != "neo4j":
+    if backend not in ("neo4j", "neo4j-stock"):
         from tests.rank_paths import take_rank_path
 
         take_rank_path(store, backend, request.getfixturevalue("monkeypatch"))

@@ -109,3 +109,26 @@ def neo4j_uri_for_tests() -> Iterator[Neo4jTarget]:
 
 
 neo4j_for_tests = contextlib.contextmanager(neo4j_uri_for_tests)
+
+
+def stock_uri_for_tests() -> Iterator[Neo4jTarget]:
+    """A stock Neo4j without Vintage's plugin, for the tier that holds the Cypher fallback to
+    the same answers: ``NEO4J_STOCK_URI``, else a launcher of its own (another state
+    directory, an empty plugins/ directory), stopped afterwards."""
+    uri = os.environ.get("NEO4J_STOCK_URI")
+    if uri:
+        password = os.environ.get("NEO4J_PASSWORD")
+        user = os.environ.get("NEO4J_USER", "neo4j")
+        yield Neo4jTarget(uri, (user, password) if password else None, "env")
+        return
+    with pytest.MonkeyPatch.context() as env:
+        home = neo4j_launcher.state_dir().with_name("neo4j-stock")
+        env.setenv(neo4j_launcher.HOME_ENV, str(home))
+        env.setenv(neo4j_launcher.PLUGINS_ENV, "none")
+        started = neo4j_launcher.start()
+    try:
+        yield Neo4jTarget(started.uri, neo4j_launcher.auth(), "launcher")
+    finally:
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv(neo4j_launcher.HOME_ENV, str(home))
+            neo4j_launcher.stop()

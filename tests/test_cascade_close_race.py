@@ -83,5 +83,5 @@ def test_a_fact_closed_by_another_writer_while_the_cascade_waits_is_a_conflict_n
 
 
 def test_the_conflict_read_from_the_server_is_the_one_cascade_java_raises() -> None:
-    java = Path(__file__).parents[1] / "docker/neo4j-embedded/src/main/java/dev/vintage/neo4j"
+    java = Path(__file__).parents[1] / "docker/neo4j-plugin/src/main/java/dev/vintage/neo4j"
     assert f'"{CLOSED_FIRST}"' in (java / "Cascade.java").read_text(encoding="utf-8")

@@ -54,5 +54,5 @@ def test_the_embedded_reference_orders_no_cycle_and_names_the_facts_in_it() -> N
 
 
 def test_the_refusal_read_from_the_server_is_the_one_cascade_java_raises() -> None:
-    java = Path(__file__).parents[1] / "docker/neo4j-embedded/src/main/java/dev/vintage/neo4j"
+    java = Path(__file__).parents[1] / "docker/neo4j-plugin/src/main/java/dev/vintage/neo4j"
     assert f'"{CYCLE}"' in (java / "Cascade.java").read_text(encoding="utf-8")

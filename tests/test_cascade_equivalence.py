@@ -123,8 +123,8 @@ def two(neo4j_target: Neo4jTarget, neo4j_driver_store: Neo4jStore,
 
     if neo4j_target.source == "launcher":
         assert neo4j_driver_store.procedures, (
-            "the launcher's server has no vintage.cascade_close procedure: it was started "
-            "before the launcher was rebuilt; `vintage neo4j stop` and run again")
+            "the launcher's server does not use the plugin's vintage.cascade_close: it was "
+            "started before the plugin was rebuilt; `vintage neo4j stop` and run again")
 
     def open_pairs() -> list[tuple[list[Store], Scope]]:
         """The reference beside each Neo4j path, one tenant per pair (ids, and with them the

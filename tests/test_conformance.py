@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
-from tests.factories import PinnedClock, batch, fact, source
+from tests.conftest import store_for
+from tests.factories import WITH_STOCK, PinnedClock, batch, fact, source
 from vintage.graph.core.asof import AsOf, TenantRequired
 from vintage.graph.core.kinds import FactKind, Status
 from vintage.graph.core.model import Scope
@@ -26,6 +29,13 @@ from vintage.queries.lineage.asof import facts_as_of
 
 A1 = source("0001652044-18-000016", "2018-04-24", form="10-Q")
 A2 = source("0001652044-19-000010", "2019-04-30", form="10-Q")
+
+
+@pytest.fixture(params=WITH_STOCK)
+def store(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
+          tenant: str) -> Iterator[Store]:
+    """The contract holds on every backend, and on a stock Neo4j without the plugin too."""
+    yield from store_for(request, clock, tmp_path, tenant)
 
 
 def values(store: Store, scope: Scope, **spec: object) -> list[object]:

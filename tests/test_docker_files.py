@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from importlib.resources import files
@@ -21,6 +22,7 @@ import yaml
 from fastapi import FastAPI
 
 from tests.factories import run
+from vintage.graph.neo4j.procedures import PLUGIN_VERSION
 from vintage.graph.store.backends import is_neo4j
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +70,7 @@ def test_a_broken_compose_file_is_rejected_by_the_schema(where: str, broken: dic
 
 def test_the_compose_stack_is_neo4j_5_26_and_the_api_serving_it() -> None:
     services = compose()["services"]
-    assert services["neo4j"]["image"] == "neo4j:5.26-community"
+    assert services["neo4j"]["image"] == f"neo4j:{pom_property('neo4j.version')}-community"
     api = services["api"]
     assert api["command"] == SERVE
     assert is_neo4j(api["environment"]["VINTAGE_STORE"])
@@ -80,6 +82,24 @@ def test_the_compose_stack_is_neo4j_5_26_and_the_api_serving_it() -> None:
     mounts = {Path(m.split(":")[1]) for m in api["volumes"]}
     assert any(keys.is_relative_to(m) for m in mounts), (keys, mounts)
     assert "/readyz" in " ".join(api["healthcheck"]["test"])
+
+
+def pom_property(name: str) -> str:
+    found = re.search(rf"<{re.escape(name)}>([^<]+)</", (ROOT / "docker" / "pom.xml").read_text())
+    assert found, name
+    return found.group(1)
+
+
+def test_the_neo4j_service_loads_the_plugin_jar_the_build_makes_from_its_plugins_dir() -> None:
+    """As APOC or GDS are deployed: the jar mounted into the image's /plugins, read-only,
+    named as docker/neo4j-plugin's build names it, for the version the package's handshake
+    expects (vintage.graph.neo4j.procedures.PLUGIN_VERSION)."""
+    neo4j = compose()["services"]["neo4j"]
+    jar = f"vintage-neo4j-plugin-{PLUGIN_VERSION}.jar"
+    assert f"./neo4j-plugin/target/{jar}:/plugins/{jar}:ro" in neo4j["volumes"]
+    top = (ROOT / "docker" / "pom.xml").read_text()
+    assert f"<artifactId>vintage-neo4j</artifactId>\n  <version>{PLUGIN_VERSION}</version>" in top
+    assert not any("unrestricted" in k for k in neo4j["environment"])
 
 
 def hadolint(dockerfile: Path, config: Path) -> list[dict[str, Any]]:

@@ -1,4 +1,6 @@
-"""`vintage neo4j start|stop|status`: manage the local (non-Docker) Neo4j server.
+"""`vintage neo4j start|stop|status`: the development Neo4j server of a source checkout
+(docker/: the launcher and the plugin it loads); from an installed wheel each says, in one
+line, that it needs a checkout.
 
 The launcher (and with it the Neo4j driver) is imported by each command, not by this module:
 ``vintage`` on an embedded store never loads the driver.
@@ -17,7 +19,8 @@ if TYPE_CHECKING:
 
 neo4j_app = typer.Typer(
     name="neo4j",
-    help="Run a local Neo4j 5.26 Community server (Java + Maven, no Docker needed).",
+    help="Run the development Neo4j 5.26 server with Vintage's plugin, from a source checkout "
+    "(Java + Maven, no Docker needed).",
     no_args_is_help=True,
 )
 

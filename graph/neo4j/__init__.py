@@ -1,1 +1,2 @@
-"""The Neo4j backend: Cypher builders, the runner that executes them, and the local launcher."""
+"""The Neo4j backend: Cypher builders, the runner that executes them, the plugin's handshake,
+and the development launcher of a source checkout (docker/)."""

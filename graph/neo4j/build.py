@@ -1,8 +1,11 @@
-"""Build and command line of the local Neo4j 5.26 launcher (``docker/neo4j-embedded``).
+"""Build and command line of the development Neo4j 5.26 launcher and of Vintage's Neo4j plugin.
 
-Maven compiles the one-class launcher and resolves Neo4j's classpath once (no shaded jar: it
-would break Neo4j's META-INF/services); ``java_command`` is how :mod:`vintage.graph.neo4j.launcher`
-runs it, with Neo4j's own JVM flags and a small heap and page cache.
+One Maven build (``docker/pom.xml``) packages the plugin jar (``docker/neo4j-plugin``), compiles
+the one-class launcher (``docker/neo4j-embedded``) and resolves Neo4j's classpath once (no shaded
+jar: it would break Neo4j's META-INF/services); ``java_command`` is how
+:mod:`vintage.graph.neo4j.launcher` runs it, with Neo4j's own JVM flags, a small heap and page
+cache, and the plugin loaded from a plugins/ directory as a server loads it. Both live in a
+source checkout, not in the installed package: from a wheel, :func:`docker_dir` says so.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vintage.graph.core.errors import UserError
+from vintage.graph.neo4j.procedures import PLUGIN_VERSION
 
 MAIN_CLASS = "dev.vintage.neo4j.Launcher"
 READY_MARKER = "VINTAGE_NEO4J_READY "
@@ -61,8 +65,28 @@ class BuildResult:
     seconds: float
 
 
+def docker_dir() -> Path:
+    """The checkout's docker/ folder (the Maven build), or a clear refusal outside a checkout."""
+    found = Path(__file__).resolve().parents[2] / "docker"
+    if not (found / "pom.xml").is_file():
+        raise LauncherError(
+            "the development Neo4j server runs from a source checkout of Vintage (docker/pom.xml "
+            "not found beside the package); in a deployment run Neo4j 5.26 with the plugin jar "
+            "in its plugins/ directory (docs/operations.md) and pass --store bolt://HOST:7687")
+    return found
+
+
 def launcher_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "docker" / "neo4j-embedded"
+    return docker_dir() / "neo4j-embedded"
+
+
+def plugin_dir() -> Path:
+    return docker_dir() / "neo4j-plugin"
+
+
+def plugin_jar() -> Path:
+    """The plugin jar the build made (``vintage-neo4j-plugin-<version>.jar``)."""
+    return plugin_dir() / "target" / f"vintage-neo4j-plugin-{PLUGIN_VERSION}.jar"
 
 
 # --------------------------------------------------------------------------- build
@@ -93,11 +117,11 @@ def _read_classpath() -> str | None:
 
 
 def _is_stale() -> bool:
-    outputs = [_classpath_file(), _main_class_file()]
+    outputs = [_classpath_file(), _main_class_file(), plugin_jar()]
     if not all(p.exists() for p in outputs):
         return True
-    root = launcher_dir()
-    inputs = [root / "pom.xml", *(root / "src").rglob("*.java")]
+    root = docker_dir()
+    inputs = [*root.glob("**/pom.xml"), *(p for p in root.glob("*/src/main/**/*") if p.is_file())]
     newest_input = max(p.stat().st_mtime for p in inputs)
     if min(p.stat().st_mtime for p in outputs) < newest_input:
         return True
@@ -121,16 +145,17 @@ def _require_tool(name: str) -> str:
 
 
 def build(force: bool = False) -> BuildResult:
-    """Compile the launcher and resolve Neo4j's classpath, only when something changed."""
+    """Package the plugin, compile the launcher and resolve Neo4j's classpath, only when
+    something changed. The plugin's JUnit tests are not run here (``make java-check`` runs
+    them): a test fixture that builds must not wait for them."""
     began = time.monotonic()
     _require_tool("java")
     if force or _is_stale():
         mvn = _require_tool("mvn")
-        root = launcher_dir()
+        root = docker_dir()
         command = [
-            mvn, "-q", "-B", "-f", str(root / "pom.xml"),
-            "compile", "dependency:build-classpath",
-            f"-Dmdep.outputFile={_classpath_file()}",
+            mvn, "-q", "-B", "-f", str(root / "pom.xml"), "-DskipTests",
+            "package", "dependency:build-classpath", "-Dmdep.outputFile=target/classpath.txt",
         ]  # fmt: skip
         try:
             done = subprocess.run(
@@ -138,10 +163,12 @@ def build(force: bool = False) -> BuildResult:
             )
         except subprocess.TimeoutExpired as exc:
             raise LauncherError(f"build timed out: {' '.join(command)}") from exc
-        if done.returncode == 0 and _classpath_file().exists():
-            # The dependency plugin leaves an unchanged classpath file untouched, which would
-            # read as stale forever after a source-only change.
-            _classpath_file().touch()
+        if done.returncode == 0:
+            # Maven leaves an output it did not need to change untouched (the classpath file,
+            # the jar, an incrementally compiled class), which would read as stale forever.
+            for output in (_classpath_file(), _main_class_file(), plugin_jar()):
+                if output.exists():
+                    output.touch()
         if done.returncode != 0 or _is_stale():
             raise LauncherError(
                 f"build failed (exit {done.returncode}): {' '.join(command)}\n"
@@ -167,7 +194,8 @@ def _parse_size(value: str) -> int:
     return number * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[unit]
 
 
-def java_command(port: int, home: Path, pagecache: str = "64m") -> list[str]:
+def java_command(port: int, home: Path, pagecache: str = "64m",
+                 plugins: Path | None = None) -> list[str]:
     classpath = _read_classpath()
     if classpath is None:
         raise LauncherError("the launcher is not built yet; call build() first")
@@ -187,6 +215,7 @@ def java_command(port: int, home: Path, pagecache: str = "64m") -> list[str]:
         "--home", str(home),
         "--pagecache", pagecache,
         *_tx_memory(),
+        *(["--plugins", str(plugins)] if plugins is not None else []),
     ]  # fmt: skip
 
 

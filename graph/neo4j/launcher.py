@@ -1,8 +1,9 @@
 """Start, stop and inspect a local Neo4j 5.26 Community server without Docker.
 
-The server is the small embedded launcher in ``docker/neo4j-embedded`` (a Maven project that
-depends on ``org.neo4j:neo4j``). It is compiled once with Maven, then run as a detached ``java``
-process whose state (Neo4j home, ``server.json``, ``server.log``) lives in :func:`state_dir`.
+The server is the small embedded launcher in ``docker/neo4j-embedded`` (a Maven module that
+depends on ``org.neo4j:neo4j``), which loads Vintage's plugin jar from a plugins/ directory as a
+server does. It is built once with Maven, then run as a detached ``java`` process whose state
+(Neo4j home, plugins/, ``server.json``, ``server.log``) lives in :func:`state_dir`.
 
 Environment:
 
@@ -10,6 +11,12 @@ Environment:
 * ``VINTAGE_NEO4J_HEAP``: maximum JVM heap, e.g. ``1g`` (default ``768m``).
 * ``VINTAGE_NEO4J_PASSWORD``: turns authentication on, user ``neo4j`` (Neo4j requires at
   least 8 characters). Unset means no authentication.
+* ``VINTAGE_NEO4J_PLUGINS``: ``none`` starts a stock server without Vintage's plugin (the
+  Cypher fallback's tier); by default the plugin jar is put in ``<state>/plugins``, the
+  directory the server loads plugins from.
+
+It is a developer's tool: it builds from the checkout's docker/ folder and keeps its state in
+the checkout's .vintage/; from an installed wheel it refuses in one line (``build.docker_dir``).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -32,6 +40,7 @@ __all__ = [
     "HOME_ENV",
     "MAIN_CLASS",
     "PASSWORD_ENV",
+    "PLUGINS_ENV",
     "READY_MARKER",
     "BuildResult",
     "LauncherError",
@@ -58,10 +67,14 @@ from vintage.graph.neo4j.build import (
     BuildResult,
     LauncherError,
     build,
+    docker_dir,
     java_command,
     launcher_dir,
     log_tail,
+    plugin_jar,
 )
+
+PLUGINS_ENV = "VINTAGE_NEO4J_PLUGINS"
 
 
 @dataclass(frozen=True)
@@ -77,7 +90,7 @@ def state_dir() -> Path:
     override = os.environ.get(HOME_ENV)
     if override:
         return Path(override).expanduser().resolve()
-    return Path(__file__).resolve().parents[2] / ".vintage" / "neo4j"
+    return docker_dir().parent / ".vintage" / "neo4j"
 
 
 def auth() -> tuple[str, str] | None:
@@ -220,7 +233,7 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
         chosen, note = (port, None) if port is not None else choose_port()
         home = _neo4j_home()
         home.mkdir(parents=True, exist_ok=True)
-        command = java_command(chosen, home, os.environ.get(PAGECACHE_ENV, "64m"))
+        command = java_command(chosen, home, os.environ.get(PAGECACHE_ENV, "64m"), _plugins())
         with _log_file().open("wb") as log:
             server = subprocess.Popen(
                 command,
@@ -240,6 +253,20 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
         _write_server(info)
         _port_file().write_text(str(chosen), encoding="ascii")
         return replace(info, note=note)
+
+
+def _plugins() -> Path:
+    """The server's plugins/ directory, laid anew: the plugin jar, or nothing for a stock
+    server (``VINTAGE_NEO4J_PLUGINS=none``)."""
+    wanted = os.environ.get(PLUGINS_ENV, "vintage").strip().lower()
+    if wanted not in ("vintage", "none"):
+        raise LauncherError(f"{PLUGINS_ENV} is 'vintage' (the default) or 'none', not {wanted!r}")
+    plugins = state_dir() / "plugins"
+    shutil.rmtree(plugins, ignore_errors=True)
+    plugins.mkdir(parents=True)
+    if wanted == "vintage":
+        shutil.copy2(plugin_jar(), plugins / plugin_jar().name)
+    return plugins
 
 
 def stop(timeout: float = 60) -> bool:

@@ -1,4 +1,5 @@
-"""The launcher's optional server-side cascade (``docker/neo4j-embedded/.../Cascade.java``).
+"""Vintage's Neo4j plugin, its handshake, and the server-side cascade
+(``docker/neo4j-plugin/.../Cascade.java``).
 
 A cascade over 110,000 derived facts spends most of its time shipping the subgraph to Python
 and deciding it there (bench/RESULTS.md, "Cascade"). The launcher registers ``vintage.cascade``,
@@ -9,12 +10,15 @@ one that seeks every closed fact again by id). A stock Neo4j (the compose file's
 service) has no such procedure and runs the pure-Cypher path (``vintage.graph.neo4j.downstream``);
 both are tested against the embedded reference (tests/test_cascade_equivalence.py).
 
-Whether a server has it is asked once, when the store prepares its schema; nothing asks
-before.
+Whether to use the plugin is asked once, when the store prepares its schema (:func:`handshake`):
+only a plugin of the version this package expects, built for the Neo4j that runs it, is used;
+any other is left alone (one log line) and everything runs in Cypher, so a mismatched jar never
+fails a request.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime
 
@@ -34,13 +38,50 @@ CASCADE = "vintage.cascade"  # its instants are integer microseconds (vintage.gr
 CASCADE_CLOSE = "vintage.cascade_close"  # the same, and it writes the closes
 
 
-def available(session: neo4j.Session) -> bool:
-    """Whether the server has the launcher's procedures: this cascade and the ranker
-    (vintage.graph.neo4j.ranker), which the launcher registers together."""
-    names = [CASCADE, CASCADE_CLOSE, *ranker.NAMES]
-    rows = session.run("SHOW PROCEDURES YIELD name WHERE name IN $names RETURN count(*) AS n",
-                       {"names": names}).single()
-    return bool(rows and rows["n"] == len(names))
+PLUGIN_VERSION = "0.1.0"  # the plugin this package speaks to (docker/pom.xml's version)
+VERSION = "vintage.version"  # the handshake: (plugin, neo4j), the Neo4j it was built for
+NAMES = (VERSION, CASCADE, CASCADE_CLOSE, *ranker.NAMES)
+
+log = logging.getLogger(__name__)
+
+
+def handshake(session: neo4j.Session) -> bool:
+    """Whether to use the plugin's procedures on this server (:func:`refusal` decides from
+    what the server reports); when not, one log line says why and the Cypher paths serve."""
+    found = {r["name"] for r in session.run(
+        "SHOW PROCEDURES YIELD name WHERE name STARTS WITH 'vintage.' RETURN name")}
+    server = plugin = built = None
+    if VERSION in found:
+        row = session.run(f"""
+CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel'
+CALL {VERSION}() YIELD plugin, neo4j
+RETURN versions[0] AS server, plugin, neo4j""").single()
+        if row is not None:
+            server, plugin, built = row["server"], row["plugin"], row["neo4j"]
+    why = refusal(found, server, plugin, built)
+    if why is not None:
+        (log.info if not found else log.warning)("%s: the cascade and search run in Cypher", why)
+    return why is None
+
+
+def refusal(found: set[str], server: str | None, plugin: str | None,
+            built: str | None) -> str | None:
+    """Why the plugin is not used, or None to use it: every procedure is there, and the plugin
+    is :data:`PLUGIN_VERSION`, built for the Neo4j the server runs (``server``)."""
+    if not found:
+        return "the Neo4j server has no Vintage plugin"
+    if VERSION not in found or plugin is None:
+        return f"the Neo4j server's Vintage plugin has no {VERSION} (an older jar): not used"
+    if plugin != PLUGIN_VERSION:
+        return (f"the Neo4j server's Vintage plugin is {plugin}, this package speaks to "
+                f"{PLUGIN_VERSION}: not used")
+    if built != server:
+        return (f"the Neo4j server's Vintage plugin {plugin} was built for Neo4j {built}, the "
+                f"server runs {server}: not used")
+    missing = sorted(set(NAMES) - found)
+    if missing:
+        return f"the Neo4j server's Vintage plugin {plugin} lacks {', '.join(missing)}: not used"
+    return None
 
 
 def cascade_call(tenant: str, changed: Mapping[str, datetime | None], axis: str,

@@ -1,4 +1,4 @@
-"""The launcher's server-side ranker (``docker/neo4j-embedded/.../Rank.java``): the builders.
+"""The plugin's server-side ranker (``docker/neo4j-plugin/.../Rank.java``): the builders.
 
 A tenant-wide search ranks inside a legal set of tens of thousands of entries, and Cypher reads
 each of their nodes again on every round (docs/retrieval.md, "The server-side ranker"). The

@@ -150,7 +150,7 @@ class Neo4jStore:
             for statement in SCHEMA_STATEMENTS:
                 session.run(statement).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
-            self.procedures = self.server_ranker = procedures.available(session)
+            self.procedures = self.server_ranker = procedures.handshake(session)
         self.finish_destruction()
 
     def finish_destruction(self) -> None:

@@ -87,7 +87,7 @@ class Affected:
 @runtime_checkable
 class Decides(Protocol):
     """A store transaction that can decide a cascade and write its closes itself
-    (``vintage.graph.writes.cascade.close``): Neo4j with the launcher's server-side procedure.
+    (``vintage.graph.writes.cascade.close``): Neo4j with the plugin's server-side procedure.
     ``axis`` is
     ``knowledge`` or ``system``; None means "not here" (a stock server), and the caller decides
     in Python and writes the closes through the store's primitives."""

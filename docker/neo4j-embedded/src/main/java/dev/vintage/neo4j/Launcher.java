@@ -20,13 +20,14 @@ import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
-import org.neo4j.kernel.api.procedure.GlobalProcedures;
-import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /**
  * Runs a Neo4j Community DBMS in-process and exposes it over Bolt on loopback only.
  *
- * <p>The Python side (graph/neo4j_launcher.py) waits for the single {@code VINTAGE_NEO4J_READY}
+ * <p>It adds nothing to Neo4j of its own: plugins are loaded from {@code --plugins DIR}, Neo4j's
+ * {@code server.directories.plugins}, the way a Neo4j server loads APOC or Vintage's plugin.
+ *
+ * <p>The Python side (vintage.graph.neo4j.launcher) waits for the single {@code VINTAGE_NEO4J_READY}
  * line on stdout, so nothing else is printed there; Neo4j's own logs go to {@code <home>/logs}.
  */
 public final class Launcher {
@@ -42,6 +43,7 @@ public final class Launcher {
         Path home = Path.of(".vintage", "neo4j", "data");
         String pagecache = "64m";
         String txMemory = null;
+        Path plugins = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (i + 1 >= args.length) {
@@ -52,6 +54,7 @@ public final class Launcher {
                 case "--home" -> home = Path.of(args[++i]);
                 case "--pagecache" -> pagecache = args[++i];
                 case "--tx-memory" -> txMemory = args[++i];
+                case "--plugins" -> plugins = Path.of(args[++i]).toAbsolutePath().normalize();
                 default -> usage("unknown argument " + arg);
             }
         }
@@ -62,6 +65,9 @@ public final class Launcher {
         boolean auth = password != null && !password.isEmpty();
 
         DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(home);
+        if (plugins != null) {
+            builder.setConfig(GraphDatabaseSettings.plugin_dir, plugins);
+        }
         if (txMemory != null) {
             // One transaction's memory cap (db.memory.transaction.max): past it the transaction
             // fails with a clear error and rolls back, instead of filling the heap.
@@ -108,13 +114,6 @@ public final class Launcher {
             if (!db.isAvailable(Duration.ofMinutes(3).toMillis())) {
                 throw new IllegalStateException("default database did not become available");
             }
-            // The optional cascade accelerator (Cascade.java) and ranker (Rank.java); a stock
-            // server runs without them.
-            GlobalProcedures procedures = ((GraphDatabaseAPI) db).getDependencyResolver()
-                    .resolveDependency(GlobalProcedures.class);
-            procedures.registerProcedure(Cascade.class);
-            procedures.registerProcedure(Rank.class);
-            procedures.registerProcedure(Reread.class);
             if (auth) {
                 setPassword(service, password);
             }
@@ -164,7 +163,8 @@ public final class Launcher {
 
     private static void usage(String problem) {
         System.err.println("vintage-neo4j: " + problem);
-        System.err.println("usage: Launcher [--port N] [--home DIR] [--pagecache 64m]");
+        System.err.println("usage: Launcher [--port N] [--home DIR] [--pagecache 64m] [--tx-memory SIZE] "
+                + "[--plugins DIR]");
         System.exit(2);
     }
 }

@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * The as-of predicate and its exclusion reasons over a {@link Columns.Entry}: the third spelling
- * of graph/asof.py {@code to_cypher} and graph/exclusion.py {@code why_excluded} /
+ * of graph/core/asof.py {@code to_cypher} and graph/core/exclusion.py {@code why_excluded} /
  * {@code reason_cypher}, with their order of reasons and their strings. The Neo4j tier runs
  * every search both ways and holds this one to the Cypher one
  * (tests/test_neo4j_ranker.py).
@@ -78,7 +78,7 @@ final class Legal {
         return list == null ? null : new HashSet<>((List<String>) list);
     }
 
-    /** graph/asof.py scope_test: the entry carries every term the read names (none at all
+    /** graph/core/asof.py scope_test: the entry carries every term the read names (none at all
      * for a read of shared facts). */
     boolean inScope(Columns.Entry e) {
         if (sharedOnly) {
@@ -142,7 +142,7 @@ final class Legal {
         return null;
     }
 
-    /** graph/temporal.py Interval.overlaps of the read's valid window with [start, end), an
+    /** graph/core/temporal.py Interval.overlaps of the read's valid window with [start, end), an
      * open end being {@link Columns#OPEN}. */
     private boolean overlaps(long start, long end) {
         if (instant) {
@@ -151,7 +151,7 @@ final class Legal {
         return start < validEnd && validStart < end;
     }
 
-    /** graph/asof.py past_closed. */
+    /** graph/core/asof.py past_closed. */
     private boolean pastClosed(Columns.Entry e) {
         if (e.pastAt == null) {
             return false;

@@ -230,7 +230,7 @@ final class Columns {
             e.scope = shared.scope(scope);
         }
         e.available = Instants.micros(p[3]);
-        // graph/asof.py counts a closure only with both stamps: one alone is no closure.
+        // graph/core/asof.py counts a closure only with both stamps: one alone is no closure.
         e.supersededAt = p[4] == null || p[5] == null ? OPEN : Instants.micros(p[4]);
         e.supersededRecordedAt = e.supersededAt == OPEN ? OPEN : Instants.micros(p[5]);
         e.pastAt = stamps(p[6]);

@@ -40,8 +40,9 @@ import org.neo4j.procedure.TerminationGuard;
  * mode, each partition searched by its own searcher, which skips deleted documents), so each
  * hit's BM25 score is the one {@code db.index.fulltext.queryNodes} gives; only the collector
  * differs. That reader's parts are not public API: they are reached by reflection, for the
- * Neo4j version the launcher pins. {@link #hits} declines (false, nothing yielded) wherever
- * the kernel's cursor would read otherwise: the transaction has state of its own (which
+ * Neo4j version the build pins (docker/pom.xml; PluginTest fails the build when they move).
+ * {@link #hits} declines (false, nothing yielded) wherever the kernel's cursor would read
+ * otherwise: the transaction has state of its own (which
  * Neo4j's reader also searches), or its access mode does not let it see every node and the
  * indexed property (the cursor then filters hits; Community edition always lets it).
  */

@@ -25,7 +25,7 @@ import org.neo4j.procedure.TerminationGuard;
  * The optional cascade accelerator: a change's downstream subgraph found and decided inside the
  * server, returned as the decided facts only.
  *
- * <p>A port of the Python reference (graph/cascade.py {@code plan}, graph/neo4j/downstream.py
+ * <p>A port of the Python reference (graph/writes/cascade.py {@code plan}, graph/neo4j/downstream.py
  * for the reach), with the same rule, the same tie-breaks and the same order, so that a cascade
  * reads the same with or without it (tests/test_cascade_equivalence.py runs both). A stock
  * Neo4j without it runs the pure-Cypher path. {@code vintage.cascade} only decides;
@@ -34,8 +34,8 @@ import org.neo4j.procedure.TerminationGuard;
  * of a 7.4 s cascade, bench/RESULTS.md).
  *
  * <p>Walk and Closes read and write through the kernel's internal API (cursors, token ids), which
- * is not a public contract: it is compiled against the launcher's own Neo4j version
- * (docker/neo4j-embedded/pom.xml), and tests/test_cascade_equivalence.py holds it to the
+ * is not a public contract: it is compiled against the one Neo4j version the build pins
+ * (docker/pom.xml), and tests/test_cascade_equivalence.py holds it to the
  * reference whenever that version moves.
  *
  * <p>Instants are integer microseconds since the epoch, as the Cypher path returns them; null
@@ -84,11 +84,11 @@ public class Cascade {
     // graph/neo4j/procedures.py recognises the procedure's refusal by it.
     static final String CLOSED_FIRST = "another writer closed one of these facts first";
 
-    // graph/cascade.py CYCLE, which graph/neo4j/procedures.py recognises the refusal by.
+    // graph/writes/cascade.py CYCLE, which graph/neo4j/procedures.py recognises the refusal by.
     static final String CYCLE = "the derivation graph downstream of the change has a cycle";
 
     @Procedure(name = "vintage.cascade", mode = Mode.READ)
-    @Description("The decided cascade of a change (graph/cascade.py plan): per reached fact still "
+    @Description("The decided cascade of a change (graph/writes/cascade.py plan): per reached fact still "
             + "open on the axis, in topological order, its report fields, depth, path and end.")
     public Stream<Chunk> cascade(@Name("tenant") String tenant,
                                @Name("changed") Map<String, Object> changed,
@@ -157,7 +157,10 @@ public class Cascade {
         return chunks.stream();
     }
 
-    /** The changed facts' nodes (the walk's first frontier), by the (tenant, id) index. */
+    /** The changed facts' nodes (the walk's first frontier), by the (tenant, id) index. The
+     * kernel's cursors address a node by its internal id, valid within this transaction: the
+     * one use of the deprecated {@code getId()}, on purpose. */
+    @SuppressWarnings("removal")
     private List<Long> startNodes(String tenant, List<String> starts) {
         List<Long> nodes = new ArrayList<>();
         for (String id : starts) {

@@ -37,7 +37,7 @@ import org.neo4j.values.storable.Value;
  * with the core API, 1.59 s with this (bench/RESULTS.md).
  */
 final class Walk implements AutoCloseable {
-    private static final int MAX_DEPTH = 128; // graph/reach.py MAX_DEPTH
+    private static final int MAX_DEPTH = 128; // graph/writes/reach.py MAX_DEPTH
 
     /** A reached fact: its node, what a report names of it, and its live justifications. */
     record Reached(long node, Object[] report, Order.Justified justified) {}
@@ -237,7 +237,7 @@ final class Walk implements AutoCloseable {
         return live.computeIfAbsent(g.relationshipReference(), r -> holds(g));
     }
 
-    /** graph/asof.py holds_at: recorded by then, not yet invalidated, not in a gap. */
+    /** graph/core/asof.py holds_at: recorded by then, not yet invalidated, not in a gap. */
     private boolean holds(RelationshipTraversalCursor r) {
         Object[] p = values(r, liveKeys);
         return Instants.holds(p[0], p[1], p[2], p[3], at);

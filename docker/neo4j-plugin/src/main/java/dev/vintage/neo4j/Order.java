@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The cascade's decision on ids alone, no database in sight: graph/cascade.py's
+ * The cascade's decision on ids alone, no database in sight: graph/writes/cascade.py's
  * {@code justified_until}, {@code _topological} and {@code _paths}, with their tie-breaks, so
  * that the procedure lists a cascade as the reference does.
  *
@@ -26,7 +26,7 @@ final class Order {
      * and distinct. The two lists are parallel. */
     record Justified(List<String> derivations, List<List<String>> inputs) {}
 
-    /** graph/cascade.py justified_until; null is "open". */
+    /** graph/writes/cascade.py justified_until; null is "open". */
     static Long justifiedUntil(List<List<String>> justifications, Map<String, Long> ends,
                                Map<String, Long> stored) {
         Long latest = null;
@@ -46,7 +46,7 @@ final class Order {
         return latest;
     }
 
-    /** graph/cascade.py _topological: graphlib's static_order over the same graph, whose
+    /** graph/writes/cascade.py _topological: graphlib's static_order over the same graph, whose
      * nodes are inserted fact by fact in id order, each fact's predecessors after it, sorted. */
     static List<String> topological(Map<String, Justified> reached, String cycle) {
         List<String> ids = new ArrayList<>(reached.keySet());
@@ -109,7 +109,7 @@ final class Order {
         return new ArrayList<>(preds);
     }
 
-    /** graph/cascade.py _paths: shortest fact-to-fact path from a change to each reached fact
+    /** graph/writes/cascade.py _paths: shortest fact-to-fact path from a change to each reached fact
      * (ties: the smallest derivation id, then the smallest output id). */
     static Map<String, List<String>> paths(Map<String, Justified> reached, List<String> starts) {
         Map<String, List<String>> fed = new HashMap<>(); // input fact -> derivations using it

@@ -11,7 +11,7 @@ import java.time.ZonedDateTime;
 final class Instants {
     private Instants() {}
 
-    /** graph/asof.py holds_at over an edge's stamps: recorded by then, not yet invalidated,
+    /** graph/core/asof.py holds_at over an edge's stamps: recorded by then, not yet invalidated,
      * not in a gap. */
     static boolean holds(Object recordedAt, Object invalidatedAt, Object gapsFrom, Object gapsTo,
                          long at) {
