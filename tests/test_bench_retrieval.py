@@ -9,10 +9,10 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import retrieval
-from bench.retrieval_corpus import generate
-from bench.retrieval_queries import FILE, build, half, load, render
-from bench.retrieval_run import hit, illegal
+from bench.retrieval import main as retrieval
+from bench.retrieval.corpus import generate
+from bench.retrieval.queries import FILE, build, half, load, render
+from bench.retrieval.run import hit, illegal
 from vintage.graph.core.model import Scope, version_id
 from vintage.graph.memory.gate import memory_key
 
@@ -22,7 +22,7 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 def test_the_query_file_is_the_one_its_seed_makes_with_every_kind_of_query() -> None:
     queries = build()
     assert FILE.read_text(encoding="utf-8") == render(queries), \
-        "regenerate it: python -m bench.retrieval_queries"
+        "regenerate it: python -m bench.retrieval.queries"
     kinds = Counter(q.category for q in queries)
     assert len(queries) >= 200
     assert set(kinds) == {"paraphrase", "exact code", "correction", "cutoff", "conflict",

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import scale, scale_data
+from bench.scale import data as scale_data
+from bench.scale import main as scale
 from tests.neo4j_server import Neo4jTarget
 from vintage.graph.core.kinds import Change
 from vintage.graph.core.labels import FACT

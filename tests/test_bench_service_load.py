@@ -3,7 +3,7 @@ app on loopback, and every request of the mixed workload answers 2xx."""
 
 from __future__ import annotations
 
-from bench import service_load
+from bench.service_load import main as service_load
 
 
 def test_the_quick_service_load_run_answers_every_request_without_an_error() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import cascade_setup
+from bench.cascade import setup as cascade_setup
 from tests.factories import PinnedClock
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Scope

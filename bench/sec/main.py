@@ -26,8 +26,10 @@ from typing import Any
 
 import neo4j
 
-from bench import report, sec_questions, sec_raw
-from bench.sec_report import Profiles, tables
+from bench import report
+from bench.sec import questions as sec_questions
+from bench.sec import raw as sec_raw
+from bench.sec.report import Profiles, tables
 from vintage.graph.core.model import Scope
 from vintage.graph.embedded.store import LOG_NAME
 from vintage.graph.neo4j.store import Neo4jStore

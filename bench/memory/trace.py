@@ -13,16 +13,7 @@ from unittest import mock
 
 import neo4j
 
-from bench.memory_work import (
-    ACTOR,
-    CONTEXT_LIMIT,
-    Result,
-    Workload,
-    Write,
-    clock,
-    draft,
-    subject,
-)
+from bench.memory.work import ACTOR, CONTEXT_LIMIT, Result, Workload, Write, clock, draft, subject
 from bench.neo4j_raw import plan_operators
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Status

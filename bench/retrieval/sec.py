@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from bench.retrieval_corpus import Version
+from bench.retrieval.corpus import Version
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Scope, assertion_key, version_id
 from vintage.graph.core.temporal import day_start

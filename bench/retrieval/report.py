@@ -42,7 +42,7 @@ def ladder(out: Result) -> list[str]:
 
 
 def halves(out: Result) -> list[str]:
-    """Recall@5 of each mode on each half of the set (bench.retrieval_queries.half)."""
+    """Recall@5 of each mode on each half of the set (bench.retrieval.queries.half)."""
     runs = _runs(out)
     head = " | ".join(f"{backend} {_n(run['corpus_items'])}" for backend, run in runs)
     lines = [f"| mode | half | {head} |", "|---|---|" + "---:|" * len(runs)]

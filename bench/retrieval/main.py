@@ -7,10 +7,10 @@ SEC filings, every mode of the ablation ladder, embedded and Neo4j, at each size
     python -m bench.retrieval --quick        # smoke run: a small corpus, a few queries
 
 Per backend and size: the corpus is written through the product's write paths
-(``bench.retrieval_load``), indexed with MiniLM, checked against the generator's predictions,
-and searched by ``vintage.queries.search.run.search`` in each mode (``bench.retrieval_run``); then
-the naive reference (``bench.retrieval_naive``, embedded) and raw Neo4j (``bench.retrieval_raw``).
-A missed latency target is profiled (``bench.retrieval_profile``). Without ``--neo4j-uri`` a
+(``bench.retrieval.load``), indexed with MiniLM, checked against the generator's predictions,
+and searched by ``vintage.queries.search.run.search`` in each mode (``bench.retrieval.run``); then
+the naive reference (``bench.retrieval.naive``, embedded) and raw Neo4j (``bench.retrieval.raw``).
+A missed latency target is profiled (``bench.retrieval.profile``). Without ``--neo4j-uri`` a
 private Neo4j is started in ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-retrieval``).
 Exits 1 when an illegal item was returned or the store disagrees with the generator.
 """
@@ -31,18 +31,16 @@ from typing import Any
 
 import neo4j
 
-from bench import report, retrieval_naive, retrieval_profile, retrieval_raw, retrieval_sec
-from bench.retrieval_corpus import TENANTS, Corpus, Version, generate
-from bench.retrieval_load import (
-    Cached,
-    index,
-    load_filings,
-    load_memories,
-    stored_mismatches,
-)
-from bench.retrieval_queries import Query, load
-from bench.retrieval_report import GRAPHITI, P95_TARGET_MS, tables, targets
-from bench.retrieval_run import Truth, examples, run, score
+from bench import report
+from bench.retrieval import naive as retrieval_naive
+from bench.retrieval import profile as retrieval_profile
+from bench.retrieval import raw as retrieval_raw
+from bench.retrieval import sec as retrieval_sec
+from bench.retrieval.corpus import TENANTS, Corpus, Version, generate
+from bench.retrieval.load import Cached, index, load_filings, load_memories, stored_mismatches
+from bench.retrieval.queries import Query, load
+from bench.retrieval.report import GRAPHITI, P95_TARGET_MS, tables, targets
+from bench.retrieval.run import Truth, examples, run, score
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.neo4j.build import PAGECACHE_ENV
 from vintage.graph.neo4j.store import Neo4jStore
@@ -51,7 +49,7 @@ from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.store.protocol import Store
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-retrieval"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 QUICK_USERS = 6
 QUICK_VERSIONS = 20
 QUICK_SEC = ({"GOOGL"}, {"us-gaap:OperatingIncomeLoss"})
@@ -251,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--backends takes embedded and/or neo4j")
     sizes = [0] if args.quick else [int(s) for s in args.sizes.split(",")]
     if args.seed != 7:
-        parser.error("the query file is made from seed 7 (python -m bench.retrieval_queries)")
+        parser.error("the query file is made from seed 7 (python -m bench.retrieval.queries)")
     out_path = args.out or Path("bench/results/retrieval-quick.json" if args.quick
                                 else "bench/results/retrieval.json")
     provenance = report.provenance()

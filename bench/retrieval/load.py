@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from bench import retrieval_sec
-from bench.retrieval_corpus import Corpus, Memory, Version
+from bench.retrieval import sec as retrieval_sec
+from bench.retrieval.corpus import Corpus, Memory, Version
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
 from vintage.graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn, MemoryKind

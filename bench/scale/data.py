@@ -6,7 +6,7 @@ with three quarters (10-Q) and the year (10-K): 64 observed assertions, written 
 companyfacts file the way EDGAR serves it. Every 10-Q repeats the same quarter a year earlier
 and every 10-K the previous year as comparatives (a repeat adds a support, not a fact). 5% of
 the observations are restated: by the next year's comparative (another value for the same
-period) or, for the last year, by a 10-K/A filed months later. Over them (``bench.scale_derived``)
+period) or, for the last year, by a 10-K/A filed months later. Over them (``bench.scale.derived``)
 36 derived assertions: revenue in EUR and operating margin per period, operating income in EUR
 per year. The EUR rate is one ``fx:USDPerEUR`` fact per year of the subject ``EURUSD``, read by
 every company's revenue in EUR of that year: the widely used input whose restatement is the
@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.sec_questions import Question
+from bench.sec.questions import Question
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject

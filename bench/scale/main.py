@@ -4,9 +4,9 @@
                           [--neo4j-uri URI] [--keep-tenant] [--out bench/results/scale-N.json]
     python -m bench.scale --table bench/results/scale-*.json      # one row per recorded run
 
-N / 100 companies (``bench.scale_data``: quarterly and annual periods, 5% restated, derived
-metrics over them, ``bench.scale_derived``). Measured: ingest through ``ingest_companyfacts``
-against ``bench.sec_raw``'s ``UNWIND`` load of the same files, as-of point reads, metric
+N / 100 companies (``bench.scale.data``: quarterly and annual periods, 5% restated, derived
+metrics over them, ``bench.scale.derived``). Measured: ingest through ``ingest_companyfacts``
+against ``bench.sec.raw``'s ``UNWIND`` load of the same files, as-of point reads, metric
 questions (``ask``), the cascade of one widely used input (a year's EUR rate), the server's disk
 and heap. Without ``--neo4j-uri`` a private Neo4j is started through
 ``vintage.graph.neo4j.launcher`` in
@@ -25,8 +25,12 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import report, runs, scale_data, scale_derived, sec, sec_questions
-from bench.scale_measure import Result, cascade, data_directory, disk, heap, ingest, raw_load, say
+from bench import report, runs
+from bench.scale import data as scale_data
+from bench.scale import derived as scale_derived
+from bench.scale.measure import Result, cascade, data_directory, disk, heap, ingest, raw_load, say
+from bench.sec import main as sec
+from bench.sec import questions as sec_questions
 from vintage.graph.core.model import Scope
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.writes.semantics import record

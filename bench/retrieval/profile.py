@@ -11,8 +11,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bench.retrieval_queries import Query
-from bench.retrieval_run import request
+from bench.retrieval.queries import Query
+from bench.retrieval.run import request
 from vintage.graph.neo4j import cypher_search
 from vintage.graph.neo4j.search import blind
 from vintage.graph.neo4j.store import Neo4jStore

@@ -15,8 +15,9 @@ from typing import Any
 import neo4j
 from neo4j.exceptions import Neo4jError
 
-from bench import scale_data, sec_raw
-from bench.sec_questions import nearest_rank
+from bench.scale import data as scale_data
+from bench.sec import raw as sec_raw
+from bench.sec.questions import nearest_rank
 from vintage.graph.core.model import Scope
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.store.protocol import StoreError
@@ -60,7 +61,7 @@ def ingest(store: Neo4jStore, scope: Scope, files: Sequence[Path]) -> Result:
 
 
 def raw_load(uri: str, auth: tuple[str, str] | None, files: Sequence[Path]) -> Result:
-    """``bench.sec_raw``'s load of the same files (one transaction per file, as Vintage's),
+    """``bench.sec.raw``'s load of the same files (one transaction per file, as Vintage's),
     planned ``RAW_FILES_PER_PLAN`` files at a time so memory stays flat; only writes timed."""
     rows = facts = supports = sources = 0
     seconds = 0.0

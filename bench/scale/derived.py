@@ -8,7 +8,7 @@ a diamond on revenue). Each is computed on the inputs current when the build run
 ``derive()`` costs a transaction and ~10 queries per fact, far too slow for 360,000 of them, so
 the records are made as ``vintage.graph.derivations.derived.derive_in`` makes them (the
 generalisation of
-``bench.cascade_setup.derived_record`` to any subject and period) and written with that
+``bench.cascade.setup.derived_record`` to any subject and period) and written with that
 module's bulk writers: ``create_facts`` in chunks, then one ``UNWIND`` per chunk that creates
 the same ``Derivation`` node and ``USED`` / ``GENERATED`` edges as ``cypher.create_derivations``.
 :func:`check_shape` proves the copy faithful on a scratch tenant: one fact made by ``derive()``
@@ -26,7 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cascade_setup, scale_data
+from bench.cascade import setup as cascade_setup
+from bench.scale import data as scale_data
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import FactKind, Status
 from vintage.graph.core.model import Event, Fact, Scope, assertion_key, digest
@@ -134,7 +135,7 @@ def build(store: Neo4jStore, scope: Scope, n_subjects: int) -> dict[str, Any]:
         cascade_setup.write_neo4j(store, scope.tenant, planned.facts, planned.writes)
         made += len(planned.facts)
         on_rate += planned.on_cascade_rate
-    # One audit event for the bulk build, as bench.cascade_setup does (derive() writes one each).
+    # One audit event for the bulk build, as bench.cascade.setup does (derive() writes one each).
     store.write(scope.tenant, lambda tx: tx.append_events(Event(
         id=event_id, tenant=scope.tenant, at=store.now(), actor="bench-scale", action="derive",
         details={"bulk": True, "derivations": made})))

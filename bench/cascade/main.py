@@ -3,9 +3,9 @@
     python -m bench.cascade [--fanouts 1000,10000,100000] [--recompute-max 10000]
                             [--neo4j-uri URI] [--out bench/results/cascade.json]
 
-Per fan-out and backend (embedded, then Neo4j): a bulk-built graph (``bench.cascade_setup``),
+Per fan-out and backend (embedded, then Neo4j): a bulk-built graph (``bench.cascade.setup``),
 the timed ``record`` of X's restatement (supersede + cascade), its checks, ``recompute=True`` on
-a fresh copy (N up to ``--recompute-max``), and the naive walk (``bench.cascade_naive``) on a
+a fresh copy (N up to ``--recompute-max``), and the naive walk (``bench.cascade.naive``) on a
 third copy. Without ``--neo4j-uri`` a private Neo4j is started in ``$VINTAGE_NEO4J_HOME``
 (default ``/tmp/vintage-bench-cascade``) and stopped at the end. See bench/README.md.
 """
@@ -29,8 +29,11 @@ from typing import Any
 
 from neo4j.exceptions import Neo4jError
 
-from bench import cascade_naive, cascade_phases, cascade_setup, report
-from bench.cascade_setup import S2_AT, SUBJECT_ID, Planned
+from bench import report
+from bench.cascade import naive as cascade_naive
+from bench.cascade import phases as cascade_phases
+from bench.cascade import setup as cascade_setup
+from bench.cascade.setup import S2_AT, SUBJECT_ID, Planned
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Scope
 from vintage.graph.embedded.store import EmbeddedStore

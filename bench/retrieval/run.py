@@ -10,7 +10,7 @@ structures: warm, as in a service).
 Scores, per query with expected answers (a query whose matching items are all illegal has none
 and only counts for illegal items): recall@k = expected ids among the first k results /
 min(k, expected) (a conflict set's two sides fill two positions), reciprocal rank of the first
-expected id. An item is illegal when the ground truth (``bench.retrieval_queries.legal`` over
+expected id. An item is illegal when the ground truth (``bench.retrieval.queries.legal`` over
 the generator's versions) does not admit it for the query, or the generator never made it.
 """
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bench.retrieval_corpus import Version
-from bench.retrieval_queries import Query, half, legal
+from bench.retrieval.corpus import Version
+from bench.retrieval.queries import Query, half, legal
 from vintage.graph.core.model import Scope
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from bench.retrieval_queries import Query, legal
-from bench.retrieval_run import LIMIT, Answer, Truth, hit
+from bench.retrieval.queries import Query, legal
+from bench.retrieval.run import LIMIT, Answer, Truth, hit
 from vintage.graph.embedded.search import TenantIndex, tenant_index
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.retrieval.embedder import Embedder

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from bench.retrieval_topics import SLOTS, fill
+from bench.retrieval.topics import SLOTS, fill
 
 WORDS: dict[str, tuple[str, ...]] = {
     "company": ("Northwind", "Contoso", "Initech", "Globex Shipping", "Umbrella Labs",

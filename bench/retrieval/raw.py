@@ -26,8 +26,8 @@ from typing import Any
 
 import neo4j
 
-from bench.retrieval_queries import Query, legal
-from bench.retrieval_run import LIMIT, Answer, Truth, hit, percentile
+from bench.retrieval.queries import Query, legal
+from bench.retrieval.run import LIMIT, Answer, Truth, hit, percentile
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.retrieval.terms import identifiers, terms

@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bench.retrieval_topics import (
+from bench.retrieval.topics import (
     BADGE,
     GUESS,
     ISSUE,
@@ -37,7 +37,7 @@ from bench.retrieval_topics import (
     WATCH,
     fill,
 )
-from bench.retrieval_words import background
+from bench.retrieval.words import background
 from vintage.graph.core.kinds import FactKind, SourceKind, Status
 from vintage.graph.core.model import Scope, assertion_key, version_id
 from vintage.graph.memory.conflicts import VARIANT

@@ -20,7 +20,7 @@ from typing import Any, LiteralString
 
 import neo4j
 
-from bench.memory_work import (
+from bench.memory.work import (
     WARMUP_READS,
     Answer,
     Pair,

@@ -1,13 +1,13 @@
-"""The retrieval benchmark's fixed query set (``bench/retrieval_queries.jsonl``) and the
+"""The retrieval benchmark's fixed query set (``bench/retrieval/queries.jsonl``) and the
 legality rule its answers are judged by.
 
-    python -m bench.retrieval_queries            # rewrite the file from the seed
-    python -m bench.retrieval_queries --check    # exit 1 if the file differs from the seed's
+    python -m bench.retrieval.queries            # rewrite the file from the seed
+    python -m bench.retrieval.queries --check    # exit 1 if the file differs from the seed's
 
 Each query names its tenant, scope, knowledge cutoff and valid instant (the defaults: now),
 whether candidates are asked for, and the ids of the legal answers. The expected ids are the
 target memory's (or filing's) versions that are legal for the query, by ``legal`` below over the
-generator's predicted versions (``bench.retrieval_corpus``, ``bench.retrieval_sec``): derived
+generator's predicted versions (``bench.retrieval.corpus``, ``bench.retrieval.sec``): derived
 from how the corpus was made, never from running a search.
 """
 
@@ -22,12 +22,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench import retrieval_sec
-from bench.retrieval_corpus import CORE_USERS, CORRECTED, Corpus, Memory, Version, generate
-from bench.retrieval_topics import BADGE, GUESS, PLAN, PROJECT, TEMP_BADGE, TOPIC
+from bench.retrieval import sec as retrieval_sec
+from bench.retrieval.corpus import CORE_USERS, CORRECTED, Corpus, Memory, Version, generate
+from bench.retrieval.topics import BADGE, GUESS, PLAN, PROJECT, TEMP_BADGE, TOPIC
 from vintage.graph.core.kinds import Status
 
-FILE = Path(__file__).resolve().with_name("retrieval_queries.jsonl")
+FILE = Path(__file__).resolve().with_name("queries.jsonl")
 SEED = 7
 LATER = datetime(2026, 1, 1, tzinfo=UTC)  # "now" for the file: after every memory was said
 ADMITTED = frozenset({Status.ACTIVE, Status.CONFLICTED})
@@ -205,7 +205,7 @@ def render(queries: list[Query]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.retrieval_queries")
+    parser = argparse.ArgumentParser(prog="python -m bench.retrieval.queries")
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args(argv)
     text = render(build())

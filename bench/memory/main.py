@@ -33,9 +33,11 @@ from typing import Any
 
 import neo4j
 
-from bench import memory_raw, memory_trace, report
-from bench.memory_report import ratios, sealing, tables
-from bench.memory_work import (
+from bench import report
+from bench.memory import raw as memory_raw
+from bench.memory import trace as memory_trace
+from bench.memory.report import ratios, sealing, tables
+from bench.memory.work import (
     Workload,
     clock,
     erase,
@@ -52,7 +54,7 @@ from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.store.protocol import Store
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-memory"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 Result = dict[str, Any]
 Auth = tuple[str, str] | None
 GRAPHITI = (

@@ -1,0 +1,1 @@
+"""Benchmark suite: ingest throughput and as-of read latency (bench/README.md)."""

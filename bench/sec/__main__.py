@@ -1,0 +1,5 @@
+"""``python -m bench.sec``: the suite's command (bench/README.md)."""
+
+from bench.sec.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Benchmark suite: the HTTP service under concurrent load (bench/README.md)."""
