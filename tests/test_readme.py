@@ -216,7 +216,8 @@ def anchors(path: Path) -> set[str]:
 
 
 def _markdown_files() -> list[Path]:
-    return [README, *sorted(DOCS.glob("*.md"))]
+    return [README, *sorted(DOCS.glob("*.md")), ROOT / "bench" / "README.md",
+            ROOT / "bench" / "RESULTS.md"]
 
 
 @pytest.mark.parametrize("page", _markdown_files(), ids=lambda p: p.name)
