@@ -1,4 +1,6 @@
-"""The README's examples run as a reader would run them, and the docs' links and citations hold.
+"""The README's and the manual's examples run as a reader would run them, and the docs' links
+and citations hold. The manual is the pages of docs/ that the README's table lists; each page's
+examples run as the README's do, a page at a time, in its own order and its own stores.
 
 Marking. A fenced ``bash`` or ``python`` block runs when the line right before its fence is
 ``<!-- runnable -->``. Every other such block says why it does not, on that line:
@@ -42,6 +44,9 @@ from tests.factories import run
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
+# The pages with examples: the README, then the manual.
+PAGES = [README, *(DOCS / f"{name}.md" for name in (
+    "cli", "memory", "search", "service", "operations", "development"))]
 RUNNABLE = "<!-- runnable -->"
 NOT_RUN = re.compile(r"^<!-- not run: \S.* -->$")
 CODE = {"bash", "python"}
@@ -54,9 +59,13 @@ SHELL_OPERATORS = ("|", "&", ";", ">", "<", "$", "`")
 @dataclass(frozen=True)
 class Block:
     lang: str
-    line: int  # README line of the block's first line of code
+    line: int  # the page's line of the block's first line of code
     code: str
     marker: str  # the line right before the fence
+    page: str = "README.md"
+
+    def at(self, line: int | None = None) -> str:
+        return f"{self.page}:{self.line if line is None else line}"
 
 
 def blocks(path: Path) -> list[Block]:
@@ -69,31 +78,35 @@ def blocks(path: Path) -> list[Block]:
             continue
         end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
         found.append(Block(fence.group(1), i + 2, "\n".join(lines[i + 1:end]),
-                           lines[i - 1].strip() if i else ""))
+                           lines[i - 1].strip() if i else "", path.name))
         i = end + 1
     return found
 
 
-def runnable(lang: str) -> list[Block]:
-    return [b for b in blocks(README) if b.lang == lang and b.marker == RUNNABLE]
+def runnable(lang: str, page: Path = README) -> list[Block]:
+    return [b for b in blocks(page) if b.lang == lang and b.marker == RUNNABLE]
 
 
-def test_every_example_is_marked_runnable_or_says_why_not() -> None:
-    unmarked = [f"README.md:{b.line}" for b in blocks(README)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_example_is_marked_runnable_or_says_why_not(page: Path) -> None:
+    unmarked = [b.at() for b in blocks(page)
                 if b.lang in CODE and b.marker != RUNNABLE and not NOT_RUN.match(b.marker)]
     assert unmarked == [], f"mark these blocks {RUNNABLE} or <!-- not run: REASON -->"
-    misplaced = [f"README.md:{b.line}" for b in blocks(README)
-                 if b.lang not in CODE and b.marker == RUNNABLE]
+    misplaced = [b.at() for b in blocks(page) if b.lang not in CODE and b.marker == RUNNABLE]
     assert misplaced == [], "only bash and python blocks run"
+
+
+def test_the_readme_shows_a_command_and_a_program_that_run() -> None:
     assert runnable("bash") and runnable("python")
 
 
-@pytest.mark.parametrize("block", runnable("python"), ids=lambda b: f"README.md:{b.line}")
+@pytest.mark.parametrize("block", [b for page in PAGES for b in runnable("python", page)],
+                         ids=lambda b: b.at())
 def test_a_python_example_runs(
     block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    code = compile("\n" * (block.line - 1) + block.code, str(README), "exec")
+    code = compile("\n" * (block.line - 1) + block.code, block.page, "exec")
     exec(code, {"__name__": "readme_example"})
 
 
@@ -132,7 +145,7 @@ def _logical_lines(block: Block) -> list[tuple[int, str]]:
             continue
         joined.append((start, pending + raw))
         pending = ""
-    assert not pending, f"README.md:{start}: a continuation runs off the end of the block"
+    assert not pending, f"{block.at(start)}: a continuation runs off the end of the block"
     return joined
 
 
@@ -141,7 +154,7 @@ def commands(block: Block, functions: dict[str, list[str]]) -> list[Command]:
     after_command = False  # output comments belong to the command right above them
     for n, text in _logical_lines(block):
         code, comment = _code_and_comment(text)
-        where = f"README.md:{n}"
+        where = block.at(n)
         if not code.strip():
             if after_command and comment.startswith("  "):
                 expected = comment.strip()
@@ -181,20 +194,22 @@ def _printed(expected: str, output: str) -> bool:
     return re.search(r"[^\n]*?".join(parts), output) is not None
 
 
+@pytest.mark.parametrize("page", [p for p in PAGES if runnable("bash", p)], ids=lambda p: p.name)
 def test_the_shell_examples_run_in_order(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(ROOT)
     for name in ("VINTAGE_TENANT", "NEO4J_URI"):
         monkeypatch.delenv(name, raising=False)
     functions: dict[str, list[str]] = {}
     ran = 0
-    for block in runnable("bash"):
+    for block in runnable("bash", page):
         for cmd in commands(block, functions):
             tenant = cmd.argv[cmd.argv.index("--tenant") + 1] if "--tenant" in cmd.argv else ""
             monkeypatch.setenv("VINTAGE_STORE", str(tmp_path / f"store-{tenant}"))
             code, out, err = run(cmd.argv, capsys, monkeypatch)
-            shown = f"README.md:{cmd.line}: vintage {shlex.join(cmd.argv)}\n{out}{err}"
+            shown = f"{page.name}:{cmd.line}: vintage {shlex.join(cmd.argv)}\n{out}{err}"
             assert code == cmd.exit_code, f"exit code {code}, not {cmd.exit_code}: {shown}"
             for expected in cmd.output:
                 assert _printed(expected, out + err), f"{expected!r} not printed: {shown}"

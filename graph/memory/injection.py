@@ -9,7 +9,7 @@ full-width and compatibility letters read as plain ones; zero-width characters d
 whitespace runs collapsed). A hit names the pattern's label and the field, never the text, so
 the decision event carries no content.
 
-It is a heuristic, tuned to miss nothing from the list in README.md ("Instructions to the
+It is a heuristic, tuned to miss nothing from the list in docs/memory.md ("Instructions to the
 model") and to stay quiet on ordinary preferences and facts; a hit costs a review (the memory is
 a candidate), never data.
 """
