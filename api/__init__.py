@@ -43,7 +43,7 @@ _EXPORTS = {
     # agent memory, search and context
     "MemoryIn": "vintage.graph.memory.gate",
     "remember": "vintage.graph.memory.remember",
-    "SearchRequest": "vintage.queries.search.run",
+    "SearchRequest": "vintage.queries.search.request",
     "search": "vintage.queries.search.run",
     "build_pack": "vintage.queries.search.pack",
     "embedder": "vintage.graph.retrieval.embedder",
@@ -108,4 +108,5 @@ if TYPE_CHECKING:  # what the names above are, for type checkers and editors
     from vintage.queries.lineage.impact import impact
     from vintage.queries.metrics.question import ask
     from vintage.queries.search.pack import build_pack
-    from vintage.queries.search.run import SearchRequest, search
+    from vintage.queries.search.request import SearchRequest
+    from vintage.queries.search.run import search

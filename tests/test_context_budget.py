@@ -21,7 +21,7 @@ from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.fit import FLOOR, Header, Layout, empty_fits, fit
 from vintage.queries.search.items import TRIMMED, Format, Item, Trimmer
 from vintage.queries.search.pack import item_of
-from vintage.queries.search.run import Found
+from vintage.queries.search.request import Found
 
 COUNTER = token_counter()
 OBSERVED = datetime(2026, 5, 1, 10, tzinfo=UTC)

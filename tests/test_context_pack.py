@@ -18,9 +18,10 @@ from vintage.graph.memory.remember import remember
 from vintage.graph.retrieval.counting import token_counter
 from vintage.graph.retrieval.embedder import minilm
 from vintage.graph.store.protocol import Store, UnknownReference
+from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
 from vintage.queries.search.pack import Pack, build_pack
-from vintage.queries.search.run import Mode, SearchRequest
+from vintage.queries.search.request import SearchRequest
 from vintage.queries.search.trace import Verdict, judge, mark_used, read_injection
 
 COUNTER = token_counter()

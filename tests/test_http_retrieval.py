@@ -8,7 +8,9 @@ from typing import Any
 
 from tests.http_api import Api, Key, problem_of
 from vintage.graph.retrieval.embedder import minilm
-from vintage.queries.search.run import Mode, SearchRequest, search
+from vintage.queries.search.fusion import Mode
+from vintage.queries.search.request import SearchRequest
+from vintage.queries.search.run import search
 from vintage.render.search import result_json
 
 

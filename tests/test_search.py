@@ -42,7 +42,9 @@ from vintage.graph.writes.semantics import record
 from vintage.ingest.sec.companyfacts import ingest_companyfacts
 from vintage.queries.memory.recall import audit
 from vintage.queries.search import run as search_run
-from vintage.queries.search.run import Mode, SearchRequest, SearchResult, search
+from vintage.queries.search.fusion import Mode
+from vintage.queries.search.request import SearchRequest, SearchResult
+from vintage.queries.search.run import search
 
 MODES = list(Mode)
 MESSAGES = itertools.count(1)

@@ -18,7 +18,8 @@ from vintage.graph.retrieval.embedder import minilm
 from vintage.graph.retrieval.indexer import refresh
 from vintage.graph.store.protocol import Store, StoreError
 from vintage.queries.memory.recall import audit
-from vintage.queries.search.run import SearchRequest, SearchResult, search
+from vintage.queries.search.request import SearchRequest, SearchResult
+from vintage.queries.search.run import search
 
 WHO = "ops:alice"
 

@@ -24,7 +24,9 @@ from vintage.graph.retrieval.index import SearchStore, TextQuery
 from vintage.graph.retrieval.indexer import PARTS, refresh
 from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import Batch, record
-from vintage.queries.search.run import Mode, SearchRequest, search
+from vintage.queries.search.fusion import Mode
+from vintage.queries.search.request import SearchRequest
+from vintage.queries.search.run import search
 
 ALPHABET = Subject(id="GOOGL", kind="company", name="Alphabet Inc.",
                    identifiers=("cik:0001652044", "ticker:GOOGL"))

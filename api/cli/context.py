@@ -16,9 +16,10 @@ from vintage.cli.memory import Project, Thread, User, scope_of
 from vintage.cli.options import AllScopes, AsJson, Options
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.retrieval.embedder import embedder_from_env
+from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
 from vintage.queries.search.pack import build_pack
-from vintage.queries.search.run import Mode, SearchRequest
+from vintage.queries.search.request import SearchRequest
 from vintage.queries.search.trace import judge, mark_used, read_injection
 from vintage.render import context as render_context
 from vintage.render.terminal import console

@@ -19,7 +19,9 @@ from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.gate import FACT_KIND, MemoryKind
 from vintage.graph.retrieval import indexer
 from vintage.graph.retrieval.embedder import embedder_from_env
-from vintage.queries.search.run import Mode, SearchRequest, search
+from vintage.queries.search.fusion import Mode
+from vintage.queries.search.request import SearchRequest
+from vintage.queries.search.run import search
 from vintage.render import search as render_search
 from vintage.render.terminal import console
 

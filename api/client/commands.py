@@ -36,7 +36,7 @@ from vintage.graph.core.temporal import parse_instant
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.memory.recall import MemoryView
 from vintage.queries.search.fusion import Mode
-from vintage.queries.search.run import Found, SearchResult
+from vintage.queries.search.request import Found, SearchResult
 from vintage.render import memory as render_memory
 from vintage.render import search as render_search
 from vintage.render.terminal import console

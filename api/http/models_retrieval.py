@@ -27,7 +27,7 @@ from vintage.http.models_memory import In, Name, Scoped
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
-from vintage.queries.search.run import MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, SearchResult
+from vintage.queries.search.request import MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, SearchResult
 from vintage.render.search import result_json
 
 Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,

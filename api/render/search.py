@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from vintage.queries.search.run import Found, SearchResult
+from vintage.queries.search.request import Found, SearchResult
 from vintage.render.terminal import print_json, safe, table
 
 

@@ -21,7 +21,8 @@ from vintage.graph.retrieval.index import TextQuery
 from vintage.graph.retrieval.terms import identifiers, terms
 from vintage.graph.store.protocol import Store
 from vintage.queries.search.fusion import REACH, Mode, per_leg
-from vintage.queries.search.run import legal_spec, search
+from vintage.queries.search.request import legal_spec
+from vintage.queries.search.run import search
 
 Result = dict[str, Any]
 

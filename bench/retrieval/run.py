@@ -29,8 +29,9 @@ from bench.retrieval.queries import Query, half, legal
 from vintage.graph.core.model import Scope
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
-from vintage.queries.search.fusion import per_leg
-from vintage.queries.search.run import Mode, SearchRequest, search
+from vintage.queries.search.fusion import Mode, per_leg
+from vintage.queries.search.request import SearchRequest
+from vintage.queries.search.run import search
 
 MODES = (Mode.EXACT, Mode.KEYWORD, Mode.SEMANTIC, Mode.HYBRID)
 LIMIT = 10

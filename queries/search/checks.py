@@ -1,26 +1,21 @@
-"""A search's checks after ranking (duplicates, conflict sets) and its two-stage filter.
+"""A search's checks after ranking: duplicates collapse, the sides of a conflict set go together.
 
-Both read only legal items: the ranked ones were re-read through the whole as-of predicate,
+They read only legal items: the ranked ones were re-read through the whole as-of predicate,
 and the other sides of a conflict set are read through the same spec
 (``vintage.queries.search.run``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 
 from vintage.graph.core.asof import AsOf
-from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Fact, Source
 from vintage.graph.store.protocol import Cited, Store
 from vintage.queries.lineage.asof import as_known
 from vintage.queries.search.fusion import Scored
-
-_PERIOD = re.compile(r"(\d{4})(?:[Qq]([1-4]))?")
 
 
 @dataclass(frozen=True)
@@ -109,34 +104,3 @@ def _conflict_sides(store: Store, spec: AsOf,
     return found
 
 
-def calendar_period(text: str) -> tuple[datetime, datetime]:
-    """``2018`` or ``2018Q1`` as a half-open window of UTC instants."""
-    m = _PERIOD.fullmatch(text.strip())
-    if m is None:
-        raise InvalidArgument(f"period {text[:40]!r}: give a calendar year (2018) or quarter "
-                              "(2018Q1)")
-    year, quarter = int(m.group(1)), m.group(2)
-    if quarter is None:
-        return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
-    q = int(quarter)
-    start = datetime(year, 3 * q - 2, 1, tzinfo=UTC)
-    end = datetime(year + (q == 4), 1 if q == 4 else 3 * q + 1, 1, tzinfo=UTC)
-    return start, end
-
-
-def two_stage_ids(store: Store, spec: AsOf, form: str | None,
-                  period: str | None) -> tuple[str, ...]:
-    """Stage one of a two-stage search: the legal facts of ``spec`` whose valid period lies in
-    ``period`` and that a source of ``form`` supports at the cutoff (case aside). Ranking then
-    runs over these ids only."""
-    window = calendar_period(period) if period is not None else None
-    wanted = form.strip().casefold() if form is not None else None
-    keep = []
-    for f, cited in store.read_cited(spec):
-        if window is not None and not (window[0] <= f.valid_from and f.valid_to is not None
-                                       and f.valid_to <= window[1]):
-            continue
-        if wanted is not None and not any((s.form or "").casefold() == wanted for s in cited):
-            continue
-        keep.append(f.id)
-    return tuple(sorted(keep))

@@ -37,14 +37,8 @@ from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.asof import as_known
 from vintage.queries.search.fit import Fitted, Header, Layout, Position, empty_fits, fit
 from vintage.queries.search.items import Format, Item
-from vintage.queries.search.run import (
-    MAX_LIMIT,
-    Found,
-    SearchRequest,
-    SearchResult,
-    legal_spec,
-    search,
-)
+from vintage.queries.search.request import MAX_LIMIT, Found, SearchRequest, SearchResult, legal_spec
+from vintage.queries.search.run import search
 from vintage.queries.search.trace import spec_document
 
 # No item's line costs fewer tokens than this (its id alone costs about 20), so a budget never

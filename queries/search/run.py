@@ -38,24 +38,17 @@ at the cutoff; a search of shared facts, or of all scopes, reads every valid tim
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import replace
 
 from vintage.graph.core.asof import AsOf
-from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import FactKind, Status
-from vintage.graph.core.model import Scope, Value
-from vintage.graph.core.temporal import Interval, all_time, as_of
 from vintage.graph.memory.scoping import audited_while, require_read_scope
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.retrieval.index import SearchStore, TextQuery
 from vintage.graph.retrieval.indexer import refresh
 from vintage.graph.retrieval.terms import identifiers, terms
 from vintage.graph.store.protocol import Store, StoreError
-from vintage.queries.lineage.subjects import resolve_subjects
-from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.candidates import Candidates, read_candidates
-from vintage.queries.search.checks import Checked, arrange, calendar_period, two_stage_ids
+from vintage.queries.search.checks import Checked, arrange
 from vintage.queries.search.fusion import (
     REACH,
     Mode,
@@ -69,64 +62,22 @@ from vintage.queries.search.fusion import (
     per_leg,
     unscored,
 )
+from vintage.queries.search.request import (
+    Found,
+    SearchRequest,
+    SearchResult,
+    check,
+    found,
+    legal_spec,
+    two_stage_ids,
+)
 
-__all__ = ["Found", "Mode", "SearchRequest", "SearchResult", "search"]
-MAX_LIMIT = 1000
-MAX_QUERY_CHARS = 2000
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    query: str
-    scope: Scope  # fail-closed: names a user, project or thread unless all_scopes
-    mode: Mode = Mode.HYBRID
-    subjects: tuple[str, ...] | None = None  # ids, CIKs or tickers (queries.lineage.subjects)
-    kinds: tuple[FactKind, ...] | None = None
-    cutoff: datetime | None = None  # knowledge cutoff (default now)
-    valid_at: datetime | None = None  # default: module docstring
-    system_at: datetime | None = None  # default now
-    limit: int = 10
-    candidates: bool = False
-    all_scopes: bool = False  # a tenant-wide read: explicit, audited (actor required)
-    actor: str | None = None
-    form: str | None = None  # two-stage: a source form (10-Q, 10-K)
-    period: str | None = None  # two-stage: a calendar year or quarter ('2018', '2018Q1')
-
-
-@dataclass(frozen=True)
-class Found:
-    id: str
-    subject: str
-    predicate: str
-    value: Value
-    unit: str | None
-    status: str
-    kind: str
-    score: float
-    signals: dict[str, float]  # search.fusion: exact, keyword, semantic, recency, ...
-    sources: tuple[SourceView, ...]
-    valid: tuple[datetime, datetime | None]
-    knowledge: tuple[datetime, datetime | None]  # as known at the cutoff: no hindsight
-    conflicts_with: tuple[str, ...]  # the other sides of its conflict set, shown with it
-    rank: int  # its position among ``considered``, from 1
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    query: str
-    mode: Mode
-    results: tuple[Found, ...]
-    considered: tuple[Found, ...]  # every fused candidate after the checks, best first
-    legal: int  # items in the legal set
-    matched: int  # items within the read's scope the query's terms matched, legal or not
-    excluded: dict[str, int]  # of ``matched``: hard-filter reason -> count (core.exclusion)
-    depth: int = 0  # how many of each leg's best were fused (``fusion.deep_enough``)
-    rescored: int = 0  # candidates cut legs were asked for by id at the final depth (``_rescore``)
+__all__ = ["search"]
 
 
 def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchResult:
     """The legal items that best answer ``request.query`` (module docstring)."""
-    _check(request)
+    check(request)
     ranker = _ranker(store)
     tenant = request.scope.tenant
     if request.all_scopes:
@@ -181,7 +132,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
             # The counts do not change with the depth: a deeper round ranks the legs alone.
             query = replace(query, per_leg=REACH * depth, counted=False)
             hits = ranker.rank(spec, query)
-    shown = tuple(_found(c, n) for n, c in enumerate(considered, start=1))
+    shown = tuple(found(c, n) for n, c in enumerate(considered, start=1))
     return SearchResult(request.query, request.mode, _head(shown, request.limit),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
                         depth, len(set().union(*(r.asked for r in rescored.values()))))
@@ -210,7 +161,7 @@ def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[st
 def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: Candidates,
                 rescored: dict[str, Rescored]) -> list[Checked]:
     """The legs' legal candidates fused and checked (module docstring, steps 2-3); shown
-    (``_found``) once the last round has them."""
+    (``request.found``) once the last round has them."""
     assert spec.known_at is not None
     scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
                   spec.known_at, exact=candidates.exact, rescored=rescored)
@@ -241,64 +192,10 @@ def _conflict_seconds(considered: Sequence[tuple[str, tuple[str, ...]]]) -> set[
     return seconds
 
 
-def legal_spec(store: Store, request: SearchRequest) -> AsOf:
-    """The request's as-of spec, resolved against the store's clock (module docstring)."""
-    now = store.now()
-    known = request.cutoff or now
-    if request.valid_at is not None and request.period is not None:
-        raise InvalidArgument("give a valid instant or a period, not both")
-    valid: Interval
-    if request.valid_at is not None:
-        valid = as_of(request.valid_at)
-    elif request.period is not None:
-        valid = Interval(*calendar_period(request.period))
-    else:
-        valid = as_of(known) if request.scope.keys else all_time()
-    statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if request.candidates
-                                                     else set())
-    subjects = (None if request.subjects is None else
-                tuple(resolve_subjects(store, request.scope.tenant, request.subjects)))
-    shared = not request.scope.keys and not request.all_scopes
-    return AsOf(request.scope, known_at=known, valid=valid,
-                system_at=request.system_at or now, statuses=frozenset(statuses),
-                subjects=subjects, kinds=request.kinds, shared_only=shared,
-                unexpired_at=known).resolved(now)
-
-
-def _check(request: SearchRequest) -> None:
-    if not isinstance(request.mode, Mode):
-        raise InvalidArgument(f"mode {str(request.mode)[:40]!r}: use one of "
-                              f"{', '.join(m.value for m in Mode)}")
-    if not request.query.strip():
-        raise InvalidArgument("a search needs a query: words, a code or a key")
-    if len(request.query) > MAX_QUERY_CHARS:
-        raise InvalidArgument(f"a query is at most {MAX_QUERY_CHARS} characters")
-    if not 1 <= request.limit <= MAX_LIMIT:
-        raise InvalidArgument(f"a search returns 1 to {MAX_LIMIT} results, not {request.limit}")
-    if request.subjects is not None and not request.subjects:
-        raise InvalidArgument("name at least one subject, or none to search them all")
-    if request.kinds is not None and not request.kinds:
-        raise InvalidArgument("name at least one kind, or none to search them all")
-    if request.period is not None:
-        calendar_period(request.period)
-    if request.form is not None and not request.form.strip():
-        raise InvalidArgument("a form names a filing type, such as 10-Q or 10-K")
-
-
 def _ranker(store: Store) -> SearchStore:
     if not isinstance(store, SearchStore):
         raise StoreError(f"{type(store).__name__} keeps no search index")
     return store
-
-
-def _found(c: Checked, rank: int) -> Found:
-    f = c.fact
-    return Found(
-        id=f.id, subject=f.subject, predicate=f.predicate, value=f.value, unit=f.unit,
-        status=f.status.value, kind=f.kind.value, score=c.scored.score,
-        signals=dict(c.scored.signals), sources=tuple(SourceView.of(s) for s in c.sources),
-        valid=(f.valid_from, f.valid_to), knowledge=(f.available_at, f.superseded_at),
-        conflicts_with=c.conflicts_with, rank=rank)
 
 
 def _head(considered: tuple[Found, ...], limit: int) -> tuple[Found, ...]:
@@ -306,11 +203,11 @@ def _head(considered: tuple[Found, ...], limit: int) -> tuple[Found, ...]:
     seconds = _conflict_seconds([(f.id, f.conflicts_with) for f in considered])
     shown: list[Found] = []
     answers = 0
-    for found in considered:
-        if found.id not in seconds:
+    for item in considered:
+        if item.id not in seconds:
             if answers == limit:
                 break
             answers += 1
-        shown.append(found)
+        shown.append(item)
     return tuple(shown)
 

@@ -34,7 +34,7 @@ from vintage.graph.core.model import Event, Scope, new_event_id
 from vintage.graph.core.temporal import Interval, parse_instant
 from vintage.graph.memory.ranking import INJECT
 from vintage.graph.store.protocol import Store, UnknownReference
-from vintage.queries.search.checks import two_stage_ids
+from vintage.queries.search.request import two_stage_ids
 
 USED = "used"
 
