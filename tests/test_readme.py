@@ -94,6 +94,10 @@ def test_every_example_is_marked_runnable_or_says_why_not(page: Path) -> None:
     assert unmarked == [], f"mark these blocks {RUNNABLE} or <!-- not run: REASON -->"
     misplaced = [b.at() for b in blocks(page) if b.lang not in CODE and b.marker == RUNNABLE]
     assert misplaced == [], "only bash and python blocks run"
+    # A reader has the installed package: the repository's folders are not importable by name.
+    bare = [b.at() for b in blocks(page) if b.lang == "python"
+            and re.search(r"^\s*(?:import|from)\s+(?:graph|api|queries|ingest)\b", b.code, re.M)]
+    assert bare == [], "import vintage..., not the repository's folders"
 
 
 def test_the_readme_shows_a_command_and_a_program_that_run() -> None:
