@@ -62,7 +62,8 @@ wheel-check: $(STAMP)
 	cd $(WHEEL_DIR)/run && ../venv/bin/vintage --store ./store demo > demo.txt
 	grep -q "recomputed" $(WHEEL_DIR)/run/demo.txt
 	# Only vintage lands in site-packages, and the development server says it needs a checkout.
-	$(WHEEL_DIR)/venv/bin/python -c "from importlib.metadata import files; \
+	# (from the empty folder: the checkout's own vintage.egg-info must not answer for it)
+	cd $(WHEEL_DIR)/run && ../venv/bin/python -c "from importlib.metadata import files; \
 		tops = {f.parts[0] for f in files('vintage') if f.parts[0] != '..'}; \
 		assert {t for t in tops if not t.endswith('.dist-info')} == {'vintage'}, tops"
 	cd $(WHEEL_DIR)/run && ! ../venv/bin/vintage neo4j status 2> neo4j.txt
