@@ -37,7 +37,7 @@ from vintage.ingest import batches
 from vintage.ingest.bundled import COMPANYFACTS
 from vintage.ingest.sec.companyfacts import ingest_companyfacts
 
-pytestmark = pytest.mark.neo4j
+pytestmark = [pytest.mark.neo4j, pytest.mark.launcher]
 
 FILE = COMPANYFACTS / \
     "CIK0001640147_SNOW.json.gz"

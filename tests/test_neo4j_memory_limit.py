@@ -25,7 +25,7 @@ from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.writes.semantics import record
 from vintage.http.problems import kind_of
 
-pytestmark = pytest.mark.neo4j
+pytestmark = [pytest.mark.neo4j, pytest.mark.launcher]
 
 CAP = "8m"
 DERIVED = 3_000  # each closed fact costs the transaction a few KiB: well past 8 MiB

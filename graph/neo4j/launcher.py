@@ -50,6 +50,7 @@ __all__ = [
     "ensure_running",
     "java_command",
     "launcher_dir",
+    "plugins_dir",
     "start",
     "state_dir",
     "status",
@@ -233,7 +234,7 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
         chosen, note = (port, None) if port is not None else choose_port()
         home = _neo4j_home()
         home.mkdir(parents=True, exist_ok=True)
-        command = java_command(chosen, home, os.environ.get(PAGECACHE_ENV, "64m"), _plugins())
+        command = java_command(chosen, home, os.environ.get(PAGECACHE_ENV, "64m"), plugins_dir())
         with _log_file().open("wb") as log:
             server = subprocess.Popen(
                 command,
@@ -255,7 +256,7 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
         return replace(info, note=note)
 
 
-def _plugins() -> Path:
+def plugins_dir() -> Path:
     """The server's plugins/ directory, laid anew: the plugin jar, or nothing for a stock
     server (``VINTAGE_NEO4J_PLUGINS=none``)."""
     wanted = os.environ.get(PLUGINS_ENV, "vintage").strip().lower()
