@@ -257,7 +257,7 @@ def test_relative_links_reach_a_file_and_a_heading(page: Path) -> None:
 
 def _sources() -> list[Path]:
     skip = {".venv", ".git", "node_modules", ".mypy_cache", ".ruff_cache", ".pytest_cache",
-            ".hypothesis", ".vintage", "target"}
+            ".hypothesis", ".vintage", "target", "build", "dist"}
     found = []
     for folder, dirs, files in os.walk(ROOT):
         dirs[:] = [d for d in dirs if d not in skip and not d.endswith(".egg-info")]
