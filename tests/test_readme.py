@@ -236,7 +236,7 @@ def anchors(path: Path) -> set[str]:
 
 def _markdown_files() -> list[Path]:
     return [README, *sorted(DOCS.glob("*.md")), ROOT / "bench" / "README.md",
-            ROOT / "bench" / "RESULTS.md"]
+            ROOT / "bench" / "RESULTS.md", ROOT / "bench" / "notes" / "history.md"]
 
 
 @pytest.mark.parametrize("page", _markdown_files(), ids=lambda p: p.name)
