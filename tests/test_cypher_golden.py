@@ -241,7 +241,7 @@ _LIST_LOOKUP = re.compile(
 def test_every_lookup_by_key_from_a_list_names_its_index_seek(name: str) -> None:
     # Planned while a young store's index sample still described it near empty, an unhinted
     # lookup became a scan of the whole index per row: a cascade level took 30 s, not 0.4 s
-    # (bench/RESULTS.md, "Plans on a young database"). The hint makes the seek the only plan.
+    # (bench/notes/history.md, "Plans on a young database"). The hint makes the seek the only plan.
     text = CASES[name]().text
     lookups = [*_ROW_LOOKUP.findall(text), *_LIST_LOOKUP.findall(text)]
     for alias, label, prop in lookups:

@@ -203,7 +203,7 @@ ON CREATE SET r.available_at = g.available_at, r.recorded_at = g.recorded_at""",
 LOCKED_READ = "SET f._vintage_lock = true REMOVE f._vintage_lock"  # lock_subjects's token
 
 # Said when a close finds the fact closed already (a concurrent writer), here and by the
-# launcher's procedure (Cascade.java), whose refusal vintage.graph.neo4j.procedures recognises by
+# plugin's procedure (Cascade.java), whose refusal vintage.graph.neo4j.procedures recognises by
 # it.
 CLOSED_FIRST = "another writer closed one of these facts first"
 

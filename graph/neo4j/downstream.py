@@ -4,7 +4,7 @@
 One query per derivation level (two for the common "inputs, then metrics over them"), each
 returning per newly reached fact its report fields, its ends as integer microseconds and its
 live justifications as ids. Nothing is decoded that the decision does not use: the full-map
-walk this replaces spent 0.3-0.6 ms a fact decoding properties (bench/RESULTS.md, "Cascade").
+walk this replaces spent 0.3-0.6 ms a fact decoding properties (bench/notes/history.md, "Cascade").
 """
 
 from __future__ import annotations

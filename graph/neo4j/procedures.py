@@ -2,12 +2,12 @@
 (``docker/neo4j-plugin/.../Cascade.java``).
 
 A cascade over 110,000 derived facts spends most of its time shipping the subgraph to Python
-and deciding it there (bench/RESULTS.md, "Cascade"). The launcher registers ``vintage.cascade``,
+and deciding it there (bench/notes/history.md, "Cascade"). The plugin has ``vintage.cascade``,
 a port of ``vintage.graph.writes.cascade.plan`` that finds and decides the subgraph inside the
 server and returns only the decided rows, and ``vintage.cascade_close``, which also writes each
 close from the node it holds (``vintage.graph.writes.cascade.close``: one statement, not a second
-one that seeks every closed fact again by id). A stock Neo4j (the compose file's image, a managed
-service) has no such procedure and runs the pure-Cypher path (``vintage.graph.neo4j.downstream``);
+one that seeks every closed fact again by id). A Neo4j without the plugin (a managed service, a
+server nobody added the jar to) runs the pure-Cypher path (``vintage.graph.neo4j.downstream``);
 both are tested against the embedded reference (tests/test_cascade_equivalence.py).
 
 Whether to use the plugin is asked once, when the store prepares its schema (:func:`handshake`):

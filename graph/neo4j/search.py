@@ -84,7 +84,7 @@ def _check_entries(entries: Sequence[IndexEntry]) -> None:
 class SearchTx(Neo4jTx):
     """A Neo4j transaction that also keeps the search index
     (``vintage.graph.retrieval.index.IndexTx``).
-    ``columns``: the server ranks from the launcher's columns (``Neo4jStore.server_ranker``),
+    ``columns``: the server ranks from the plugin's columns (``Neo4jStore.server_ranker``),
     and a search's re-read is asked of them first (``vintage.graph.neo4j.ranker.reread_call``)."""
 
     def __init__(self, tx: Any, tenant: str, sealer: Sealer | None = None,
@@ -153,7 +153,7 @@ class SearchTx(Neo4jTx):
 def rank(run: Callable[[Query], list[dict[str, Any]]], sealer: Sealer | None, spec: AsOf,
          query: TextQuery, server_ranker: bool = False) -> Hits:
     """``SearchStore.rank`` on Neo4j, ``spec`` already resolved: one query (cs.rank), or, on
-    a server with the launcher's ranker and a read it serves, ``vintage.rank`` first
+    a server with the plugin's ranker and a read it serves, ``vintage.rank`` first
     (vintage.graph.neo4j.ranker), and cs.rank only when it had no columns to rank from."""
     if query.per_leg < 1:
         raise InvalidArgument("a search returns at least one item per leg")

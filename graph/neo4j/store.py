@@ -98,10 +98,10 @@ class Neo4jStore:
         # (``vintage.graph.sealing.sealed``) and erasing one destroys its key; without, everything
         # is written plain.
         self.sealer = Sealer(keys) if keys is not None else None
-        # The launcher's server-side cascade (vintage.graph.neo4j.procedures): asked for by
+        # The plugin's server-side cascade (vintage.graph.neo4j.procedures): asked for by
         # ensure_schema, so a store whose schema is not prepared decides in Python.
         self.procedures = False
-        # Whether a search ranks through the launcher's columns (vintage.graph.neo4j.ranker) when it
+        # Whether a search ranks through the plugin's columns (vintage.graph.neo4j.ranker) when it
         # can; found with the procedures.
         self.server_ranker = False
         # How long a write is retried on transient failures (vintage.graph.neo4j.retry).

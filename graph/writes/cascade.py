@@ -135,7 +135,7 @@ def justified_until(
     return latest if seen else None  # no live derivation: nothing for the cascade to decide
 
 
-# Said by the reference below and, word for word, by the launcher's procedure (Cascade.java),
+# Said by the reference below and, word for word, by the plugin's procedure (Cascade.java),
 # whose refusal vintage.graph.neo4j.procedures recognises by it.
 CYCLE = "the derivation graph downstream of the change has a cycle"
 

@@ -2,7 +2,7 @@
 
 A cascade decides interval ends from the shape of the derivation graph and the instants its
 facts end at. It never needs a derived fact's full property map, and a backend that ships 110,000
-of them to decide 110,000 ends spends its time decoding them (bench/RESULTS.md, "Cascade").
+of them to decide 110,000 ends spends its time decoding them (bench/notes/history.md, "Cascade").
 So the store answers :class:`Downstream`: per reached fact, the few fields a report names, its
 live justifications as ids, and the ends of every fact involved. ``vintage.graph.writes.cascade``
 decides on that, written once for both backends.
