@@ -66,13 +66,20 @@ def _neo4j_container() -> Any:
     return Neo4jContainer(DOCKER_IMAGE)
 
 
+def _named(variable: str) -> Neo4jTarget | None:
+    """The server the environment names (``NEO4J_USER``/``NEO4J_PASSWORD`` for auth), if any."""
+    uri = os.environ.get(variable)
+    if not uri:
+        return None
+    password = os.environ.get("NEO4J_PASSWORD")
+    user = os.environ.get("NEO4J_USER", "neo4j")
+    return Neo4jTarget(uri, (user, password) if password else None, "env")
+
+
 def neo4j_uri_for_tests() -> Iterator[Neo4jTarget]:
     """Yield one reachable server; clean up only what this call started itself."""
-    uri = os.environ.get("NEO4J_URI")
-    if uri:
-        password = os.environ.get("NEO4J_PASSWORD")
-        user = os.environ.get("NEO4J_USER", "neo4j")
-        yield Neo4jTarget(uri, (user, password) if password else None, "env")
+    if (named := _named("NEO4J_URI")) is not None:
+        yield named
         return
 
     docker_ok, docker_why = _docker_answers()
@@ -115,11 +122,8 @@ def stock_uri_for_tests() -> Iterator[Neo4jTarget]:
     """A stock Neo4j without Vintage's plugin, for the tier that holds the Cypher fallback to
     the same answers: ``NEO4J_STOCK_URI``, else a launcher of its own (another state
     directory, an empty plugins/ directory), stopped afterwards."""
-    uri = os.environ.get("NEO4J_STOCK_URI")
-    if uri:
-        password = os.environ.get("NEO4J_PASSWORD")
-        user = os.environ.get("NEO4J_USER", "neo4j")
-        yield Neo4jTarget(uri, (user, password) if password else None, "env")
+    if (named := _named("NEO4J_STOCK_URI")) is not None:
+        yield named
         return
     with pytest.MonkeyPatch.context() as env:
         home = neo4j_launcher.state_dir().with_name("neo4j-stock")

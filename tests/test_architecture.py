@@ -46,7 +46,12 @@ MODULES = _modules()
 
 def _imports(path: Path) -> list[tuple[str, list[str]]]:
     """(module imported, names taken from it) for every import of the project's own code."""
-    found = []
+    return [(m, n) for m, n in _every_import(path) if m.split(".")[0] == "vintage"]
+
+
+def _every_import(path: Path) -> list[tuple[str, list[str]]]:
+    """(module imported, names taken from it) for every absolute import of the file."""
+    found: list[tuple[str, list[str]]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [a.name for a in node.names]
@@ -56,7 +61,7 @@ def _imports(path: Path) -> list[tuple[str, list[str]]]:
             found += [(f"{node.module}.{n}", []) for n in names if f"{node.module}.{n}" in MODULES]
         elif isinstance(node, ast.Import):
             found += [(a.name, []) for a in node.names]
-    return [(m, n) for m, n in found if m.split(".")[0] == "vintage"]
+    return found
 
 
 def _layer(module: str) -> str:
@@ -113,18 +118,8 @@ def test_a_module_stays_near_three_hundred_lines(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_code_imports_only_through_the_vintage_namespace(name: str) -> None:
     """``import graph`` would load a second copy of a room under a name the wheel does not have."""
-    bare = sorted({t for t, _ in _imports_any(MODULES[name]) if t.split(".")[0] in FOLDERS})
+    bare = sorted({t for t, _ in _every_import(MODULES[name]) if t.split(".")[0] in FOLDERS})
     assert bare == []
-
-
-def _imports_any(path: Path) -> list[tuple[str, list[str]]]:
-    found: list[tuple[str, list[str]]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.module, []))
-        elif isinstance(node, ast.Import):
-            found += [(a.name, []) for a in node.names]
-    return found
 
 
 def test_the_wheel_lists_every_package_of_the_tree() -> None:

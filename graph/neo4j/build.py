@@ -121,7 +121,8 @@ def _is_stale() -> bool:
     if not all(p.exists() for p in outputs):
         return True
     root = docker_dir()
-    inputs = [*root.glob("**/pom.xml"), *(p for p in root.glob("*/src/main/**/*") if p.is_file())]
+    inputs = [root / "pom.xml", *root.glob("*/pom.xml"),
+              *(p for p in root.glob("*/src/main/**/*") if p.is_file())]
     newest_input = max(p.stat().st_mtime for p in inputs)
     if min(p.stat().st_mtime for p in outputs) < newest_input:
         return True

@@ -50,7 +50,7 @@ __all__ = [
     "ensure_running",
     "java_command",
     "launcher_dir",
-    "plugins_dir",
+    "lay_plugins_dir",
     "start",
     "state_dir",
     "status",
@@ -234,7 +234,8 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
         chosen, note = (port, None) if port is not None else choose_port()
         home = _neo4j_home()
         home.mkdir(parents=True, exist_ok=True)
-        command = java_command(chosen, home, os.environ.get(PAGECACHE_ENV, "64m"), plugins_dir())
+        pagecache = os.environ.get(PAGECACHE_ENV, "64m")
+        command = java_command(chosen, home, pagecache, lay_plugins_dir())
         with _log_file().open("wb") as log:
             server = subprocess.Popen(
                 command,
@@ -256,12 +257,12 @@ def start(port: int | None = None, timeout: float = 180) -> ServerInfo:
         return replace(info, note=note)
 
 
-def plugins_dir() -> Path:
+def lay_plugins_dir() -> Path:
     """The server's plugins/ directory, laid anew: the plugin jar, or nothing for a stock
     server (``VINTAGE_NEO4J_PLUGINS=none``)."""
     wanted = os.environ.get(PLUGINS_ENV, "vintage").strip().lower()
     if wanted not in ("vintage", "none"):
-        raise LauncherError(f"{PLUGINS_ENV} is 'vintage' (the default) or 'none', not {wanted!r}")
+        raise LauncherError(f"{PLUGINS_ENV} is 'vintage' (the default) or 'none'")
     plugins = state_dir() / "plugins"
     shutil.rmtree(plugins, ignore_errors=True)
     plugins.mkdir(parents=True)
