@@ -26,6 +26,7 @@ import typer
 from pydantic import ValidationError
 
 from vintage.cli import context as cli_context
+from vintage.cli import eval as cli_eval
 from vintage.cli import mcp as cli_mcp
 from vintage.cli import memory as cli_memory
 from vintage.cli import memory_control as cli_memory_control
@@ -68,6 +69,7 @@ app.add_typer(sources_app, name="sources")
 app.add_typer(keys_app, name="keys")
 cli_serve.register(app)
 cli_mcp.register(app)
+cli_eval.register(app)
 out = console()
 err = console(stderr=True)
 

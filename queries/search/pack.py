@@ -61,6 +61,7 @@ class Pack:
     cut: tuple[str, ...]  # considered, left out by the budget
     trimmed: tuple[str, ...]  # values cut to the common cap
     positions: tuple[Position, ...]
+    considered: tuple[str, ...] = ()  # the legal candidates ranked, best first (the trace's)
 
 
 def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budget: int,
@@ -96,7 +97,8 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
                            "budget": budget, "trace": json.dumps(document, sort_keys=True)})
     return Pack(injection, for_thread, format, fitted.rendered.text, fitted.tokens, budget,
                 counter.name, items, sum(1 for i in items if i.id in chosen), fitted.cut,
-                fitted.rendered.trimmed, fitted.positions)
+                fitted.rendered.trimmed, fitted.positions,
+                tuple(i.id for i in pinned) + tuple(i.id for i in evidence))
 
 
 def item_of(found: Found) -> Item:

@@ -1,0 +1,104 @@
+"""``vintage eval``: the evaluation harness from the command line (docs/eval.md).
+
+Parses the options, opens the store with the harness's clock (a scratch embedded store in a
+temporary folder unless ``--store`` or the global ``--store`` names one: fresh tenants either
+way), runs ``vintage.queries.eval.run.evaluate`` and formats (``vintage.render.eval``).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from vintage.cli.options import AsJson, Options
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.model import Scope
+from vintage.graph.retrieval.embedder import embedder_from_env
+from vintage.graph.store.backends import is_neo4j, open_store
+from vintage.graph.store.protocol import Store
+from vintage.ingest.facts_table import ingest_table
+from vintage.queries.eval import scenario as sc
+from vintage.queries.eval.naive import NaiveRag
+from vintage.queries.eval.replay import Clock
+from vintage.queries.eval.run import evaluate, select
+from vintage.queries.eval.rungs import RUNGS, ladder
+from vintage.render import eval as render_eval
+from vintage.render.terminal import console, print_json
+
+_out = console()
+_err = console(stderr=True)
+PEERS = ("naive-rag",)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_cmd)
+
+
+def eval_cmd(
+    ctx: typer.Context,
+    scenarios: Annotated[list[Path] | None, typer.Option(
+        "--scenarios", help="A scenario file or folder (repeatable; default: the bundled ones).")]
+        = None,
+    family: Annotated[list[str] | None, typer.Option(
+        "--family", help="Only scenarios of this family (repeatable).")] = None,
+    rung: Annotated[list[str] | None, typer.Option(
+        "--rung", help=f"Only this rung or peer (repeatable): {', '.join((*RUNGS, *PEERS))}.")]
+        = None,
+    store: Annotated[str | None, typer.Option(
+        "--store", help="The store to evaluate on (fresh tenants); default: a scratch embedded "
+                        "store in a temporary folder, removed afterwards.")] = None,
+    report: Annotated[Path | None, typer.Option(
+        "--report", help="Also write a self-contained HTML report to this file.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Replay scenarios through the engine and score the write, retrieval, context and task
+    layers on each rung of the ladder (none, exact, keyword, semantic, hybrid, engine) and
+    beside a naive RAG peer."""
+    options: Options = ctx.obj
+    chosen = _rungs(rung or [])
+    found = select(sc.load(scenarios or [sc.bundled_dir()]), family or [])
+    if report is not None and not report.parent.is_dir():
+        raise InvalidArgument(f"--report: no folder {report.parent} to write the report in")
+    target = store or options.store
+    with tempfile.TemporaryDirectory(prefix="vintage-eval-") as scratch:
+        uri = target or str(Path(scratch) / "store")
+        clock = Clock(sc.FIRST_STEP)
+        opened = open_store(uri, clock=clock)
+        embedder = embedder_from_env()
+        rungs = [r for r in [*ladder(embedder), NaiveRag(embedder)] if r.name in chosen]
+        try:
+            with Progress(TextColumn("{task.description}"), BarColumn(),
+                          MofNCompleteColumn(), console=_err, transient=True,
+                          disable=as_json or not _err.is_terminal) as bar:
+                task = bar.add_task("scenarios", total=len(found))
+                result = evaluate(opened, clock, embedder, found, rungs,
+                                  backend="neo4j" if is_neo4j(uri) else "embedded",
+                                  progress=lambda _id: bar.advance(task), ingest=_ingest)
+        finally:
+            opened.close()
+    summary = result.summary()
+    if report is not None:
+        from vintage.queries.eval.report import html  # matplotlib loads only for a report
+
+        report.write_text(html(summary), encoding="utf-8")
+    if as_json:
+        print_json(_out, json.dumps(summary, default=str, ensure_ascii=False))
+    else:
+        render_eval.ladder(_out, summary)
+
+
+def _ingest(store: Store, scope: Scope, path: Path, actor: str, recompute: bool) -> object:
+    return ingest_table(store, scope, path, actor, recompute=recompute)
+
+
+def _rungs(given: list[str]) -> list[str]:
+    known = (*RUNGS, *PEERS)
+    unknown = [r for r in given if r not in known]
+    if unknown:
+        raise InvalidArgument(f"--rung {unknown[0][:40]!r}: use one of {', '.join(known)}")
+    return list(given) if given else list(known)

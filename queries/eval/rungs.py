@@ -1,0 +1,130 @@
+"""The rungs of the ablation ladder, and the protocol a peer implements to stand beside them.
+
+A rung is asked one question at a time and hands back what an agent would be handed
+(:class:`Handed`): the items in the order shown, the legal candidates it considered, the text
+and its tokens, and whether it said that nothing relevant is known. Rungs (docs/eval.md):
+
+* ``none``: no memory at all (the agent answers from nothing: it refuses).
+* ``exact``, ``keyword``, ``semantic``, ``hybrid``: the engine's search modes in the asker's
+  scope, asked *now* (the ask's instant), ignoring the question's cutoff, valid and system
+  instants: retrieval alone, without the time machine.
+* ``engine``: hybrid with the question's instants (as-of), lineage and staleness: the whole engine.
+
+A peer (``naive-rag`` here, Graphiti later) is any object with a ``name`` and ``ask``; it may
+keep a store of its own, fed by :meth:`Rung.load` with what the replay wrote.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.store.protocol import Store
+from vintage.queries.eval import scenario as sc
+from vintage.queries.eval.replay import Replay, Settable, scope_of
+from vintage.queries.search.fusion import Mode
+from vintage.queries.search.pack import build_pack
+from vintage.queries.search.request import SearchRequest
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One item as handed over."""
+
+    id: str
+    subject: str
+    key: str
+    value: Any
+    status: str
+    sources: int  # how many source pointers it carries
+    conflicts_with: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()  # the superseded premises it is flagged with (ids)
+    valid: tuple[Any, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Handed:
+    items: tuple[Shown, ...]
+    considered: tuple[str, ...]  # ids of the legal candidates ranked
+    text: str
+    tokens: int
+    budget: int
+    nothing_relevant: bool  # the pack says so (and the answer must be a refusal)
+    seconds: float
+    header_tokens: int | None = None  # None: the pack does not say
+    item_tokens: dict[str, int] | None = None
+
+
+class Rung(Protocol):
+    name: str
+
+    def load(self, replay: Replay) -> None:
+        """Take what a scenario's replay wrote (a peer with its own store copies it)."""
+
+    def ask(self, store: Store, clock: Settable, replay: Replay, a: sc.Ask) -> Handed: ...
+
+
+@dataclass
+class NoMemory:
+    name: str = "none"
+
+    def load(self, replay: Replay) -> None:
+        pass
+
+    def ask(self, store: Store, clock: Settable, replay: Replay, a: sc.Ask) -> Handed:
+        return Handed((), (), "", 0, a.budget, nothing_relevant=True, seconds=0.0,
+                      header_tokens=0, item_tokens={})
+
+
+@dataclass
+class EngineRung:
+    """A search mode of the engine; ``as_of`` adds the question's instants (the whole engine)."""
+
+    name: str
+    mode: Mode
+    embedder: Embedder
+    as_of: bool = False
+    actor: str = "eval"
+    packs: list[Any] = field(default_factory=list)
+
+    def load(self, replay: Replay) -> None:
+        pass
+
+    def ask(self, store: Store, clock: Settable, replay: Replay, a: sc.Ask) -> Handed:
+        timed = self.as_of
+        request = SearchRequest(
+            query=a.query, scope=scope_of(replay.tenant, a.principal), mode=self.mode,
+            cutoff=sc._utc(a.cutoff) if timed and a.cutoff else None,
+            valid_at=sc._utc(a.valid_at) if timed and a.valid_at else None,
+            system_at=sc._utc(a.system_at) if timed and a.system_at else None,
+            actor=a.principal.actor)
+        started = time.perf_counter()
+        pack = build_pack(store, self.embedder, request, budget=a.budget,
+                          for_thread=a.principal.thread or "eval", actor=a.principal.actor)
+        seconds = time.perf_counter() - started
+        items = tuple(Shown(id=i.id, subject=i.subject, key=i.predicate, value=i.value,
+                            status=i.status, sources=len(i.sources),
+                            conflicts_with=tuple(i.conflicts_with), valid=i.valid)
+                      for i in pack.items)
+        # The pack has no relevance verdict and no staleness flags yet (issue 40): the rung
+        # reports what it has, and the checks that need them fail as measured.
+        return Handed(items, pack.considered, pack.text, pack.tokens, pack.budget,
+                      nothing_relevant=False, seconds=seconds)
+
+
+def ladder(embedder: Embedder) -> list[Rung]:
+    return [NoMemory(), EngineRung("exact", Mode.EXACT, embedder),
+            EngineRung("keyword", Mode.KEYWORD, embedder),
+            EngineRung("semantic", Mode.SEMANTIC, embedder),
+            EngineRung("hybrid", Mode.HYBRID, embedder),
+            EngineRung("engine", Mode.HYBRID, embedder, as_of=True)]
+
+
+RUNGS = ("none", "exact", "keyword", "semantic", "hybrid", "engine")
+
+
+def names(rungs: Sequence[Rung]) -> list[str]:
+    return [r.name for r in rungs]

@@ -1,0 +1,310 @@
+"""The scenario format (docs/eval.md): what a scenario file holds, read and checked whole.
+
+A file is YAML: one scenario (a mapping) or several (a list, or a mapping with ``scenarios:``).
+Every field is checked here, before anything is written, so that a mistake in a user's file is
+one line naming the file, the scenario and the field, and no store is touched. The format is
+stable: fields are only ever added, with defaults that keep older files meaning what they meant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import SourceKind
+from vintage.graph.memory.gate import Decision, MemoryKind
+
+FAMILIES = (
+    "isolation", "correction", "never-provided", "past-instant", "exact-code", "retraction",
+    "erasure", "self-echo", "retry-duplicate-concurrent", "poisoning", "sensitive", "expiry",
+    "cascading-staleness", "false-stale", "premise-resistance", "restatement",
+    "not-yet-public", "ltm-windows",
+)
+LANGUAGES = ("en", "zh")
+FIRST_STEP = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # when a scenario's first step has no `at`
+STEP_GAP = timedelta(minutes=1)  # between steps (and asks) that give no `at`
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Principal(Strict):
+    """Who acts or asks: an actor name and the scope keys it reads or writes in."""
+
+    actor: str = "agent"
+    user: str | None = None
+    project: str | None = None
+    thread: str | None = None
+
+
+class SourceRef(Strict):
+    kind: SourceKind = SourceKind.USER_MESSAGE
+    id: str | None = None  # default: the step's name (one message, one source)
+    version: str | None = None
+
+
+class WriteExpect(Strict):
+    """What a write should come to (the write layer)."""
+
+    decision: Decision | None = None
+    # After every step of the scenario ran: does the written memory answer for its key?
+    kept: bool | None = None
+
+
+class StepBase(Strict):
+    name: str | None = None  # how asks and later steps refer to what this step wrote
+    at: datetime | None = None
+    principal: Principal = Field(default_factory=Principal, alias="as")
+    expect: WriteExpect | None = None
+
+
+class Remember(StepBase):
+    op: Literal["remember"]
+    # A user's own statement by default (a business fact needs a versioned document or tool)
+    kind: MemoryKind = MemoryKind.PREFERENCE
+    subject: str
+    key: str
+    value: Any
+    source: SourceRef = Field(default_factory=SourceRef)
+    observed_at: datetime | None = None  # default: the step's instant
+    ttl: int | None = None
+    consent: bool = False
+    evidence: tuple[str, ...] = ()  # names of earlier steps (an inference's premises)
+    repeat: int = Field(1, ge=1, le=20)  # the same event delivered again (duplicates)
+    retry: bool = False  # the first attempt's answer is lost, the client sends it again
+    concurrent: bool = False  # run at once with the steps next to it that say so too
+
+
+class Correct(StepBase):
+    op: Literal["correct"]
+    target: str  # a step's name
+    value: Any
+    source: SourceRef = Field(default_factory=SourceRef)
+
+
+class Invalidate(StepBase):
+    op: Literal["invalidate"]
+    target: str
+
+
+class Forget(StepBase):
+    op: Literal["forget"]
+    target: str | None = None  # a memory (a step's name) ...
+    source: str | None = None  # ... or a source id
+    reason: str = "erasure requested"
+
+
+class Retract(StepBase):
+    op: Literal["retract"]
+    source: str
+    reason: str = "retracted"
+
+
+class Rollback(StepBase):
+    op: Literal["rollback"]
+    to: datetime
+    reason: str = "rolled back"
+
+
+class Register(StepBase):
+    op: Literal["register"]
+    source: str
+    kind: SourceKind = SourceKind.DOCUMENT
+
+
+class Ingest(StepBase):
+    """Rows of the facts table (``vintage ingest facts``: docs/cli.md), written as one file."""
+
+    op: Literal["ingest"]
+    rows: tuple[dict[str, Any], ...] = Field(min_length=1)
+    recompute: bool = False
+
+
+class Context(StepBase):
+    """A context built mid-scenario (so that a later ``echo`` can repeat it)."""
+
+    op: Literal["context"]
+    query: str
+    budget: int = Field(600, ge=1)
+
+
+class Echo(StepBase):
+    """The agent writes a context's text back as a memory of its own (must not be re-learned)."""
+
+    op: Literal["echo"]
+    of: str  # a context step's name
+    subject: str
+    key: str
+    kind: MemoryKind = MemoryKind.PREFERENCE
+
+
+Step = Annotated[Remember | Correct | Invalidate | Forget | Retract | Rollback | Register | Ingest
+                 | Context | Echo, Field(discriminator="op")]
+
+
+class AskExpect(Strict):
+    value: Any = None
+    any_of: tuple[Any, ...] | None = None
+    refusal: bool = False  # nothing relevant is known: the right answer is "I don't know"
+    conflict: bool = False  # both sides of an open conflict handed over, no side picked
+    include: tuple[str, ...] = ()  # step names: must be among the legal candidates
+    exclude: tuple[str, ...] = ()  # step names: never a candidate, never handed over
+    absent_text: tuple[str, ...] = ()  # strings the handed text must not contain
+    stale: str | None = None  # the answer must be flagged stale, naming this premise (a step)
+    not_stale: bool = False  # nothing handed over may be flagged stale
+    max_tokens: int | None = None
+
+    def answers(self) -> tuple[Any, ...] | None:
+        """The accepted values (None: the expectation names no value)."""
+        if self.any_of is not None:
+            return self.any_of
+        return None if self.value is None else (self.value,)
+
+
+class Ask(Strict):
+    id: str
+    principal: Principal = Field(default_factory=Principal, alias="as")
+    at: datetime | None = None
+    query: str = Field(min_length=1)
+    subject: str | None = None  # what the deterministic answer rule looks for (answer.py)
+    key: str | None = None
+    period: tuple[datetime, datetime] | None = None  # a financial figure's valid window
+    cutoff: datetime | None = None
+    valid_at: datetime | None = None
+    system_at: datetime | None = None
+    budget: int = Field(600, ge=1)
+    expect: AskExpect
+
+
+class Scenario(Strict):
+    id: str = Field(min_length=1, max_length=120)
+    family: str
+    language: Literal["en", "zh"]
+    description: str = ""
+    steps: tuple[Step, ...] = ()
+    asks: tuple[Ask, ...] = Field(min_length=1)
+
+    @field_validator("family")
+    @classmethod
+    def _known_family(cls, family: str) -> str:
+        if not family.strip():
+            raise ValueError("a family names what the scenario probes")
+        return family
+
+    def timeline(self) -> tuple[list[datetime], list[datetime]]:
+        """Each step's and each ask's instant: given, or one ``STEP_GAP`` after the previous."""
+        at = FIRST_STEP - STEP_GAP
+        steps, asks = [], []
+        for s in self.steps:
+            at = _utc(s.at) if s.at is not None else at + STEP_GAP
+            steps.append(at)
+        for a in self.asks:
+            at = _utc(a.at) if a.at is not None else at + STEP_GAP
+            asks.append(at)
+        return steps, asks
+
+
+def _utc(at: datetime) -> datetime:
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+def bundled_dir() -> Path:
+    return Path(__file__).with_name("scenarios")
+
+
+def load(paths: Iterable[Path]) -> list[Scenario]:
+    """Every scenario of the files and folders given (folders: their ``*.yaml``, sorted), in
+    order; ids must be unique across all of them."""
+    scenarios: list[Scenario] = []
+    seen: dict[str, Path] = {}
+    for path in paths:
+        for file in _files(path):
+            for scenario in _read(file):
+                if scenario.id in seen:
+                    raise InvalidArgument(f"{file}: scenario id {scenario.id!r} is also in "
+                                          f"{seen[scenario.id]}")
+                seen[scenario.id] = file
+                _check_names(file, scenario)
+                scenarios.append(scenario)
+    return scenarios
+
+
+def _files(path: Path) -> Iterator[Path]:
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
+        if not found:
+            raise InvalidArgument(f"{path}: no scenario files (*.yaml) in this folder")
+        yield from found
+    elif path.is_file():
+        yield path
+    else:
+        raise InvalidArgument(f"{path}: no such scenario file or folder")
+
+
+def _read(file: Path) -> list[Scenario]:
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" line {where.line + 1}" if where is not None else ""
+        raise InvalidArgument(f"{file}:{line} not a YAML scenario file") from None
+    items = data.get("scenarios") if isinstance(data, dict) and "scenarios" in data else data
+    items = items if isinstance(items, list) else [items]
+    out = []
+    for n, item in enumerate(items, 1):
+        if not isinstance(item, dict):
+            raise InvalidArgument(f"{file}: scenario {n} is not a mapping")
+        try:
+            out.append(Scenario.model_validate(item))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or "scenario"
+            name = item.get("id", f"#{n}")
+            raise InvalidArgument(f"{file}: scenario {str(name)[:80]!r}: {field}: "
+                                  f"{err['msg']}") from None
+    return out
+
+
+def _check_names(file: Path, s: Scenario) -> None:
+    """Every name a step or an ask refers to is a step before it."""
+    known: set[str] = set()
+
+    def need(ref: str, where: str) -> None:
+        if ref not in known:
+            raise InvalidArgument(f"{file}: scenario {s.id!r}: {where} names {ref[:80]!r}, "
+                                  "which no earlier step is called")
+
+    for n, step in enumerate(s.steps, 1):
+        for ref in _refs(step):
+            need(ref, f"step {n}")
+        rows = step.rows if isinstance(step, Ingest) else ()
+        for name in (step.name, *(str(r["name"]) for r in rows if "name" in r)):
+            if name is None:
+                continue
+            if name in known:
+                raise InvalidArgument(f"{file}: scenario {s.id!r}: two steps are called "
+                                      f"{name[:80]!r}")
+            known.add(name)
+    for ask in s.asks:
+        for ref in (*ask.expect.include, *ask.expect.exclude,
+                    *((ask.expect.stale,) if ask.expect.stale else ())):
+            need(ref, f"ask {ask.id!r}")
+
+
+def _refs(step: Any) -> tuple[str, ...]:
+    if isinstance(step, Correct | Invalidate):
+        return (step.target,)
+    if isinstance(step, Forget) and step.target is not None:
+        return (step.target,)
+    if isinstance(step, Echo):
+        return (step.of,)
+    if isinstance(step, Remember):
+        return step.evidence
+    return ()

@@ -1,0 +1,187 @@
+"""`vintage eval`: scenarios replayed through the engine, scored layer by layer (docs/eval.md).
+
+The harness must be able to fail: a wrong expectation fails its check, a rung that hands over
+another user's memory is a governance failure, and a malformed file is one line that names it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.factories import PinnedClock, run
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
+from vintage.graph.store.protocol import Store
+from vintage.queries.eval import scenario as sc
+from vintage.queries.eval.naive import NaiveRag
+from vintage.queries.eval.replay import Replay, Settable
+from vintage.queries.eval.run import Evaluation, evaluate
+from vintage.queries.eval.rungs import EngineRung, Handed, NoMemory, Shown, ladder
+from vintage.queries.search.fusion import Mode
+
+TWO_USERS = """
+- id: two-users
+  family: isolation
+  language: en
+  steps:
+    - {name: alice-city, op: remember, as: {user: alice}, subject: "user:alice", key: home.city,
+       value: Lisbon, expect: {decision: active}}
+    - {name: bob-city, op: remember, as: {user: bob}, subject: "user:bob", key: home.city,
+       value: Oslo, expect: {decision: active}}
+  asks:
+    - id: alice-asks
+      as: {user: alice}
+      query: which city does the user live in
+      subject: "user:alice"
+      key: home.city
+      expect: {value: %s, include: [alice-city], exclude: [bob-city]}
+"""
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return embedder_from_env()
+
+
+def scenarios(tmp_path: Path, text: str, name: str = "cases.yaml") -> list[sc.Scenario]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return sc.load([path])
+
+
+@pytest.fixture
+def evaluated(store: Store, clock: PinnedClock, tenant: str) -> Iterator[Any]:
+    """Run an evaluation on the parametrised store; its tenants are removed afterwards."""
+    made: list[int] = []
+
+    def go(found: list[sc.Scenario], rungs: list[Any], embedder: Embedder) -> Evaluation:
+        made.append(len(found))
+        return evaluate(store, clock, embedder, found, rungs, backend="test", prefix=tenant)
+
+    yield go
+    if isinstance(store, Neo4jStore):
+        for n in range(1, max(made, default=0) + 1):
+            store.purge_tenant(f"{tenant}-{n}")
+
+
+def row(result: Evaluation, rung: str) -> dict[str, Any]:
+    return next(r for r in result.summary()["rungs"] if r["rung"] == rung)
+
+
+def failed(result: Evaluation, rung: str) -> set[tuple[str, str]]:
+    return {(f["layer"], f["check"]) for f in row(result, rung)["failures"]}
+
+
+def test_a_right_expectation_passes_and_a_wrong_one_fails(
+        evaluated: Any, tmp_path: Path, embedder: Embedder) -> None:
+    right = evaluated(scenarios(tmp_path, TWO_USERS % "Lisbon"),
+                      [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)], embedder)
+    assert row(right, "engine")["outcomes"] == {"right": 1}
+    assert ("task", "answer") not in failed(right, "engine")
+    wrong = evaluated(scenarios(tmp_path, TWO_USERS % "Porto", "wrong.yaml"),
+                      [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)], embedder)
+    assert row(wrong, "engine")["outcomes"] == {"wrong": 1}
+    assert ("task", "answer") in failed(wrong, "engine")
+    assert row(wrong, "engine")["layers"]["task"]["passed"] < \
+        row(wrong, "engine")["layers"]["task"]["total"]
+
+
+class Leaky:
+    """A peer that hands over every memory the tenant holds, whoever asks: another user's
+    included. The harness must count it as a governance failure."""
+
+    name = "leaky"
+
+    def load(self, replay: Replay) -> None:
+        self.items = tuple(Shown(id=w.ids[-1], subject=w.subject, key=w.key, value=w.value,
+                                 status="active", sources=1)
+                           for w in replay.written if w.ids)
+
+    def ask(self, store: Store, clock: Settable, replay: Replay, a: sc.Ask) -> Handed:
+        return Handed(self.items, tuple(i.id for i in self.items), "", 0, a.budget,
+                      nothing_relevant=False, seconds=0.0)
+
+
+def test_a_rung_that_leaks_another_users_memory_is_a_governance_failure(
+        evaluated: Any, tmp_path: Path, embedder: Embedder) -> None:
+    result = evaluated(scenarios(tmp_path, TWO_USERS % "Lisbon"),
+                       [EngineRung("engine", Mode.HYBRID, embedder, as_of=True), Leaky()],
+                       embedder)
+    assert ("task", "governance: excluded item not handed over") in failed(result, "leaky")
+    assert ("task", "governance: excluded item not handed over") not in failed(result, "engine")
+
+
+def test_the_no_memory_rung_refuses_and_the_naive_peer_reads_across_users(
+        evaluated: Any, tmp_path: Path, embedder: Embedder) -> None:
+    result = evaluated(scenarios(tmp_path, TWO_USERS % "Lisbon"),
+                       [NoMemory(), NaiveRag(embedder)], embedder)
+    assert row(result, "none")["outcomes"] == {"refused": 1}
+    assert row(result, "none")["layers"]["retrieval"] is None
+    assert ("retrieval", "excluded item never a candidate") in failed(result, "naive-rag")
+
+
+def test_every_write_is_checked_against_what_it_was_given(
+        evaluated: Any, tmp_path: Path, embedder: Embedder) -> None:
+    result = evaluated(scenarios(tmp_path, TWO_USERS % "Lisbon"), ladder(embedder)[-1:],
+                       embedder)
+    write = row(result, "engine")["layers"]["write"]
+    assert write == {"passed": 6, "total": 6, "score": 1.0}  # replayed, decision, faithful x2
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("- id: x\n  family: f\n  language: fr\n  asks: []\n", "language"),
+    ("- [1, 2\n", "not a YAML scenario file"),
+    ("- id: x\n  family: f\n  language: en\n  steps: [{op: teleport}]\n  asks: "
+     "[{id: a, query: q, expect: {}}]\n", "steps.0"),
+    ("- id: x\n  family: f\n  language: en\n  asks: [{id: a, query: q, expect: "
+     "{include: [ghost]}}]\n", "names 'ghost'"),
+])
+def test_a_malformed_scenario_file_is_one_line_naming_file_and_field(
+        tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(InvalidArgument) as refused:
+        scenarios(tmp_path, text)
+    assert message in str(refused.value) and "cases.yaml" in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+def test_the_command_prints_the_ladder_as_json_and_refuses_an_unknown_rung(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text(TWO_USERS % "Lisbon", encoding="utf-8")
+    code, out, _ = run(["eval", "--scenarios", str(path), "--rung", "none", "--rung", "engine",
+                        "--store", str(tmp_path / "store"), "--json"], capsys, monkeypatch)
+    assert code == 0
+    summary = json.loads(out)
+    assert [r["rung"] for r in summary["rungs"]] == ["none", "engine"]
+    assert summary["families"] == {"isolation": 1}
+    code, _, err = run(["eval", "--scenarios", str(path), "--rung", "oracle"], capsys,
+                       monkeypatch)
+    assert code == 2 and "oracle" in err and "Traceback" not in err
+
+
+def test_the_report_is_one_page_with_inline_plots_and_no_network(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text(TWO_USERS % "Porto", encoding="utf-8")
+    page = tmp_path / "report.html"
+    code, _, _ = run(["eval", "--scenarios", str(path), "--rung", "hybrid",
+                      "--report", str(page)], capsys, monkeypatch)
+    assert code == 0
+    html = page.read_text(encoding="utf-8")
+    assert html.count("<svg") == 3 and "two-users" in html
+    assert "<script" not in html and "src=\"http" not in html and "href=\"http" not in html
+
+
+def test_the_harness_asks_ingested_rows_for_the_columns_the_table_ingest_needs() -> None:
+    from vintage.ingest.facts_table import REQUIRED
+    from vintage.queries.eval import replay
+
+    assert replay.REQUIRED == REQUIRED
