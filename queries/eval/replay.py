@@ -269,7 +269,7 @@ def _ingest(store: Store, embedder: Embedder, done: Replay, s: sc.Ingest, w: Wri
             raise UserError("this run of the harness was given no ingest (rows need one)")
         done.ingest(store, Scope(tenant=done.tenant), path, s.principal.actor, s.recompute)
     for n, row in enumerate(s.rows, 1):  # each row an item asks can name
-        done.keep(Written(name=str(row.get("name") or f"{w.name}.row{n}"), op="ingest",
+        done.keep(Written(name=str(row.get("name") or f"{w.name}.row{n}"), op="ingest-row",
                           subject=str(row["subject"]), key=str(row["predicate"]),
                           value=row["value"], at=w.at, scope=Scope(tenant=done.tenant),
                           text=f"{row['subject']} {row['predicate']} {row['period_end']}: "

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.errors import InvalidArgument, UserError
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
@@ -120,7 +120,13 @@ def evaluate(store: Store, clock: Settable, embedder: Embedder, scenarios: Seque
             rung.load(done)
             for a, at in zip(s.asks, instants, strict=True):
                 clock.now = at
-                handed = rung.ask(store, clock, done, a)
+                try:
+                    handed = rung.ask(store, clock, done, a)
+                except UserError as exc:  # the ask itself refused: a failure, not a crash
+                    result.checks.append(Check("task", "asked", False, s.id, a.id,
+                                               str(exc).splitlines()[0][:200]))
+                    result.outcomes[(s.id, a.id)] = Outcome.REFUSED
+                    continue
                 checks, outcome = ask_checks(s, a, handed, answer(handed, a), done,
                                              retrieves=rung.name != "none")
                 result.checks.extend(checks)

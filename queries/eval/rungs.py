@@ -21,10 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from vintage.graph.core.model import Scope
+from vintage.graph.retrieval.counting import token_counter
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.replay import Replay, Settable, scope_of
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
+from vintage.queries.metrics.question import ask as metric_question
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.pack import build_pack
 from vintage.queries.search.request import SearchRequest
@@ -94,6 +99,8 @@ class EngineRung:
         pass
 
     def ask(self, store: Store, clock: Settable, replay: Replay, a: sc.Ask) -> Handed:
+        if a.metric is not None and self.as_of:
+            return _metric(store, replay, a)
         timed = self.as_of
         request = SearchRequest(
             query=a.query, scope=scope_of(replay.tenant, a.principal), mode=self.mode,
@@ -113,6 +120,28 @@ class EngineRung:
         # reports what it has, and the checks that need them fail as measured.
         return Handed(items, pack.considered, pack.text, pack.tokens, pack.budget,
                       nothing_relevant=False, seconds=seconds)
+
+
+def _metric(store: Store, replay: Replay, a: sc.Ask) -> Handed:
+    """A financial question asked as ``vintage asof`` asks it: the figure as known at the
+    cutoff, one item (or a refusal), its inputs as the candidates."""
+    assert a.metric is not None
+    started = time.perf_counter()
+    cutoff = sc._utc(a.cutoff) if a.cutoff else store.now()
+    subject = a.subject or ""
+    got = metric_question(store, Scope(tenant=replay.tenant), resolve_metric(a.metric),
+                          [subject], cutoff, parse_period(a.metric_period),
+                          actor=a.principal.actor).answers[0]
+    seconds = time.perf_counter() - started
+    if got.value is None:
+        return Handed((), (), got.refused or "", 0, a.budget, nothing_relevant=True,
+                      seconds=seconds)
+    shown = Shown(id=got.fact_id or "", subject=subject, key=a.key or a.metric,
+                  value=got.value, status="active", sources=len(got.inputs) or 1)
+    text = f"{subject} {a.metric} {got.period}: {got.value} {got.unit or ''}".strip()
+    return Handed((shown,), tuple(i.id for i in got.inputs), text,
+                  token_counter().count(text), a.budget,
+                  nothing_relevant=False, seconds=seconds)
 
 
 def ladder(embedder: Embedder) -> list[Rung]:

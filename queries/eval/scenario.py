@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.memory.gate import Decision, MemoryKind
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
 
 FAMILIES = (
     "isolation", "correction", "never-provided", "past-instant", "exact-code", "retraction",
@@ -176,11 +178,28 @@ class Ask(Strict):
     subject: str | None = None  # what the deterministic answer rule looks for (answer.py)
     key: str | None = None
     period: tuple[datetime, datetime] | None = None  # a financial figure's valid window
+    # A financial question (``vintage asof``): a metric or concept over a fiscal period, asked of
+    # the whole engine as its metric question; the other rungs answer from their context.
+    metric: str | None = None
+    metric_period: str = "LTM"  # FY2024, FY2024Q4, LTM or START..END (docs/cli.md)
     cutoff: datetime | None = None
     valid_at: datetime | None = None
     system_at: datetime | None = None
     budget: int = Field(600, ge=1)
     expect: AskExpect
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, metric: str | None) -> str | None:
+        if metric is not None:
+            resolve_metric(metric)  # a UserError (ValueError) naming the metrics there are
+        return metric
+
+    @field_validator("metric_period")
+    @classmethod
+    def _known_period(cls, period: str) -> str:
+        parse_period(period)
+        return period
 
 
 class Scenario(Strict):
