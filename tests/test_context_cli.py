@@ -33,9 +33,16 @@ def test_a_context_prints_its_pack_then_used_and_trace_tell_what_became_of_each_
                      "msg-2")
     code, out, err = run([*store_args, "context", "--query", "where to ship", "--budget", "400",
                           "--user", "42", "--for-thread", "th1"], capsys, monkeypatch)
-    assert code == 0 and err == "", err
+    assert code == 0, err
     text = out.removesuffix("\n")
     assert token_counter().count(text) <= 400
+    # stdout is the pack alone; what it cost is on stderr: the total, the header, each item
+    spent = re.fullmatch(r"tokens: (\d+) of 400: header (\d+), items (.+)\n", err)
+    assert spent is not None, err
+    items = dict(part.rsplit(" ", 1) for part in spent.group(3).split(", "))
+    assert int(spent.group(1)) == token_counter().count(text) == \
+        int(spent.group(2)) + sum(int(n) for n in items.values())
+    assert set(items) == {office, euros}
     lines = text.splitlines()
     assert lines[0] == "# Context for thread th1" and lines[3].endswith(f"explain {euros}")
     assert 'user:42 shipping.preference = "ship to the office" | active' in text

@@ -27,7 +27,7 @@ from vintage.queries.search.trace import Verdict, judge, mark_used, read_injecti
 COUNTER = token_counter()
 TRACE_FIELDS = {"format", "mode", "all_scopes", "read", "form", "period", "matched", "legal",
                 "excluded", "considered", "pinned", "final", "tokens", "tokenizer", "budget",
-                "cut", "cap", "trimmed", "sources", "positions"}
+                "cut", "cap", "trimmed", "sources", "positions", "header_tokens", "item_tokens"}
 SHIPPING = [("shipping.preference", "ship to the office"),
             ("shipping.carrier", "ship with the express courier"),
             ("shipping.window", "ship on weekdays before noon")]
@@ -73,6 +73,10 @@ def test_building_a_pack_records_one_injection_with_every_trace_field_and_no_val
     assert set(trace) == TRACE_FIELDS
     assert trace["pinned"] == [ids[3]] and built.items[0].id == ids[3] and built.pinned == 1
     assert trace["final"] == [i.id for i in built.items]
+    # The tokens it used: the header's and each item's line make up the total.
+    assert trace["header_tokens"] + sum(trace["item_tokens"].values()) == built.tokens
+    assert set(trace["item_tokens"]) == {i.id for i in built.items}
+    assert trace["header_tokens"] == built.header_tokens > 0
     assert (trace["tokens"], trace["budget"], trace["tokenizer"]) == (
         COUNTER.count(built.text), 2000, COUNTER.name)
     assert trace["legal"] == 4 and trace["matched"] >= 1 and trace["mode"] == "hybrid"

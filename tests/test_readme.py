@@ -46,7 +46,7 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 # The pages with examples: the README, then the manual.
 PAGES = [README, *(DOCS / f"{name}.md" for name in (
-    "cli", "memory", "search", "service", "operations", "development"))]
+    "cli", "memory", "search", "service", "eval", "operations", "development"))]
 RUNNABLE = "<!-- runnable -->"
 NOT_RUN = re.compile(r"^<!-- not run: \S.* -->$")
 CODE = {"bash", "python"}

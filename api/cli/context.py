@@ -68,6 +68,12 @@ def context_cmd(
         pack = build_pack(store, embedder_from_env(), request, budget=budget,
                           for_thread=for_thread or thread or "", actor=who, format=format)
     typer.echo(pack.text)
+    # What the pack cost, beside it (stdout is exactly what the agent is handed): the total,
+    # the header's share and each item's line
+    # (docs/retrieval.md, "Context packs and the injection trace").
+    typer.echo(f"tokens: {pack.tokens} of {pack.budget}: header "
+               f"{pack.header_tokens}, items " + (", ".join(
+                   f"{i} {n}" for i, n in pack.item_tokens.items()) or "none"), err=True)
 
 
 def trace_cmd(

@@ -148,7 +148,8 @@ class ContextOut(Out):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "injection": "e-4b1d", "thread": "support-7", "format": "markdown",
-        "text": "# context e-4b1d ...", "tokens": 212, "budget": 400,
+        "text": "# context e-4b1d ...", "tokens": 212, "header_tokens": 41,
+        "item_tokens": {"m-8d1f-1": 168}, "budget": 400,
         "tokenizer": "all-MiniLM-L6-v2 wordpiece", "items": ["m-8d1f-1"], "pinned": 0,
         "cut": []}]})
 
@@ -157,6 +158,9 @@ class ContextOut(Out):
     format: Format
     text: str
     tokens: int
+    header_tokens: int = Field(description="Of `tokens`: all but the items' lines (the "
+                                           "header, section titles).")
+    item_tokens: dict[str, int] = Field(description="Each item's line, by id.")
     budget: int
     tokenizer: str
     items: list[str] = Field(description="Ids of the items handed over, in order.")

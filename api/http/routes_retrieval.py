@@ -62,7 +62,8 @@ def context(caller: Authenticated, body: ContextBody, request: Request) -> Conte
                       for_thread=body.for_thread or body.thread or "", actor=caller.actor,
                       format=body.format)
     return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
-                      text=pack.text, tokens=pack.tokens, budget=pack.budget,
+                      text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
+                      item_tokens=pack.item_tokens, budget=pack.budget,
                       tokenizer=pack.tokenizer, items=[i.id for i in pack.items],
                       pinned=pack.pinned, cut=list(pack.cut))
 

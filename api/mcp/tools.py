@@ -126,7 +126,8 @@ class Tools:
         pack = build_pack(self.store, self.embedder, search_request(p, body), budget=budget,
                           for_thread=for_thread or thread or "", actor=p.actor, format=format)
         return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
-                          text=pack.text, tokens=pack.tokens, budget=pack.budget,
+                          text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
+                      item_tokens=pack.item_tokens, budget=pack.budget,
                           tokenizer=pack.tokenizer, items=[i.id for i in pack.items],
                           pinned=pack.pinned, cut=list(pack.cut))
 

@@ -119,7 +119,8 @@ class EngineRung:
         # The pack has no relevance verdict and no staleness flags yet (issue 40): the rung
         # reports what it has, and the checks that need them fail as measured.
         return Handed(items, pack.considered, pack.text, pack.tokens, pack.budget,
-                      nothing_relevant=False, seconds=seconds)
+                      nothing_relevant=False, seconds=seconds,
+                      header_tokens=pack.header_tokens, item_tokens=dict(pack.item_tokens))
 
 
 def _metric(store: Store, replay: Replay, a: sc.Ask) -> Handed:

@@ -1,5 +1,5 @@
-"""The checks of the four layers (docs/eval.md, "Layers"): each a named pass or fail with the
-scenario and ask it belongs to, and a short reason (ids and counts, never stored text).
+"""The checks of the four layers (docs/eval.md, "Layers and checks"): each a named pass or fail
+with the scenario and ask it belongs to, and a short reason (ids and counts, never stored text).
 
 * **write**: the step replayed; its decision is the expected one; what it stored is what it was
   given (value, subject, key, scope, knowledge and system time); repeated deliveries are

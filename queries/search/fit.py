@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
@@ -65,6 +65,12 @@ class Fitted:
     cut: tuple[str, ...]  # items left out by the budget, best-ranked first
     positions: tuple[Position, ...]
     value_tokens: dict[str, int]  # tokens each trimmed item's value had
+    item_tokens: dict[str, int] = field(default_factory=dict)  # each shown item's line
+
+    @property
+    def header_tokens(self) -> int:
+        """Everything that is not an item's line: the header, section titles, brackets."""
+        return self.tokens - sum(self.item_tokens.values())
 
 
 def units(items: Sequence[Item]) -> list[tuple[Item, ...]]:
@@ -176,17 +182,20 @@ def fit(layout: Layout, budget: int, counter: Counter) -> Fitted:
     sizes = [trimmer.size(i) for i in everything if i.id in rendered.lines]
     cap, rendered, tokens = _raise_cap(lambda c: counted(n, c), budget, sizes, floor,
                                        (rendered, tokens))
-    positions, offset = [], 0
+    positions, offset, item_tokens = [], 0, {}
     lines = rendered.text.split("\n")
     at = {line: i for i, line in rendered.lines.items()}
     for number, line in enumerate(lines, start=1):
+        size = counter.count(line)  # no token spans a line break
         if number in at:
             positions.append(Position(at[number], number, offset))
-        offset += counter.count(line)  # no token spans a line break
+            item_tokens[at[number]] = size
+        offset += size
     cut = tuple(i.id for i in sorted(everything, key=lambda i: (i.rank, i.id))
                 if i.id not in rendered.lines)
     return Fitted(rendered, tokens, cap if rendered.trimmed else None, cut, tuple(positions),
-                  {i.id: trimmer.size(i) for i in everything if i.id in rendered.trimmed})
+                  {i.id: trimmer.size(i) for i in everything if i.id in rendered.trimmed},
+                  item_tokens)
 
 
 def _largest(low: int, high: int, ok: Callable[[int], bool]) -> int:

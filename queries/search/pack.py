@@ -22,7 +22,7 @@ would be every user's.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vintage.graph.core.asof import AsOf
@@ -62,6 +62,8 @@ class Pack:
     trimmed: tuple[str, ...]  # values cut to the common cap
     positions: tuple[Position, ...]
     considered: tuple[str, ...] = ()  # the legal candidates ranked, best first (the trace's)
+    header_tokens: int = 0  # of ``tokens``: all but the items' lines (header, section titles)
+    item_tokens: dict[str, int] = field(default_factory=dict)  # each item's line, by id
 
 
 def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budget: int,
@@ -98,7 +100,8 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     return Pack(injection, for_thread, format, fitted.rendered.text, fitted.tokens, budget,
                 counter.name, items, sum(1 for i in items if i.id in chosen), fitted.cut,
                 fitted.rendered.trimmed, fitted.positions,
-                tuple(i.id for i in pinned) + tuple(i.id for i in evidence))
+                tuple(i.id for i in pinned) + tuple(i.id for i in evidence),
+                fitted.header_tokens, dict(fitted.item_tokens))
 
 
 def item_of(found: Found) -> Item:
@@ -144,6 +147,7 @@ def trace(spec: AsOf, request: SearchRequest, result: SearchResult,
                        for f in result.considered],
         "pinned": [i.id for i in pinned], "final": list(final),
         "tokens": fitted.tokens, "tokenizer": tokenizer, "budget": budget,
+        "header_tokens": fitted.header_tokens, "item_tokens": dict(fitted.item_tokens),
         "cut": list(fitted.cut), "cap": fitted.cap,
         "trimmed": [{"id": i, "tokens": n} for i, n in fitted.value_tokens.items()],
         "sources": {"with": [i for i in final if carried.get(i)],
