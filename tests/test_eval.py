@@ -185,3 +185,40 @@ def test_the_harness_asks_ingested_rows_for_the_columns_the_table_ingest_needs()
     from vintage.queries.eval import replay
 
     assert replay.REQUIRED == REQUIRED
+
+
+def test_health_names_cold_memories_spending_and_a_drill_that_leaves_nothing(
+        store: Store, clock: PinnedClock, tenant: str, embedder: Embedder) -> None:
+    from vintage.graph.core.model import Scope
+    from vintage.graph.memory.gate import MemoryIn, MemoryKind
+    from vintage.graph.memory.remember import remember
+    from vintage.queries.eval.health import DRILL_VALUE, health
+    from vintage.queries.search.pack import build_pack
+    from vintage.queries.search.request import SearchRequest
+
+    scope = Scope(tenant=tenant, keys={"user": "42"})
+    for key, value in (("shipping.preference", "ship to the office"),
+                       ("pet.name", "a cat called Miso")):
+        remember(store, MemoryIn(kind=MemoryKind.PREFERENCE, tenant=tenant, subject="user:42",
+                                 key=key, value=value, source_kind="user_message",
+                                 source_id=f"m-{key}", observed_at=clock(), owner="u42",
+                                 retention_reason="test", user="42"), actor="t")
+    clock.advance(minutes=1)
+    pack = build_pack(store, embedder, SearchRequest("where should parcels ship", scope),
+                      budget=180, for_thread="t1", actor="t")
+    assert len(pack.items) == 1  # the budget holds one item: the other one stays cold
+    clock.advance(minutes=1)
+    h = health(store, scope, days=30, actor="t")
+    assert h.injections == 1 and h.memories == 2
+    assert [c["key"] for c in h.cold] == ["pet.name"]
+    assert sum(h.tokens_by_kind.values()) == sum(pack.item_tokens.values())
+    assert h.header_share == pytest.approx(pack.header_tokens / 180, abs=1e-4)
+    assert h.drill is not None and h.drill.caught and h.drill.blast_radius == 1
+    # The drill's memory is gone: erased, no version readable, its text nowhere in a read.
+    again = health(store, scope, days=30, actor="t", drill=False)
+    assert again.memories == 2 and again.candidates == []
+    from vintage.graph.core.asof import AsOf
+    from vintage.graph.core.kinds import Status
+
+    everything = store.read(AsOf(scope, statuses=frozenset(Status)))
+    assert everything and all(DRILL_VALUE not in str(f.value) for f in everything)

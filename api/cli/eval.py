@@ -1,4 +1,5 @@
-"""``vintage eval``: the evaluation harness from the command line (docs/eval.md).
+"""``vintage eval`` and ``vintage health``: the evaluation harness and a scope's memory health
+from the command line (docs/eval.md).
 
 Parses the options, opens the store with the harness's clock (a scratch embedded store in a
 temporary folder unless ``--store`` or the global ``--store`` names one: fresh tenants either
@@ -15,6 +16,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from vintage.cli.memory import Project, Thread, User, scope_of
 from vintage.cli.options import AsJson, Options
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope
@@ -23,6 +25,7 @@ from vintage.graph.store.backends import is_neo4j, open_store
 from vintage.graph.store.protocol import Store
 from vintage.ingest.facts_table import ingest_table
 from vintage.queries.eval import scenario as sc
+from vintage.queries.eval.health import as_data, health
 from vintage.queries.eval.naive import NaiveRag
 from vintage.queries.eval.replay import Clock
 from vintage.queries.eval.run import evaluate, select
@@ -37,6 +40,30 @@ PEERS = ("naive-rag",)
 
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_cmd)
+    app.command("health")(health_cmd)
+
+
+def health_cmd(
+    ctx: typer.Context,
+    days: Annotated[int, typer.Option(help="The window: cold since, conflicts open longer "
+                                           "than, contexts recorded within (days).",
+                                      min=1, max=36500)] = 30,
+    drill: Annotated[bool, typer.Option(help="Run the error-injection drill (a known-bad "
+                                             "memory in a scratch thread, then erased).")]
+        = True,
+    user: User = None, project: Project = None, thread: Thread = None,
+    as_json: AsJson = False,
+) -> None:
+    """How a scope's memory is doing: cold memories, what contexts spend their tokens on,
+    conflicts left open, candidates awaiting review, and an error-injection drill."""
+    options: Options = ctx.obj
+    with options.opened() as opened:
+        found = health(opened, scope_of(options, user, project, thread), days=days,
+                       actor=options.actor, drill=drill)
+    if as_json:
+        print_json(_out, json.dumps(as_data(found), default=str, ensure_ascii=False))
+    else:
+        render_eval.health(_out, found)
 
 
 def eval_cmd(

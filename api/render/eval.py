@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
+from vintage.queries.eval.health import Health
 from vintage.render.terminal import safe, table
 
 LAYERS = ("write", "retrieval", "context", "task")
@@ -50,3 +51,32 @@ def ladder(out: Console, summary: dict[str, Any]) -> None:
                       f" ({safe(f['detail'])})")
         if len(failures) > SHOWN_FAILURES:
             out.print(f"  ... {len(failures) - SHOWN_FAILURES} more (--json lists them all)")
+
+
+def health(out: Console, h: Health) -> None:
+    out.print(f"[bold]health[/bold] of {safe(', '.join(h.scope))}: {h.memories} memories, "
+              f"{h.injections} contexts recorded in the last {h.days} days")
+    out.print(f"cold (never injected or used in {h.days} days): {len(h.cold)}")
+    for c in h.cold[:SHOWN_FAILURES]:
+        out.print(f"  {safe(c['id'])}  {safe(c['subject'])} {safe(c['key'])}")
+    share = "n/a" if h.header_share is None else f"{h.header_share:.0%}"
+    out.print(f"context tokens by kind: {safe(_pairs(h.tokens_by_kind))}; header share of the "
+              f"budget: {share}")
+    out.print(f"context tokens by source: {safe(_pairs(h.tokens_by_source))}")
+    out.print(f"conflicts open {h.days} days or more: {len(h.conflicts)}")
+    for c in h.conflicts:
+        out.print(f"  {safe(c['subject'])} {safe(c['key'])}: {c['sides']} sides, "
+                  f"{c['open_days']} days")
+    out.print(f"candidates awaiting review: {len(h.candidates)}")
+    for c in h.candidates[:SHOWN_FAILURES]:
+        out.print(f"  {safe(c['id'])}  {safe(c['subject'])} {safe(c['key'])}")
+    if h.drill is not None:
+        d = h.drill
+        verdict = "caught" if d.caught else "NOT caught"
+        out.print(f"drill: a known-bad memory was {verdict} ({safe(d.decision)}: "
+                  f"{safe(d.reason)}); blast radius {d.blast_radius} contexts; "
+                  f"{'erased' if d.erased else 'nothing stored'}")
+
+
+def _pairs(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
