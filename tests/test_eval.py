@@ -60,9 +60,11 @@ def evaluated(store: Store, clock: PinnedClock, tenant: str) -> Iterator[Any]:
     """Run an evaluation on the parametrised store; its tenants are removed afterwards."""
     made: list[int] = []
 
-    def go(found: list[sc.Scenario], rungs: list[Any], embedder: Embedder) -> Evaluation:
+    def go(found: list[sc.Scenario], rungs: list[Any], embedder: Embedder,
+           **more: Any) -> Evaluation:
         made.append(len(found))
-        return evaluate(store, clock, embedder, found, rungs, backend="test", prefix=tenant)
+        return evaluate(store, clock, embedder, found, rungs, backend="test", prefix=tenant,
+                        **more)
 
     yield go
     if isinstance(store, Neo4jStore):
@@ -222,3 +224,59 @@ def test_health_names_cold_memories_spending_and_a_drill_that_leaves_nothing(
 
     everything = store.read(AsOf(scope, statuses=frozenset(Status)))
     assert everything and all(DRILL_VALUE not in str(f.value) for f in everything)
+
+
+def test_a_model_can_answer_instead_of_the_rule_through_an_openai_compatible_endpoint(
+        evaluated: Any, tmp_path: Path, embedder: Embedder) -> None:
+    """The opt-in hook: the endpoint is handed the context and the question, and its reply is
+    scored as the rule's answer would be. The endpoint here is a local HTTP server that reads
+    the context it was sent and answers with the first city it finds there."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from vintage.queries.eval.chat import ChatAnswerer, read_reply
+
+    asked: list[dict[str, Any]] = []
+
+    class Endpoint(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            asked.append(body)
+            context = body["messages"][1]["content"]
+            reply = next((c for c in ("Lisbon", "Oslo") if c in context), "UNKNOWN")
+            data = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Endpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        found = scenarios(tmp_path, TWO_USERS % "Lisbon")
+        url = f"openai:http://127.0.0.1:{server.server_port}/v1#local-test"
+        result = evaluate_with(evaluated, found, embedder, ChatAnswerer.of(url))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert row(result, "engine")["outcomes"] == {"right": 1}
+    assert asked and "which city does the user live in" in asked[0]["messages"][1]["content"]
+    assert read_reply("  UNKNOWN. ").kind == "refused" and read_reply("不知道").kind == "refused"
+
+
+def evaluate_with(evaluated: Any, found: list[sc.Scenario], embedder: Embedder,
+                  answerer: Any) -> Evaluation:
+    return evaluated(found, [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)], embedder,
+                     answerer=answerer)
+
+
+@pytest.mark.parametrize("spec", ["gpt-4", "openai:ftp://x#m", "openai:http://x#"])
+def test_an_answerer_is_named_as_openai_url_and_model(spec: str) -> None:
+    from vintage.queries.eval.chat import parse_spec
+
+    with pytest.raises(InvalidArgument, match="openai:<base_url>#<model>"):
+        parse_spec(spec)

@@ -25,6 +25,8 @@ from vintage.graph.store.backends import is_neo4j, open_store
 from vintage.graph.store.protocol import Store
 from vintage.ingest.facts_table import ingest_table
 from vintage.queries.eval import scenario as sc
+from vintage.queries.eval.answer import answer
+from vintage.queries.eval.chat import ChatAnswerer
 from vintage.queries.eval.health import as_data, health
 from vintage.queries.eval.naive import NaiveRag
 from vintage.queries.eval.replay import Clock
@@ -81,6 +83,10 @@ def eval_cmd(
                         "store in a temporary folder, removed afterwards.")] = None,
     report: Annotated[Path | None, typer.Option(
         "--report", help="Also write a self-contained HTML report to this file.")] = None,
+    answerer: Annotated[str | None, typer.Option(
+        "--answerer", help="openai:<base_url>#<model>: a model answers from each context "
+                           "instead of the deterministic rule (key: VINTAGE_EVAL_ANSWERER_KEY).")]
+        = None,
     as_json: AsJson = False,
 ) -> None:
     """Replay scenarios through the engine and score the write, retrieval, context and task
@@ -88,6 +94,7 @@ def eval_cmd(
     beside a naive RAG peer."""
     options: Options = ctx.obj
     chosen = _rungs(rung or [])
+    answers = ChatAnswerer.of(answerer) if answerer else answer
     found = select(sc.load(scenarios or [sc.bundled_dir()]), family or [])
     if report is not None and not report.parent.is_dir():
         raise InvalidArgument(f"--report: no folder {report.parent} to write the report in")
@@ -105,7 +112,8 @@ def eval_cmd(
                 task = bar.add_task("scenarios", total=len(found))
                 result = evaluate(opened, clock, embedder, found, rungs,
                                   backend="neo4j" if is_neo4j(uri) else "embedded",
-                                  progress=lambda _id: bar.advance(task), ingest=_ingest)
+                                  progress=lambda _id: bar.advance(task), ingest=_ingest,
+                                  answerer=answers)
         finally:
             opened.close()
     summary = result.summary()

@@ -17,6 +17,7 @@ answer, only retrieval and context checks).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -41,6 +42,10 @@ GOOD = frozenset({Outcome.RIGHT, Outcome.REFUSED_RIGHT})
 class Answer:
     kind: str  # "value", "refused" or "conflict"
     values: tuple[Any, ...] = ()
+
+
+# What answers from a context: the rule below, or an opt-in model (vintage.queries.eval.chat).
+Answerer = Callable[[Handed, sc.Ask], "Answer"]
 
 
 def answer(handed: Handed, a: sc.Ask) -> Answer:

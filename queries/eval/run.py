@@ -19,7 +19,7 @@ from vintage.graph.core.errors import InvalidArgument, UserError
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
-from vintage.queries.eval.answer import GOOD, Outcome, answer
+from vintage.queries.eval.answer import GOOD, Answerer, Outcome, answer
 from vintage.queries.eval.replay import IngestFile, Settable, replay
 from vintage.queries.eval.rungs import Rung
 from vintage.queries.eval.score import LAYERS, Check, ask_checks, write_checks
@@ -101,7 +101,8 @@ def _q(sorted_ms: list[float], q: float) -> float:
 
 def evaluate(store: Store, clock: Settable, embedder: Embedder, scenarios: Sequence[sc.Scenario],
              rungs: Sequence[Rung], *, backend: str, progress: Progress | None = None,
-             prefix: str | None = None, ingest: IngestFile | None = None) -> \
+             prefix: str | None = None, ingest: IngestFile | None = None,
+             answerer: Answerer = answer) -> \
         Evaluation:
     """Each scenario on a tenant of its own, ``<prefix>-<n>`` (default prefix:
     ``eval-<run id>``)."""
@@ -127,7 +128,7 @@ def evaluate(store: Store, clock: Settable, embedder: Embedder, scenarios: Seque
                                                str(exc).splitlines()[0][:200]))
                     result.outcomes[(s.id, a.id)] = Outcome.REFUSED
                     continue
-                checks, outcome = ask_checks(s, a, handed, answer(handed, a), done,
+                checks, outcome = ask_checks(s, a, handed, answerer(handed, a), done,
                                              retrieves=rung.name != "none")
                 result.checks.extend(checks)
                 result.outcomes[(s.id, a.id)] = outcome
