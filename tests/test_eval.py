@@ -270,8 +270,10 @@ def test_a_model_can_answer_instead_of_the_rule_through_an_openai_compatible_end
 
 def evaluate_with(evaluated: Any, found: list[sc.Scenario], embedder: Embedder,
                   answerer: Any) -> Evaluation:
-    return evaluated(found, [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)], embedder,
-                     answerer=answerer)
+    result: Evaluation = evaluated(
+        found, [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)], embedder,
+        answerer=answerer)
+    return result
 
 
 @pytest.mark.parametrize("spec", ["gpt-4", "openai:ftp://x#m", "openai:http://x#"])
