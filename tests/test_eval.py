@@ -64,12 +64,18 @@ def evaluated(store: Store, clock: PinnedClock, tenant: str) -> Iterator[Any]:
            **more: Any) -> Evaluation:
         made.append(len(found))
         return evaluate(store, clock, embedder, found, rungs, backend="test", prefix=tenant,
-                        **more)
+                        ingest=_ingest, **more)
 
     yield go
     if isinstance(store, Neo4jStore):
         for n in range(1, max(made, default=0) + 1):
             store.purge_tenant(f"{tenant}-{n}")
+
+
+def _ingest(store: Store, scope: Any, path: Path, actor: str, recompute: bool) -> object:
+    from vintage.ingest.facts_table import ingest_table
+
+    return ingest_table(store, scope, path, actor, recompute=recompute)
 
 
 def row(result: Evaluation, rung: str) -> dict[str, Any]:
@@ -282,3 +288,19 @@ def test_an_answerer_is_named_as_openai_url_and_model(spec: str) -> None:
 
     with pytest.raises(InvalidArgument, match="openai:<base_url>#<model>"):
         parse_spec(spec)
+
+
+def test_bundled_scenarios_replay_and_keep_scopes_apart_on_every_backend(
+        evaluated: Any, embedder: Embedder) -> None:
+    """CI's subset of the bundled scenarios, on both backends: every step replays, the whole
+    engine hands nothing over that an ask excludes, and it beats no memory on isolation."""
+    from vintage.queries.eval.run import select
+
+    found = select(sc.load([sc.bundled_dir()]), ["isolation", "ltm-windows"])
+    result = evaluated(found, [NoMemory(), EngineRung("engine", Mode.HYBRID, embedder,
+                                                      as_of=True)], embedder)
+    engine = row(result, "engine")
+    assert not [f for f in engine["failures"] if f["check"] in (
+        "replayed", "governance: excluded item not handed over", "asked")]
+    assert engine["outcomes"].get("right", 0) > row(result, "none")["outcomes"].get("right", 0)
+    assert engine["memory_caused_errors"] == 0
