@@ -38,7 +38,7 @@ class Service:
         self._open = open_store
         self.clock = clock or system_clock
         self._embedder = embedder
-        self.jobs = Jobs(self.clock)
+        self.jobs = Jobs(self.clock, self.store)
         self._store: Store | None = None
         self._lock = threading.Lock()
         self._closed = False
