@@ -337,3 +337,28 @@ def test_clear_index_leaves_other_tenants_entries_and_is_undone_with_its_transac
     assert clear(store, scope.tenant) == 1
     assert ids(search(store, AsOf(other), "tea").keyword) == [theirs]
     assert unindexed(store, other.tenant) == []
+
+
+def test_indexing_tells_its_progress_after_each_batch_and_a_search_says_when_it_indexed_first(
+    store: Store, scope: Scope,
+) -> None:
+    from vintage.graph.retrieval.embedder import embedder_from_env
+    from vintage.graph.retrieval.indexer import refresh
+    from vintage.queries.search.request import SearchRequest
+    from vintage.queries.search.run import search
+
+    sources = tuple(source(f"p{i}", FILED) for i in range(5))
+    record(store, scope, batch(*(fact(10 + i, f"p{i}", predicate=f"Metric{i}")
+                                 for i in range(5)), sources=sources), actor=ACTOR)
+    embedder = embedder_from_env()
+    heard: list[int] = []
+    search(store, embedder, SearchRequest("metric", scope), progress=heard.append)
+    assert heard and heard[-1] == 5  # the first search indexed all five first, and said so
+    again: list[int] = []
+    search(store, embedder, SearchRequest("metric", scope), progress=again.append)
+    assert again == []  # nothing left to index: nothing said
+    record(store, scope, batch(*(fact(20 + i, f"p{i}", predicate=f"Other{i}")
+                                 for i in range(5)), sources=sources), actor=ACTOR)
+    counts: list[int] = []
+    assert refresh(store, scope.tenant, embedder, batch=2, progress=counts.append) == 5
+    assert counts == [2, 4, 5]

@@ -13,6 +13,7 @@ import typer
 
 from vintage.cli.memory import Project, Thread, User, scope_of
 from vintage.cli.options import AllScopes, AsJson, Options
+from vintage.cli.progress import counting
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import FactKind
 from vintage.graph.core.temporal import parse_instant
@@ -74,8 +75,9 @@ def search_cmd(
         limit=limit, candidates=candidates, all_scopes=all_scopes,
         actor=actor or options.actor, form=form, period=period)
     embedder = embedder_from_env()
-    with options.opened() as store:
-        result = search(store, embedder, request)
+    with options.opened() as store, counting("indexing facts first (a store's first search "
+                                             "embeds every fact)") as told:
+        result = search(store, embedder, request, progress=told)
     render_search.search(_out, result, as_json)
 
 
@@ -91,11 +93,11 @@ def index_cmd(
     tenant = options.scope().tenant
     embedder = embedder_from_env()
     dropped = None
-    with options.opened() as store:
+    with options.opened() as store, counting("facts indexed") as told:
         if rebuild:
-            dropped, count = indexer.rebuild(store, tenant, embedder)
+            dropped, count = indexer.rebuild(store, tenant, embedder, progress=told)
         else:
-            count = indexer.refresh(store, tenant, embedder)
+            count = indexer.refresh(store, tenant, embedder, progress=told)
     render_search.indexed(_out, count, embedder.name, dropped)
 
 

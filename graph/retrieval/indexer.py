@@ -38,9 +38,14 @@ BATCH = 256
 CACHED = 4096  # parts: 6 MiB of 384-dimensional vectors
 
 
-def refresh(store: Store, tenant: str, embedder: Embedder, *, batch: int = BATCH) -> int:
+Progress = Callable[[int], None]  # told the facts indexed so far, after each batch
+
+
+def refresh(store: Store, tenant: str, embedder: Embedder, *, batch: int = BATCH,
+            progress: Progress | None = None) -> int:
     """Index every fact of ``tenant`` that has no entry by ``embedder``; how many were (a fact
-    erased while its batch was embedded is not)."""
+    erased while its batch was embedded is not). ``progress`` hears the count after each batch
+    (a first search of a large store waits for it: the interfaces say so)."""
     if batch < 1:
         raise ValueError("an index batch holds at least one fact")
     done = 0
@@ -55,17 +60,19 @@ def refresh(store: Store, tenant: str, embedder: Embedder, *, batch: int = BATCH
         documents = [describe(f, subjects.get(f.subject), cited.get(f.id, ())) for f in fresh]
         entries = _entries(fresh, documents, embedder)
         done += store.write(tenant, _writer(entries))
+        if progress is not None:
+            progress(done)
 
 
 def rebuild(store: Store, tenant: str, embedder: Embedder,
-            *, batch: int = BATCH) -> tuple[int, int]:
+            *, batch: int = BATCH, progress: Progress | None = None) -> tuple[int, int]:
     """Drop every entry of ``tenant`` (``IndexTx.clear_index``), then index every fact again:
     after an upgrade changed how facts are described or tokenised, which ``refresh`` never
     redoes (an entry by the embedder's model is kept). (Entries dropped, facts indexed.)"""
     if batch < 1:
         raise ValueError("an index batch holds at least one fact")
     dropped = store.write(tenant, lambda tx: index_tx(tx).clear_index())
-    return dropped, refresh(store, tenant, embedder, batch=batch)
+    return dropped, refresh(store, tenant, embedder, batch=batch, progress=progress)
 
 
 def _writer(entries: list[IndexEntry]) -> Callable[[StoreTx], int]:

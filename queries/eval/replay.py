@@ -75,6 +75,8 @@ class Written:
     scope: Scope | None = None
     text: str = ""  # what a plain text store would have kept of it (the naive peer)
     ids: list[str] = field(default_factory=list)  # fact versions it created
+    same_as: list[str] = field(default_factory=list)  # versions it repeated (a duplicate)
+    stored: dict[str, Any] = field(default_factory=dict)  # id -> its Fact, read right after
     decisions: list[Decision] = field(default_factory=list)  # one per delivery
     reasons: list[str] = field(default_factory=list)  # the gate's, one per delivery
     assertion: str | None = None  # a memory's assertion key
@@ -135,6 +137,7 @@ def _one(store: Store, embedder: Embedder, done: Replay, step: Any, at: datetime
         _RUN[type(step)](store, embedder, done, step, w)
     except UserError as exc:
         w.error = str(exc).splitlines()[0][:200]
+    _snapshot(store, done.tenant, w)
     done.keep(w)
 
 
@@ -158,7 +161,16 @@ def _at_once(store: Store, embedder: Embedder, done: Replay, group: list[tuple[A
     for t in threads:
         t.join()
     for w in records:
+        _snapshot(store, done.tenant, w)
         done.keep(w)
+
+
+def _snapshot(store: Store, tenant: str, w: Written) -> None:
+    """The versions the step created, as stored right after it (a later erasure or
+    correction must not make the write look unfaithful)."""
+    if w.ids:
+        ids = list(w.ids)
+        w.stored = dict(store.reading(tenant, lambda tx: tx.get_facts(ids)))
 
 
 def _remember(store: Store, embedder: Embedder, done: Replay, s: sc.Remember,
@@ -190,8 +202,14 @@ def _fill(w: Written, scope: Scope, subject: str, key: str, value: Any,
 def _decided(w: Written, done: Remembered) -> None:
     w.decisions.append(done.decision)
     w.reasons.append(done.reason)
-    if done.memory_id is not None and done.memory_id not in w.ids:
+    # Only a decision that writes created the version it names: a refusal names the version it
+    # left alone, a duplicate the one it repeated.
+    if done.memory_id is None or done.memory_id in w.ids:
+        return
+    if done.decision in (Decision.ACTIVE, Decision.CANDIDATE, Decision.CONFLICT):
         w.ids.append(done.memory_id)
+    elif done.decision is Decision.DUPLICATE and done.memory_id not in w.same_as:
+        w.same_as.append(done.memory_id)
 
 
 def _correct(store: Store, embedder: Embedder, done: Replay, s: sc.Correct,
@@ -200,9 +218,10 @@ def _correct(store: Store, embedder: Embedder, done: Replay, s: sc.Correct,
     assert w.at is not None and target.scope is not None
     _fill(w, target.scope, target.subject, target.key, s.value, w.at)
     w.assertion = target.assertion
-    if not target.ids:
+    shown = (target.ids or target.same_as)[-1:]
+    if not shown:
         raise UserError(f"{s.target} wrote nothing to correct")
-    _decided(w, correct_by_id(store, done.tenant, target.ids[-1], s.value,
+    _decided(w, correct_by_id(store, done.tenant, shown[0], s.value,
                               source_id=s.source.id or w.name, observed_at=w.at,
                               actor=s.principal.actor))
 

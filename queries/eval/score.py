@@ -80,9 +80,8 @@ def write_checks(store: Store, s: sc.Scenario, replay: Replay) -> list[Check]:
 
 
 def _faithful(store: Store, s: sc.Scenario, replay: Replay, w: Written) -> list[Check]:
-    assert w.assertion is not None and w.scope is not None
-    versions = {f.id: f for f in store.history(replay.tenant, w.assertion)}
-    f = versions.get(w.ids[0])
+    assert w.scope is not None
+    f = w.stored.get(w.ids[0])
     if f is None:
         return [Check("write", "faithful", False, s.id, None, f"{w.name}: version not found")]
     wrong = [name for name, ok in (
@@ -103,7 +102,7 @@ def _recorded_at(store: Store, replay: Replay, w: Written) -> bool:
 
 def ids_of(replay: Replay, name: str) -> set[str]:
     w = replay.by_name[name]
-    return set(w.ids) | {name}
+    return set(w.ids) | set(w.same_as) | {name}
 
 
 def _named(items: Iterable[Shown], replay: Replay, name: str) -> bool:

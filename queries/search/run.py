@@ -44,7 +44,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.memory.scoping import audited_while, require_read_scope
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.retrieval.index import SearchStore, TextQuery
-from vintage.graph.retrieval.indexer import refresh
+from vintage.graph.retrieval.indexer import Progress, refresh
 from vintage.graph.retrieval.terms import identifiers, terms
 from vintage.graph.store.protocol import Store, StoreError
 from vintage.queries.search.candidates import Candidates, read_candidates
@@ -75,8 +75,10 @@ from vintage.queries.search.request import (
 __all__ = ["search"]
 
 
-def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchResult:
-    """The legal items that best answer ``request.query`` (module docstring)."""
+def search(store: Store, embedder: Embedder, request: SearchRequest, *,
+           progress: Progress | None = None) -> SearchResult:
+    """The legal items that best answer ``request.query`` (module docstring); ``progress``
+    hears how many facts were indexed when the store had some without an entry."""
     check(request)
     ranker = _ranker(store)
     tenant = request.scope.tenant
@@ -84,14 +86,14 @@ def search(store: Store, embedder: Embedder, request: SearchRequest) -> SearchRe
         require_read_scope(request.scope, "a search", all_scopes=True)
     spec = legal_spec(store, request)  # a malformed request fails here, before any write
     if not request.all_scopes:
-        return _searched(store, ranker, embedder, request, spec)
+        return _searched(store, ranker, embedder, request, spec, progress)
     with audited_while(store, tenant, actor=request.actor, read="search",
                        subject=",".join(request.subjects or ()) or "-"):
-        return _searched(store, ranker, embedder, request, spec)
+        return _searched(store, ranker, embedder, request, spec, progress)
 
 
 def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: SearchRequest,
-              spec: AsOf) -> SearchResult:
+              spec: AsOf, progress: Progress | None = None) -> SearchResult:
     tenant = request.scope.tenant
     if request.form is not None or request.period is not None:
         spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
@@ -105,7 +107,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     counts = hits = ranker.rank(spec, query)
     # A fact had no entry yet (or the store did not say): ranked again once indexed. One that
     # cannot be (a sealed fact whose key is gone reads as erased) costs no second read.
-    if hits.pending is not False and refresh(store, tenant, embedder):
+    if hits.pending is not False and refresh(store, tenant, embedder, progress=progress):
         counts = hits = ranker.rank(spec, query)
     query = replace(query, indexed_by=None)  # later reads of this search rank only
     candidates: Candidates | None = None
