@@ -8,35 +8,41 @@ from typing import Any
 from rich.console import Console
 
 from vintage.queries.eval.health import Health
-from vintage.render.terminal import safe, table
+from vintage.render.terminal import safe
 
 LAYERS = ("write", "retrieval", "context", "task")
 SHOWN_FAILURES = 12  # per rung; --json has them all
 
 
 def _score(layer: dict[str, Any] | None) -> str:
-    if layer is None:
-        return "n/a"
-    return f"{layer['score']:.2f} ({layer['passed']}/{layer['total']})"
+    return "n/a" if layer is None else f"{layer['score']:.2f}"
 
 
 def ladder(out: Console, summary: dict[str, Any]) -> None:
     families = ", ".join(f"{k} {v}" for k, v in summary["families"].items())
     out.print(f"{summary['scenarios']} scenarios, {summary['asks']} asks on the "
               f"{summary['backend']} store (run {summary['run']}): {safe(families)}")
-    grid = table("The ladder: layer scores (passed/checks)", "rung", *LAYERS, "answers",
-                 "memory errors", "p50/p95 ms", "tokens")
-    for row in summary["rungs"]:
-        outcomes = row["outcomes"]
-        answers = " ".join(f"{k} {v}" for k, v in outcomes.items())
-        grid.add_row(safe(row["rung"]), *(_score(row["layers"][k]) for k in LAYERS),
-                     safe(answers), f"{row['memory_caused_errors']} "
-                     f"(+{row['errors_added_over_below']})",
-                     f"{row['latency_ms']['p50']:.1f}/{row['latency_ms']['p95']:.1f}",
-                     f"{row['tokens_mean']:.0f}")
-    out.print(grid)
-    out.print("memory errors: wrong where no memory was right or refused "
-              "(+ those added over the rung below)")
+    # Two narrow tables (each fits 80 columns); --json has every count behind each score.
+    rows = summary["rungs"]
+    width = max(9, *(len(r["rung"]) for r in rows))
+    out.print("\n[bold]layers[/bold] (share of checks passed)")
+    out.print(f"{'rung':<{width}}" + "".join(f"{k:>11}" for k in LAYERS), highlight=False)
+    for row in rows:
+        out.print(f"{safe(row['rung']):<{width}}"
+                  + "".join(f"{_score(row['layers'][k]):>11}" for k in LAYERS), highlight=False)
+    heads = ("right", "wrong", "refused", "ok-ref", "mem-err", "p95 ms", "tokens")
+    out.print("\n[bold]answers[/bold] and cost")
+    out.print(f"{'rung':<{width}}" + "".join(f"{h:>9}" for h in heads), highlight=False)
+    for row in rows:
+        o = row["outcomes"]
+        cells = (o.get("right", 0), o.get("wrong", 0) + o.get("should-have-refused", 0),
+                 o.get("refused", 0), o.get("refused-right", 0),
+                 f"{row['memory_caused_errors']}+{row['errors_added_over_below']}",
+                 f"{row['latency_ms']['p95']:.0f}", f"{row['tokens_mean']:.0f}")
+        out.print(f"{safe(row['rung']):<{width}}" + "".join(f"{c!s:>9}" for c in cells),
+                  highlight=False)
+    out.print("wrong: wrong or should have refused; ok-ref: refused rightly; mem-err: wrong "
+              "where no memory was right or refused, + those added over the rung below")
     for row in summary["rungs"]:
         failures = row["failures"]
         if not failures:
