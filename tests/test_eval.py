@@ -304,3 +304,27 @@ def test_bundled_scenarios_replay_and_keep_scopes_apart_on_every_backend(
         "replayed", "governance: excluded item not handed over", "asked")]
     assert engine["outcomes"].get("right", 0) > row(result, "none")["outcomes"].get("right", 0)
     assert engine["memory_caused_errors"] == 0
+
+
+def _strings(s: sc.Scenario) -> set[str]:
+    """What a scenario says in words: its description, its memories' text values, its asks."""
+    said = {s.description} if s.description else set()
+    said |= {step.value for step in s.steps if isinstance(step, sc.Remember)
+             and isinstance(step.value, str)}
+    return said | {a.query for a in s.asks}
+
+
+def test_every_family_is_bundled_five_times_in_english_and_in_chinese_with_strings_of_its_own(
+) -> None:
+    found = sc.load([sc.bundled_dir()])
+    for family in sc.FAMILIES:
+        for language in sc.LANGUAGES:
+            count = sum(1 for s in found if (s.family, s.language) == (family, language))
+            assert count >= 5, f"{family} has {count} scenarios in {language}"
+    for s in found:
+        if s.language == "zh":  # Chinese in the words a user types, not only in the file name
+            assert any(any("\u4e00" <= ch <= "\u9fff" for ch in a.query) for a in s.asks), s.id
+    owner: dict[str, str] = {}
+    for s in found:
+        for text in _strings(s):
+            assert owner.setdefault(text, s.id) == s.id, f"{s.id} repeats {owner[text]}: {text!r}"
