@@ -134,15 +134,16 @@ def _metric(store: Store, replay: Replay, a: sc.Ask) -> Handed:
                           [subject], cutoff, parse_period(a.metric_period),
                           actor=a.principal.actor).answers[0]
     seconds = time.perf_counter() - started
-    if got.value is None:
+    if got.value is None:  # the engine's refusal, said as such
         return Handed((), (), got.refused or "", 0, a.budget, nothing_relevant=True,
-                      seconds=seconds)
+                      seconds=seconds, header_tokens=0, item_tokens={})
     shown = Shown(id=got.fact_id or "", subject=subject, key=a.key or a.metric,
                   value=got.value, status="active", sources=len(got.inputs) or 1)
     text = f"{subject} {a.metric} {got.period}: {got.value} {got.unit or ''}".strip()
-    return Handed((shown,), tuple(i.id for i in got.inputs), text,
-                  token_counter().count(text), a.budget,
-                  nothing_relevant=False, seconds=seconds)
+    tokens = token_counter().count(text)  # one line, the item: no header
+    return Handed((shown,), tuple(i.id for i in got.inputs), text, tokens, a.budget,
+                  nothing_relevant=False, seconds=seconds, header_tokens=0,
+                  item_tokens={shown.id: tokens})
 
 
 def ladder(embedder: Embedder) -> list[Rung]:
