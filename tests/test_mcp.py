@@ -133,9 +133,9 @@ def test_a_missing_or_revoked_key_is_refused_at_start_and_then_on_every_call(
     tmp_path: Path, clock: PinnedClock, tenant: str,
 ) -> None:
     store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
-    with pytest.raises(Unauthorized):
+    with pytest.raises(Unauthorized, match=r"^missing API key"):
         build_server(store, None)
-    with pytest.raises(Unauthorized):
+    with pytest.raises(Unauthorized, match=r"^invalid or revoked API key$"):
         build_server(store, "vk_not-a-key")
     principal, key = create_key(store, tenant, "reader", user="42", actor=SETUP)
     server = build_server(store, key, minilm())
