@@ -236,3 +236,11 @@ def test_the_docs_pages_load_swagger_ui_and_redoc_from_the_service_itself_not_a_
         for asset in assets:
             served = embedded.client.get(asset)
             assert served.status_code == 200 and len(served.content) > 1000, asset
+
+
+def test_an_oversized_request_line_is_414_and_oversized_headers_431(embedded: Api) -> None:
+    long_query = embedded.client.get("/healthz", params={"q": "a" * 10_000})
+    assert long_query.status_code == 414 and "request line too long" in long_query.text
+    big_headers = embedded.client.get("/healthz", headers={"X-Pad": "a" * 20_000})
+    assert big_headers.status_code == 431 and "headers too large" in big_headers.text
+    assert embedded.client.get("/healthz", params={"q": "a" * 4_000}).status_code == 200

@@ -35,6 +35,7 @@ from vintage.http import (
     routes_retrieval,
 )
 from vintage.http.auth import service
+from vintage.http.limits import HeadLimits
 from vintage.http.models import Health, Ready
 from vintage.http.service import Service
 
@@ -88,6 +89,7 @@ def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
                     "key's. Errors are RFC 9457 problems, `type` naming each kind.",
     )
     app.state.service = held
+    app.add_middleware(HeadLimits)  # 414 / 431 for an oversized request head
     problems.install(app)
     app.add_api_route("/healthz", healthz, methods=["GET"], response_model=Health,
                       tags=["health"])
