@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from rich.console import Console, Group
@@ -24,24 +23,8 @@ from vintage.queries.lineage.asof import Answer
 from vintage.queries.lineage.explain import Explanation, Step
 from vintage.queries.lineage.impact import Impact
 from vintage.queries.metrics.answers import MetricAnswer
+from vintage.render.figures import number, when
 from vintage.render.terminal import print_json, safe, table
-
-
-def when(t: datetime | None) -> str:
-    if t is None:
-        return "open"
-    return t.date().isoformat() if t.time() == datetime.min.time() else t.isoformat()
-
-
-def number(value: object, unit: str | None) -> str:
-    """A value and its unit for a table or a line, markup-safe (both are data)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000_000:
-        shown = f"{value / 1_000_000:,.0f}M {unit or ''}"
-    elif isinstance(value, float):
-        shown = f"{value:,.2f} {unit or ''}"  # display only; --json keeps every digit
-    else:
-        shown = f"{value} {unit or ''}"
-    return safe(shown.strip(), lines=True)
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
@@ -148,10 +131,12 @@ def explanation_tree(step: Step, tree: Tree | None = None, role: str | None = No
 
 
 def impact_table(result: Impact) -> Table:
+    depths = ", ".join(f"{n} at depth {d}" for d, n in result.by_depth.items())
+    kinds = ", ".join(f"{n} {kind}" for kind, n in result.by_kind.items())
     grid = table(safe(f"impact of {result.start} {result.start_id}: "
                       f"{len(result.changed)} changed, {len(result.also_supported)} kept by "
-                      f"other sources, {len(result.affected)} downstream "
-                      f"(by depth {result.by_depth}, by kind {result.by_kind})"),
+                      f"other sources, {len(result.affected)} downstream"
+                      + (f" ({depths}; {kinds})" if result.affected else "")),
                  "depth", "fact", "value", "known", "survives", "path")
     for r in result.affected:
         f = r.fact
@@ -191,6 +176,9 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
                      safe(s.derivation_id or "(as filed)"))
     console.print(grid)
     for s in a.answers:
+        if s.inputs:  # which concept answered: a built-in metric has several aliases
+            concepts = ", ".join(dict.fromkeys(i.predicate for i in s.inputs))
+            console.print(f"{safe(s.subject)}: from {safe(concepts)}")
         for warning in s.warnings:
             console.print(f"[yellow]{safe(s.subject)}:[/yellow] {safe(warning)}")
         for later in s.hindsight or []:  # asked for with --hindsight: after the cutoff

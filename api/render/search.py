@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from vintage.queries.search.request import Found, SearchResult
+from vintage.render.figures import number
 from vintage.render.terminal import print_json, safe, table
 
 
@@ -39,7 +40,7 @@ def search(console: Console, result: SearchResult, as_json: bool) -> None:
                  "predicate", "value", "status", "valid", "sources", "id")
     for f in result.results:
         status = f.status + (f" with {', '.join(f.conflicts_with)}" if f.conflicts_with else "")
-        value = safe(f.value, lines=True) + (f" {safe(f.unit)}" if f.unit else "")
+        value = number(f.value, f.unit)
         grid.add_row(str(f.rank), f"{f.score:.4f}", safe(f.subject), safe(f.predicate), value,
                      safe(status), _period(f.valid),
                      safe(", ".join(s.accession or s.id for s in f.sources)), safe(f.id))

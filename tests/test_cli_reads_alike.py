@@ -1,0 +1,61 @@
+"""What the command line prints reads alike from one command to the next (issue 39): one number
+format, a change named by its class, counts said in words, and the concept that answered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.factories import run
+
+# Alphabet's FY2018Q1 as a table: revenue and operating income from the 10-Q, and the 2019
+# recast of operating income.
+Q1_2018 = """\
+subject,predicate,value,unit,period_start,period_end,source_id,available_at,form
+GOOGL,us-gaap:Revenues,31146000000,USD,2018-01-01,2018-03-31,q1-10q,2018-04-24,10-Q
+GOOGL,us-gaap:OperatingIncomeLoss,7001000000,USD,2018-01-01,2018-03-31,q1-10q,2018-04-24,10-Q
+GOOGL,us-gaap:OperatingIncomeLoss,7633000000,USD,2018-01-01,2018-03-31,recast,2019-04-30,10-Q
+"""
+QUARTER = "2018-01-01..2018-03-31"
+
+
+@pytest.fixture
+def googl(store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+          monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    table = tmp_path / "q1.csv"
+    table.write_text(Q1_2018)
+    code, _, err = run([*store_args, "ingest", "facts", str(table)], capsys, monkeypatch)
+    assert code == 0, err
+    return store_args
+
+
+def test_asof_names_the_concept_that_answered_a_built_in_metric(
+    googl: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*googl, "asof", "operating_income", "--subject", "GOOGL", "--cutoff",
+                          "2018-06-30", "--period", QUARTER], capsys, monkeypatch)
+    assert code == 0, err
+    assert "7,001M USD" in out
+    assert "GOOGL: from us-gaap:OperatingIncomeLoss" in out
+
+
+def test_search_prints_figures_as_every_other_command_does(
+    googl: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*googl, "search", "operating income", "--cutoff", "2018-06-30"],
+                         capsys, monkeypatch)
+    assert code == 0, err
+    assert "7,001M USD" in out and "7001000000" not in out
+
+
+def test_impact_says_its_counts_in_words_not_as_a_python_dict(
+    googl: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = run([*googl, "asof", "operating_margin", "--subject", "GOOGL", "--cutoff",
+                        "2018-06-30", "--period", QUARTER], capsys, monkeypatch)
+    assert code == 0, err
+    code, out, err = run([*googl, "impact", "--source", "q1-10q"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "1 downstream (1 at depth 1; 1 derived, 2 observation)" in out
+    assert "{" not in out
