@@ -3,6 +3,7 @@ format, a change named by its class, counts said in words, and the concept that 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,20 @@ def test_impact_says_its_counts_in_words_not_as_a_python_dict(
     assert code == 0, err
     assert "1 downstream (1 at depth 1; 1 derived, 2 observation)" in out
     assert "{" not in out
+
+
+def test_several_cutoffs_give_one_table_with_a_column_per_cutoff(
+    googl: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ask = [*googl, "asof", "operating_income", "--subject", "GOOGL", "--period", QUARTER,
+           "--cutoff", "2018-06-30", "--cutoff", "2019-06-30"]
+    code, out, err = run(ask, capsys, monkeypatch)
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if "as of 2018-06-30" in line)
+    assert header.index("as of 2018-06-30") < header.index("as of 2019-06-30")
+    row = next(line for line in out.splitlines() if "GOOGL" in line)
+    assert row.index("7,001M USD") < row.index("7,633M USD")  # the second cutoff is kept
+    code, out, err = run([*ask, "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    assert [(a["cutoff"][:10], a["answers"][0]["value"]) for a in json.loads(out)] == [
+        ("2018-06-30", 7_001_000_000), ("2019-06-30", 7_633_000_000)]

@@ -127,7 +127,8 @@ def asof(
         help="A built-in metric (revenue, operating_margin, ...), a metric of --metrics, or a "
              "concept such as us-gaap:Revenues.")],
     subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],
-    cutoff: Annotated[str, typer.Option(help="Knowledge cutoff: only what was public by then.")],
+    cutoff: Annotated[list[str], typer.Option(
+        help="Knowledge cutoff: only what was public by then. Repeatable: a column each.")],
     period: Annotated[str, typer.Option(
         help="FY2024, FY2024Q4, LTM (latest twelve months) or START..END.")] = "LTM",
     metrics: Annotated[Path | None, typer.Option(
@@ -140,13 +141,11 @@ def asof(
     options: Options = ctx.obj
     scope = options.scope()
     chosen = resolve_metric(metric, load_metrics(metrics) if metrics else None)
+    cutoffs = [parse_instant(c, "cutoff") for c in cutoff]
     with options.opened() as store:
-        answer = ask(store, scope, chosen, subject, parse_instant(cutoff, "cutoff"),
-                     parse_period(period), hindsight=hindsight)
-    if as_json:
-        print_json(out, answer.model_dump_json())
-    else:
-        render.metric_answer(out, answer)
+        answers = [ask(store, scope, chosen, subject, c, parse_period(period),
+                       hindsight=hindsight) for c in cutoffs]
+    render.metric_answers(out, answers, as_json)
 
 
 @app.command("facts")

@@ -65,14 +65,12 @@ def asof(remote: Remote, p: dict[str, Any]) -> None:
     if p["metrics"] is not None:
         raise InvalidArgument("--metrics is not available over --server: the server answers "
                               "its built-in metrics and concepts")
-    answer = MetricAnswer.model_validate(remote.call(
+    answers = [MetricAnswer.model_validate(remote.call(
         "GET", f"/v1/metrics/{segment(p['metric'])}", query={
-            "subject": p["subject"], "cutoff": instant(p["cutoff"], "cutoff"),
+            "subject": p["subject"], "cutoff": instant(cutoff, "cutoff"),
             "period": p["period"], "hindsight": p["hindsight"] or None}))
-    if p["as_json"]:
-        print_json(_out, answer.model_dump_json())
-    else:
-        render.metric_answer(_out, answer)
+        for cutoff in p["cutoff"]]
+    render.metric_answers(_out, answers, p["as_json"])
 
 
 def facts(remote: Remote, p: dict[str, Any]) -> None:

@@ -185,6 +185,39 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
             console.print(f"[magenta]{safe(s.subject)} (hindsight):[/magenta] {safe(later)}")
 
 
+def metric_answers(console: Console, answers: Sequence[MetricAnswer], as_json: bool) -> None:
+    """``vintage asof``'s answer: one cutoff as ``metric_answer``; several as one table with a
+    column per cutoff (``--json``: a list of the answers, one per cutoff)."""
+    if as_json:
+        documents = [json.loads(a.model_dump_json()) for a in answers]
+        print_json(console, json.dumps(documents[0] if len(documents) == 1 else documents))
+    elif len(answers) == 1:
+        metric_answer(console, answers[0])
+    else:
+        across_cutoffs(console, answers)
+
+
+def across_cutoffs(console: Console, answers: Sequence[MetricAnswer]) -> None:
+    first = answers[0]
+    grid = table(safe(f"{first.metric} ({first.period})"), "subject",
+                 *(f"as of {when(a.cutoff)}" for a in answers))
+    by_subject = [{s.subject: s for s in a.answers} for a in answers]
+    for subject in (s.subject for s in first.answers):
+        cells = []
+        for held in by_subject:
+            s = held[subject]
+            cells.append("[red]refused[/red]" if s.refused is not None
+                         else f"{number(s.value, s.unit)}\n{safe(s.period or '')}")
+        grid.add_row(safe(subject), *cells)
+    console.print(grid)
+    for a in answers:
+        for s in a.answers:
+            said = [*(s.warnings), *(s.hindsight or []), *([s.refused] if s.refused else [])]
+            for line in said:
+                console.print(f"[yellow]as of {when(a.cutoff)}, {safe(s.subject)}:[/yellow] "
+                              f"{safe(line)}")
+
+
 def impact(console: Console, result: Impact) -> None:
     console.print(impact_table(result))
     if not result.revised:
