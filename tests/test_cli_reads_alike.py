@@ -13,11 +13,12 @@ from tests.factories import run
 # Alphabet's FY2018Q1 as a table: revenue and operating income from the 10-Q, and the 2019
 # recast of operating income.
 Q1_2018 = """\
-subject,predicate,value,unit,period_start,period_end,source_id,available_at,form
-GOOGL,us-gaap:Revenues,31146000000,USD,2018-01-01,2018-03-31,q1-10q,2018-04-24,10-Q
-GOOGL,us-gaap:OperatingIncomeLoss,7001000000,USD,2018-01-01,2018-03-31,q1-10q,2018-04-24,10-Q
-GOOGL,us-gaap:OperatingIncomeLoss,7633000000,USD,2018-01-01,2018-03-31,recast,2019-04-30,10-Q
+subject,predicate,value,unit,period_start,period_end,source_id,available_at,form,url
+GOOGL,us-gaap:Revenues,31146000000,USD,2018-01-01,2018-03-31,q1-10q,2018-04-24,10-Q,{URL}
+GOOGL,us-gaap:OperatingIncomeLoss,7001000000,USD,2018-01-01,2018-03-31,q1-10q,2018-04-24,10-Q,{URL}
+GOOGL,us-gaap:OperatingIncomeLoss,7633000000,USD,2018-01-01,2018-03-31,recast,2019-04-30,10-Q,
 """
+URL = "https://www.sec.gov/Archives/edgar/data/1652044/000165204418000016/0001652044-18-000016-index.htm"
 QUARTER = "2018-01-01..2018-03-31"
 
 
@@ -25,7 +26,7 @@ QUARTER = "2018-01-01..2018-03-31"
 def googl(store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
           monkeypatch: pytest.MonkeyPatch) -> list[str]:
     table = tmp_path / "q1.csv"
-    table.write_text(Q1_2018)
+    table.write_text(Q1_2018.replace("{URL}", URL))
     code, _, err = run([*store_args, "ingest", "facts", str(table)], capsys, monkeypatch)
     assert code == 0, err
     return store_args
@@ -77,3 +78,21 @@ def test_several_cutoffs_give_one_table_with_a_column_per_cutoff(
     assert code == 0, err
     assert [(a["cutoff"][:10], a["answers"][0]["value"]) for a in json.loads(out)] == [
         ("2018-06-30", 7_001_000_000), ("2019-06-30", 7_633_000_000)]
+
+
+def test_explain_at_80_columns_cuts_no_id_and_no_url(
+    googl: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*googl, "asof", "operating_margin", "--subject", "GOOGL", "--cutoff",
+                          "2018-06-30", "--period", QUARTER, "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    (answer,) = json.loads(out)["answers"]
+    code, out, err = run([*googl, "explain", answer["fact_id"], "--json"], capsys, monkeypatch)
+    tree = json.loads(out)["root"]
+    ids = [tree["fact"]["id"], tree["derived_by"][0]["derivation"]["id"],
+           *(i["step"]["fact"]["id"] for i in tree["derived_by"][0]["inputs"])]
+    code, out, err = run([*googl, "explain", answer["fact_id"]], capsys, monkeypatch,
+                         columns=80)
+    assert code == 0, err
+    words = out.split()
+    assert all(i in words for i in ids) and URL in words and "…" not in out

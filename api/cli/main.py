@@ -53,6 +53,7 @@ from vintage.queries.metrics.metric_files import load_metrics
 from vintage.queries.metrics.periods import parse_period
 from vintage.queries.metrics.question import ask
 from vintage.render import facts as render
+from vintage.render.explain import explanation
 from vintage.render.terminal import console, print_json, safe, visible
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
@@ -223,7 +224,7 @@ def explain_cmd(
     elif as_json:
         print_json(out, result.model_dump_json())
     else:
-        render.explanation(out, result)
+        explanation(out, result)
 
 
 @app.command("impact")

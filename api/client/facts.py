@@ -23,6 +23,7 @@ from vintage.queries.lineage.explain import Explanation
 from vintage.queries.lineage.impact import Impact
 from vintage.queries.metrics.answers import MetricAnswer
 from vintage.render import facts as render
+from vintage.render.explain import explanation
 from vintage.render.terminal import console, print_json, visible
 
 _out = console()
@@ -110,7 +111,7 @@ def explain(remote: Remote, p: dict[str, Any]) -> None:
         if p["as_json"]:
             print_json(_out, result.model_dump_json())
         else:
-            render.explanation(_out, result)
+            explanation(_out, result)
 
 
 def impact(remote: Remote, p: dict[str, Any]) -> None:

@@ -14,15 +14,14 @@ from typing import Any
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
-from rich.tree import Tree
 
 from vintage.cli.demo import DemoResult
 from vintage.graph.writes.corrections import ExitReport
 from vintage.ingest.batches import Summary
 from vintage.queries.lineage.asof import Answer
-from vintage.queries.lineage.explain import Explanation, Step
 from vintage.queries.lineage.impact import Impact
 from vintage.queries.metrics.answers import MetricAnswer
+from vintage.render.explain import explanation
 from vintage.render.figures import number, when
 from vintage.render.terminal import print_json, safe, table
 
@@ -88,8 +87,9 @@ def demo(console: Console, result: DemoResult) -> None:
                           f"from {safe(first.form)} {safe(first.id)}, public "
                           f"{when(f.available_at)}"
                           if first else "")
-        versions = Table("rev", "value", "known from", "until", "reported by",
-                         box=None, pad_edge=False)
+        versions = Table(box=None, pad_edge=False)
+        for header in ("rev", "value", "known from", "until", "reported by"):
+            versions.add_column(header, overflow="fold")  # an accession folds, never cut
         for v in asked.history:
             versions.add_row(str(v.fact.revision), number(v.fact.value, v.fact.unit),
                              when(v.fact.available_at), when(v.fact.superseded_at),
@@ -99,35 +99,6 @@ def demo(console: Console, result: DemoResult) -> None:
     explanation(console, result.explained)
     console.print("\n[bold]What did the 2019 filing reach?[/bold] (vintage impact --source)")
     impact(console, result.impact)
-
-
-def explanation(console: Console, exp: Explanation) -> None:
-    console.print(explanation_tree(exp.root))
-
-
-def explanation_tree(step: Step, tree: Tree | None = None, role: str | None = None) -> Tree:
-    f = step.fact
-    label = (f"[bold]{number(f.value, f.unit)}[/bold]  {safe(f.subject)} {safe(f.predicate)}  "
-             f"valid {when(f.valid[0])}..{when(f.valid[1])}  "
-             f"known {when(f.knowledge[0])}..{when(f.knowledge[1])}  "
-             f"[dim]recorded {when(f.system[0])}..{when(f.system[1])}  {safe(f.id)}[/dim]")
-    if role:
-        label = f"[cyan]{safe(role)}[/cyan] = {label}"
-    node = Tree(label) if tree is None else tree.add(label)
-    for older in step.supersedes:
-        node.add(f"[yellow]corrects[/yellow] {safe(older)}")
-    for newer in step.superseded_by:
-        node.add(f"[yellow]corrected by[/yellow] {safe(newer)}")
-    for s in step.sources:
-        node.add(f"[green]source[/green] {safe(s.kind)} {safe(s.form or '')} {safe(s.id)}, "
-                 f"public {when(s.available_at)}" + (f"  {safe(s.uri)}" if s.uri else ""))
-    for j in step.derived_by:
-        d = j.derivation
-        branch = node.add(f"[magenta]derived by[/magenta] {safe(d.recipe)} v{safe(d.version)}: "
-                          f"{safe(d.formula or '(python)')}  [dim]{safe(d.id)}[/dim]")
-        for i in j.inputs:
-            explanation_tree(i.step, branch, i.role)
-    return node
 
 
 def impact_table(result: Impact) -> Table:
