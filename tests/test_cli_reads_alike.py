@@ -1,14 +1,21 @@
 """What the command line prints reads alike from one command to the next (issue 39): one number
-format, a change named by its class, counts said in words, and the concept that answered."""
+format, a change named by its class, counts said in words, the concept that answered, ids
+never cut, several cutoffs side by side, and every table also as CSV and a pandas DataFrame."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
+import vintage
 from tests.factories import run
+from vintage.queries.metrics.definitions import resolve_metric
+from vintage.queries.metrics.periods import parse_period
 
 # Alphabet's FY2018Q1 as a table: revenue and operating income from the 10-Q, and the 2019
 # recast of operating income.
@@ -96,3 +103,56 @@ def test_explain_at_80_columns_cuts_no_id_and_no_url(
     assert code == 0, err
     words = out.split()
     assert all(i in words for i in ids) and URL in words and "…" not in out
+
+
+def csv_rows(out: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def test_every_table_of_facts_is_also_csv_with_every_digit(
+    googl: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*googl, "asof", "operating_income", "--subject", "GOOGL", "--period",
+                          QUARTER, "--cutoff", "2018-06-30", "--cutoff", "2019-06-30",
+                          "--format", "csv"], capsys, monkeypatch)
+    assert code == 0, err
+    assert [(r["cutoff"][:10], r["value"], r["concepts"]) for r in csv_rows(out)] == [
+        ("2018-06-30", "7001000000", "us-gaap:OperatingIncomeLoss"),
+        ("2019-06-30", "7633000000", "us-gaap:OperatingIncomeLoss")]
+    code, out, err = run([*googl, "facts", "us-gaap:OperatingIncomeLoss", "--subject", "GOOGL",
+                          "--cutoff", "2018-06-30", "--format", "csv"], capsys, monkeypatch)
+    assert code == 0, err
+    (row,) = csv_rows(out)
+    assert (row["value"], row["valid_to"], row["known_until"], row["sources"]) == (
+        "7001000000", "2018-04-01T00:00:00+00:00", "", "q1-10q")
+    run([*googl, "asof", "operating_margin", "--subject", "GOOGL", "--period", QUARTER,
+         "--cutoff", "2018-06-30"], capsys, monkeypatch)  # a derived fact for impact to reach
+    for command in (["impact", "--source", "q1-10q"],
+                    ["search", "operating income", "--cutoff", "2018-06-30"]):
+        code, out, err = run([*googl, *command, "--format", "csv"], capsys, monkeypatch)
+        assert code == 0, err
+        assert csv_rows(out) and "│" not in out, command
+    code, out, err = run([*googl, "facts", "x", "--subject", "GOOGL", "--json", "--format",
+                          "csv"], capsys, monkeypatch)
+    assert code == 2 and "not both" in err and out == ""
+
+
+def test_to_pandas_gives_a_table_as_a_data_frame_and_says_when_pandas_is_missing(
+    googl: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = vintage.open_store(googl[1])
+    try:
+        answer = vintage.ask(store, vintage.Scope(tenant=googl[3]),
+                             resolve_metric("operating_income"), ["GOOGL"],
+                             vintage.instant("2018-06-30"), parse_period(QUARTER))
+        facts = vintage.facts_as_of(store, vintage.Scope(tenant=googl[3]), subjects=["GOOGL"],
+                                    known_at=vintage.instant("2018-06-30"))
+    finally:
+        store.close()
+    frame = vintage.to_pandas(answer)
+    assert list(frame["value"]) == [7_001_000_000] and list(frame["subject"]) == ["GOOGL"]
+    assert sorted(vintage.to_pandas(facts)["predicate"]) == [
+        "us-gaap:OperatingIncomeLoss", "us-gaap:Revenues"]
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if it were not installed
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'vintage\[pandas\]'"):
+        vintage.to_pandas(answer)

@@ -23,6 +23,7 @@ from vintage.queries.lineage.impact import Impact
 from vintage.queries.metrics.answers import MetricAnswer
 from vintage.render.explain import explanation
 from vintage.render.figures import number, when
+from vintage.render.rows import print_csv
 from vintage.render.terminal import print_json, safe, table
 
 
@@ -156,10 +157,14 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
             console.print(f"[magenta]{safe(s.subject)} (hindsight):[/magenta] {safe(later)}")
 
 
-def metric_answers(console: Console, answers: Sequence[MetricAnswer], as_json: bool) -> None:
+def metric_answers(console: Console, answers: Sequence[MetricAnswer], as_json: bool,
+                   to_csv: bool = False) -> None:
     """``vintage asof``'s answer: one cutoff as ``metric_answer``; several as one table with a
-    column per cutoff (``--json``: a list of the answers, one per cutoff)."""
-    if as_json:
+    column per cutoff (``--json``: a list of the answers, one per cutoff; CSV: a row per
+    company and cutoff)."""
+    if to_csv:
+        print_csv(answers)
+    elif as_json:
         documents = [json.loads(a.model_dump_json()) for a in answers]
         print_json(console, json.dumps(documents[0] if len(documents) == 1 else documents))
     elif len(answers) == 1:
@@ -187,6 +192,16 @@ def across_cutoffs(console: Console, answers: Sequence[MetricAnswer]) -> None:
             for line in said:
                 console.print(f"[yellow]as of {when(a.cutoff)}, {safe(s.subject)}:[/yellow] "
                               f"{safe(line)}")
+
+
+def impact_out(console: Console, result: Impact, as_json: bool, to_csv: bool) -> None:
+    """``vintage impact``'s answer in the format asked for."""
+    if to_csv:
+        print_csv(result)
+    elif as_json:
+        print_json(console, result.model_dump_json())
+    else:
+        impact(console, result)
 
 
 def impact(console: Console, result: Impact) -> None:

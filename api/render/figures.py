@@ -1,6 +1,7 @@
 """How every table and line shows a figure and an instant: one format for the whole command
 line (``asof``, ``facts``, ``history``, ``search``, ``explain``, ``impact``, the demo), so the
-same fact reads the same wherever it appears. ``--json`` keeps every digit.
+same fact reads the same wherever it appears. ``--json`` and ``--format csv``
+(``vintage.render.rows``) keep every digit.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from vintage.queries.search.request import Found, SearchResult
 from vintage.render.figures import number
+from vintage.render.rows import print_csv
 from vintage.render.terminal import print_json, safe, table
 
 
@@ -29,7 +30,10 @@ def result_json(found: Found) -> dict[str, Any]:
     }
 
 
-def search(console: Console, result: SearchResult, as_json: bool) -> None:
+def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool = False) -> None:
+    if to_csv:
+        print_csv(result)
+        return
     if as_json:
         print_json(console, json.dumps({
             "query": result.query, "mode": result.mode.value,
