@@ -31,6 +31,7 @@ from vintage.cli import memory as cli_memory
 from vintage.cli import memory_control as cli_memory_control
 from vintage.cli import search as cli_search
 from vintage.cli import serve as cli_serve
+from vintage.cli import stats as cli_stats
 from vintage.cli.demo import DEMO_TENANT, run_demo
 from vintage.cli.ingest import ingest_app
 from vintage.cli.keys import keys_app
@@ -66,6 +67,7 @@ cli_memory_control.register(app)
 cli_search.register(app)
 cli_context.register(app)
 cli_facts.register(app)
+cli_stats.register(app)
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(sources_app, name="sources")
 app.add_typer(keys_app, name="keys")
