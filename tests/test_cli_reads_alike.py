@@ -26,7 +26,7 @@ GOOGL,us-gaap:OperatingIncomeLoss,7001000000,USD,2018-01-01,2018-03-31,q1-10q,20
 GOOGL,us-gaap:OperatingIncomeLoss,7633000000,USD,2018-01-01,2018-03-31,recast,2019-04-30,10-Q,
 """
 URL = "https://www.sec.gov/Archives/edgar/data/1652044/000165204418000016/0001652044-18-000016-index.htm"
-QUARTER = "2018-01-01..2018-03-31"
+QUARTER = "2018-01-01..2018-04-01"
 
 
 @pytest.fixture
@@ -156,3 +156,25 @@ def test_to_pandas_gives_a_table_as_a_data_frame_and_says_when_pandas_is_missing
     monkeypatch.setitem(sys.modules, "pandas", None)  # as if it were not installed
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'vintage\[pandas\]'"):
         vintage.to_pandas(answer)
+
+
+def test_a_period_is_half_open_in_every_command_and_printed_as_it_is_typed(
+    googl: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*googl, "asof", "operating_income", "--subject", "GOOGL", "--cutoff",
+                          "2018-06-30", "--period", QUARTER, "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    (answer,) = json.loads(out)["answers"]
+    assert answer["span"] == QUARTER and answer["inputs"][0]["period"] == QUARTER
+    history = [*googl, "history", "us-gaap:OperatingIncomeLoss", "--subject", "GOOGL",
+               "--unit", "USD", "--period"]
+    code, out, err = run([*history, QUARTER, "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    assert [v["value"] for v in json.loads(out)] == [7_001_000_000, 7_633_000_000]
+    code, out, err = run([*googl, "facts", "us-gaap:OperatingIncomeLoss", "--subject", "GOOGL",
+                          "--cutoff", "2018-06-30"], capsys, monkeypatch)
+    assert QUARTER in out  # the table's valid column, as asof's span
+    # An inclusive end misses the quarter by a day: said, not an empty table.
+    code, out, err = run([*history, "2018-01-01..2018-03-31"], capsys, monkeypatch)
+    assert code == 2 and out == ""
+    assert "half-open" in err and QUARTER in err and len(err.strip().splitlines()) == 1

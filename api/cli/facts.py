@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
+from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.temporal import as_of, parse_instant
 from vintage.queries.lineage import asof as asof_queries
 from vintage.queries.lineage.subjects import resolve_subjects
@@ -47,7 +48,8 @@ def asof(
     cutoff: Annotated[list[str], typer.Option(
         help="Knowledge cutoff: only what was public by then. Repeatable: a column each.")],
     period: Annotated[str, typer.Option(
-        help="FY2024, FY2024Q4, LTM (latest twelve months) or START..END.")] = "LTM",
+        help="FY2024, FY2024Q4, LTM (latest twelve months) or START..END (half-open: END "
+             "the day after the last).")] = "LTM",
     metrics: Annotated[Path | None, typer.Option(
         "--metrics", exists=True, dir_okay=False, help="YAML file of metric definitions.")]
         = None,
@@ -98,7 +100,8 @@ def history_cmd(
     ctx: typer.Context,
     predicate: str,
     subject: Annotated[str, typer.Option("--subject")],
-    period: Annotated[str, typer.Option(help="START..END, half-open ISO instants or dates.")],
+    period: Annotated[str, typer.Option(
+        help="START..END, half-open (END the day after the last): the assertion's period.")],
     unit: Annotated[str | None, typer.Option(help="The unit (part of an assertion's identity).")]
         = None,
     as_json: AsJson = False,
@@ -115,7 +118,20 @@ def history_cmd(
         (named,) = resolve_subjects(store, options.scope().tenant, [subject])
         answers = asof_queries.history(store, options.scope(), named, predicate, valid_from,
                                        valid_to, unit)
+    if not answers:
+        raise no_history(subject, predicate, period, unit)
     show(answers, as_json, fmt, f"history of {subject} {predicate}")
+
+
+def no_history(subject: str, predicate: str, period: str, unit: str | None) -> InvalidArgument:
+    """Why a history is empty, instead of an empty table: the period and the unit name one
+    assertion exactly, and the period is half-open (an inclusive end misses by a day)."""
+    return InvalidArgument(
+        f"no assertion of {predicate} for {subject} has the valid period {period} with "
+        f"{'unit ' + unit if unit else 'no unit'}: --period is half-open, its END the day "
+        "after the last (the quarter ending 2018-03-31 is 2018-01-01..2018-04-01), and it "
+        f"and --unit name one assertion exactly; vintage facts {predicate} --subject "
+        f"{subject} lists the periods and units held")
 
 
 def show(answers: list[asof_queries.Answer], as_json: bool, fmt: OutputFormat,

@@ -13,6 +13,7 @@ from typing import Any
 
 import typer
 
+from vintage.cli.facts import no_history
 from vintage.cli.options import as_csv_unless_json
 from vintage.client.http import Remote, instant, segment
 from vintage.graph.core.errors import InvalidArgument
@@ -98,6 +99,8 @@ def history(remote: Remote, p: dict[str, Any]) -> None:
         "subject": p["subject"], "predicate": p["predicate"],
         "valid_from": instant(start, "period start"), "valid_to": instant(end, "period end"),
         "unit": p["unit"]})
+    if not answer["items"]:
+        raise no_history(p["subject"], p["predicate"], p["period"], p["unit"])
     show([answer_of(item) for item in answer["items"]], p,
          f"history of {p['subject']} {p['predicate']}")
 

@@ -50,7 +50,7 @@ def answers_table(title: str, answers: Sequence[Answer]) -> Table:
     for a in answers:
         f = a.fact
         grid.add_row(
-            safe(f.subject), safe(f.predicate), f"{when(f.valid_from)} .. {when(f.valid_to)}",
+            safe(f.subject), safe(f.predicate), f"{when(f.valid_from)}..{when(f.valid_to)}",
             number(f.value, f.unit), when(f.available_at), when(f.superseded_at),
             safe(", ".join(f"{s.form or s.kind.value} {s.id}" for s in a.sources)),
         )
