@@ -47,6 +47,9 @@ _EXPORTS = {
     "search": "vintage.queries.search.run",
     "build_pack": "vintage.queries.search.pack",
     "embedder": "vintage.graph.retrieval.embedder",
+    # a table's rows (an answer, facts, a search, an impact): as dicts, or a pandas DataFrame
+    "rows": "vintage.render.rows",
+    "to_pandas": "vintage.render.rows",
 }
 _RENAMED = {"instant": "parse_instant", "embedder": "embedder_from_env"}
 
@@ -74,7 +77,9 @@ __all__ = [
     "open_store",
     "record",
     "remember",
+    "rows",
     "search",
+    "to_pandas",
 ]
 
 
@@ -110,3 +115,4 @@ if TYPE_CHECKING:  # what the names above are, for type checkers and editors
     from vintage.queries.search.pack import build_pack
     from vintage.queries.search.request import SearchRequest
     from vintage.queries.search.run import search
+    from vintage.render.rows import rows, to_pandas

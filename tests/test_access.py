@@ -91,6 +91,9 @@ def test_every_bad_key_is_refused_with_one_message_that_does_not_say_which(
         "a bare secret": secret, "trailing blank": key + " ", "too long": key + "0" * 400,
     }
     messages = {what: refused(store, k) for what, k in bad.items()}
+    # No key at all is told so (nothing about any key is revealed by saying it); every key
+    # that was sent hears the same refusal, whatever is wrong with it.
+    assert messages.pop("missing").startswith("missing API key")
     assert set(messages.values()) == {REFUSED}, messages
     assert verify(store, key, cache=KeyCache()).role is Role.READER  # the control
     assert verify(store, theirs, cache=KeyCache()).tenant == other_tenant

@@ -68,7 +68,7 @@ def test_a_user_metric_over_release_kpis_answers_as_of_each_cutoff(
     before_fix = take_rate("2025-02-10")
     assert before_fix["value"] == pytest.approx(100 * 460 / 18_200)
     assert before_fix["unit"] == "percent"
-    assert before_fix["span"] == "2024-01-01..2024-12-31"
+    assert before_fix["span"] == "2024-01-01..2025-01-01"
     inputs = before_fix["inputs"]
     assert isinstance(inputs, list)
     assert {i["predicate"] for i in inputs} == {"us-gaap:Revenues", "kpi:TPV"}

@@ -58,16 +58,16 @@ def test_quarters_alone_answer_ltm_fiscal_years_and_windows_by_dates(
     pay, shop = revenue(ingested, ["PAY", "SHOP"], "LTM", capsys, monkeypatch)
     # 2025-08-10: PAY's June quarter is public, SHOP's July quarter is not (2025-08-25).
     assert (pay["period"], pay["span"], pay["value"]) == (
-        "LTM to 2025-06-30", "2024-07-01..2025-06-30", 540)
+        "LTM to 2025-06-30", "2024-07-01..2025-07-01", 540)
     assert (shop["period"], shop["span"], shop["value"]) == (
-        "LTM to FY2026Q1", "2024-05-01..2025-04-30", 50)
+        "LTM to FY2026Q1", "2024-05-01..2025-05-01", 50)
     (fy,) = revenue(ingested, ["SHOP"], "FY2025", capsys, monkeypatch)
-    assert (fy["span"], fy["value"]) == ("2024-02-01..2025-01-31", 46)
-    (window,) = revenue(ingested, ["PAY"], "2024-07-01..2025-06-30", capsys, monkeypatch)
+    assert (fy["span"], fy["value"]) == ("2024-02-01..2025-02-01", 46)
+    (window,) = revenue(ingested, ["PAY"], "2024-07-01..2025-07-01", capsys, monkeypatch)
     assert (window["value"], window["method"]) == (540, "sum of four quarters")
-    (gap,) = revenue(ingested, ["PAY"], "2024-04-01..2025-03-31", capsys, monkeypatch)
+    (gap,) = revenue(ingested, ["PAY"], "2024-04-01..2025-04-01", capsys, monkeypatch)
     assert gap["value"] is None
-    assert "gap 2024-04-01..2024-06-30" in gap["refused"]
+    assert "gap 2024-04-01..2024-07-01" in gap["refused"]
 
 
 def test_a_fiscal_year_end_that_is_not_a_day_of_every_year_refuses_the_file(

@@ -158,13 +158,17 @@ def test_over_the_server_facts_history_and_asof_print_what_the_local_commands_pr
         ["facts", *REVENUE, "--cutoff", "2024-05-01"],
         ["facts", *REVENUE, "--json"],
         ["history", *REVENUE, "--period", "2024-01-01..2024-04-01", "--unit", "USD"],
-        ["history", *REVENUE, "--period", "2024-01-01..2024-04-01", "--json"],
+        ["history", *REVENUE, "--period", "2024-01-01..2024-04-01", "--unit", "USD", "--json"],
         ["asof", "revenue", "--subject", "PAY", "--cutoff", "2025-03-01", "--period", "FY2024"],
         ["asof", "revenue", "--subject", "PAY", "--cutoff", "2025-03-01", "--period", "FY2024",
          "--json"]])
     assert "us-gaap:Revenues as of 2024-05-01" in outputs[0] and "er-q1" in outputs[0]
     assert outputs[1].count('"predicate": "us-gaap:Revenues"') == 5
     assert '"value": 460' in outputs[5]
+    assert '"value": 105' in outputs[3]  # the corrected Q1 revenue, in its history
+    missed = vintage("--server", served.base, "history", *REVENUE, "--unit", "USD",
+                     "--period", "2024-01-01..2024-03-31", key=served.admin)
+    assert missed.returncode == 2 and "half-open" in missed.stderr and missed.stdout == ""
 
 
 def fixed_revenue(served: Served) -> str:

@@ -18,11 +18,12 @@ from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
 from vintage.graph.store.protocol import Store
+from vintage.queries.eval import files
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.naive import NaiveRag
-from vintage.queries.eval.replay import Replay, Settable
 from vintage.queries.eval.run import Evaluation, evaluate
 from vintage.queries.eval.rungs import EngineRung, Handed, NoMemory, Shown, ladder
+from vintage.queries.eval.written import Replay, Settable
 from vintage.queries.search.fusion import Mode
 
 TWO_USERS = """
@@ -52,7 +53,7 @@ def embedder() -> Embedder:
 def scenarios(tmp_path: Path, text: str, name: str = "cases.yaml") -> list[sc.Scenario]:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    return sc.load([path])
+    return files.load([path])
 
 
 @pytest.fixture
@@ -190,9 +191,9 @@ def test_the_report_is_one_page_with_inline_plots_and_no_network(
 
 def test_the_harness_asks_ingested_rows_for_the_columns_the_table_ingest_needs() -> None:
     from vintage.ingest.facts_table import REQUIRED
-    from vintage.queries.eval import replay
+    from vintage.queries.eval import written
 
-    assert replay.REQUIRED == REQUIRED
+    assert written.REQUIRED == REQUIRED
 
 
 def test_health_names_cold_memories_spending_and_a_drill_that_leaves_nothing(
@@ -296,7 +297,7 @@ def test_bundled_scenarios_replay_and_keep_scopes_apart_on_every_backend(
     engine hands nothing over that an ask excludes, and it beats no memory on isolation."""
     from vintage.queries.eval.run import select
 
-    found = select(sc.load([sc.bundled_dir()]), ["isolation", "ltm-windows"])
+    found = select(files.load([files.bundled_dir()]), ["isolation", "ltm-windows"])
     result = evaluated(found, [NoMemory(), EngineRung("engine", Mode.HYBRID, embedder,
                                                       as_of=True)], embedder)
     engine = row(result, "engine")
@@ -316,7 +317,7 @@ def _strings(s: sc.Scenario) -> set[str]:
 
 def test_every_family_is_bundled_five_times_in_english_and_in_chinese_with_strings_of_its_own(
 ) -> None:
-    found = sc.load([sc.bundled_dir()])
+    found = files.load([files.bundled_dir()])
     for family in sc.FAMILIES:
         for language in sc.LANGUAGES:
             count = sum(1 for s in found if (s.family, s.language) == (family, language))

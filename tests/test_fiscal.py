@@ -26,8 +26,9 @@ relaxed = settings(deadline=None, max_examples=150)
 
 
 def span(text: str) -> Span:
+    """A span written as it prints: half-open, the end the day after its last day."""
     start, end = text.split("..")
-    return Span(date.fromisoformat(start), date.fromisoformat(end))
+    return Span(date.fromisoformat(start), date.fromisoformat(end) - timedelta(days=1))
 
 
 def month_end(year: int, month: int) -> date:
@@ -40,13 +41,13 @@ def month_end(year: int, month: int) -> date:
 
 
 def test_a_span_counts_both_of_its_days() -> None:
-    q = span("2018-01-01..2018-03-31")
+    q = span("2018-01-01..2018-04-01")
     assert q.days == 90
-    assert str(q) == "2018-01-01..2018-03-31"
+    assert str(q) == "2018-01-01..2018-04-01"
 
 
 def test_a_span_is_stored_as_a_half_open_interval_of_utc_midnights() -> None:
-    q = span("2018-01-01..2018-03-31")
+    q = span("2018-01-01..2018-04-01")
     assert q.valid_from == datetime(2018, 1, 1, tzinfo=UTC)
     assert q.valid_to == datetime(2018, 4, 1, tzinfo=UTC)
     assert Span.from_valid(q.valid_from, q.valid_to) == q
@@ -54,7 +55,7 @@ def test_a_span_is_stored_as_a_half_open_interval_of_utc_midnights() -> None:
 
 def test_an_instant_is_a_one_day_span() -> None:
     end = datetime(2024, 1, 28, tzinfo=UTC)
-    assert Span.from_valid(end, end + DAY) == span("2024-01-28..2024-01-28")
+    assert Span.from_valid(end, end + DAY) == span("2024-01-28..2024-01-29")
 
 
 @given(st.dates(date(1990, 1, 1), date(2040, 1, 1)), st.integers(0, 400))
@@ -75,7 +76,7 @@ def test_from_valid_refuses_times_of_day_empty_intervals_and_naive_datetimes() -
 
 def test_a_span_is_made_of_dates_and_never_ends_before_it_starts() -> None:
     with pytest.raises(PeriodError, match="before its start"):
-        span("2018-03-31..2018-01-01")
+        span("2018-03-31..2018-01-02")
     with pytest.raises(PeriodError, match="must be a date"):
         Span(datetime(2018, 1, 1, tzinfo=UTC), date(2018, 3, 31))
 
@@ -116,42 +117,42 @@ def test_a_fiscal_year_is_named_for_the_year_it_ends_unless_it_ends_in_early_jan
 def nvidia_like() -> list[Span]:
     """Two NVIDIA years as its filings report them: quarters, YTD spans, a month, Q4 absent."""
     return [span(s) for s in (
-        "2022-01-31..2023-01-29", "2023-01-30..2024-01-28",
-        "2022-01-31..2022-05-01", "2022-05-02..2022-07-31", "2022-01-31..2022-07-31",
-        "2022-08-01..2022-10-30", "2022-01-31..2022-10-30",
-        "2023-01-30..2023-04-30", "2023-05-01..2023-07-30", "2023-07-31..2023-10-29",
-        "2023-06-01..2023-06-30",
-        "2023-01-30..2023-04-30",  # duplicates are fine
+        "2022-01-31..2023-01-30", "2023-01-30..2024-01-29",
+        "2022-01-31..2022-05-02", "2022-05-02..2022-08-01", "2022-01-31..2022-08-01",
+        "2022-08-01..2022-10-31", "2022-01-31..2022-10-31",
+        "2023-01-30..2023-05-01", "2023-05-01..2023-07-31", "2023-07-31..2023-10-30",
+        "2023-06-01..2023-07-01",
+        "2023-01-30..2023-05-01",  # duplicates are fine
     )]
 
 
 def test_fiscal_years_are_the_reported_year_long_spans_named_by_the_rule() -> None:
     cal = FiscalCalendar.from_spans(nvidia_like())
     assert [(y.label, str(y.span)) for y in cal.years()] == [
-        (2023, "2022-01-31..2023-01-29"), (2024, "2023-01-30..2024-01-28")]
+        (2023, "2022-01-31..2023-01-30"), (2024, "2023-01-30..2024-01-29")]
     assert cal.year(2024) is not None
     assert cal.year(2022) is None
 
 
 def test_quarter_four_runs_from_the_day_after_quarter_three_to_the_year_end() -> None:
     cal = FiscalCalendar.from_spans(nvidia_like())
-    assert str(cal.quarter(2024, 3)) == "2023-07-31..2023-10-29"
-    assert str(cal.quarter(2024, 4)) == "2023-10-30..2024-01-28"
+    assert str(cal.quarter(2024, 3)) == "2023-07-31..2023-10-30"
+    assert str(cal.quarter(2024, 4)) == "2023-10-30..2024-01-29"
 
 
 def test_quarters_can_come_from_year_to_date_spans_alone() -> None:
     reported = [span(s) for s in (
-        "2021-01-01..2021-12-31", "2021-01-01..2021-03-31",
-        "2021-01-01..2021-06-30", "2021-01-01..2021-09-30")]
+        "2021-01-01..2022-01-01", "2021-01-01..2021-04-01",
+        "2021-01-01..2021-07-01", "2021-01-01..2021-10-01")]
     cal = FiscalCalendar.from_spans(reported)
     assert [str(cal.quarter(2021, n)) for n in (1, 2, 3, 4)] == [
-        "2021-01-01..2021-03-31", "2021-04-01..2021-06-30",
-        "2021-07-01..2021-09-30", "2021-10-01..2021-12-31"]
+        "2021-01-01..2021-04-01", "2021-04-01..2021-07-01",
+        "2021-07-01..2021-10-01", "2021-10-01..2022-01-01"]
 
 
 def test_a_quarter_nothing_pins_down_is_unknown_and_so_is_every_one_after_it() -> None:
-    cal = FiscalCalendar.from_spans([span("2021-01-01..2021-12-31"),
-                                     span("2021-01-01..2021-03-31")])
+    cal = FiscalCalendar.from_spans([span("2021-01-01..2022-01-01"),
+                                     span("2021-01-01..2021-04-01")])
     assert cal.quarter(2021, 1) is not None
     assert [cal.quarter(2021, n) for n in (2, 3, 4)] == [None, None, None]
     assert cal.ytd(2021, 2) is None
@@ -159,17 +160,17 @@ def test_a_quarter_nothing_pins_down_is_unknown_and_so_is_every_one_after_it() -
 
 def test_year_to_date_runs_from_the_year_start_to_the_end_of_the_quarter() -> None:
     cal = FiscalCalendar.from_spans(nvidia_like())
-    assert str(cal.ytd(2023, 2)) == "2022-01-31..2022-07-31"
-    assert str(cal.ytd(2023, 4)) == "2022-01-31..2023-01-29"
+    assert str(cal.ytd(2023, 2)) == "2022-01-31..2022-08-01"
+    assert str(cal.ytd(2023, 4)) == "2022-01-31..2023-01-30"
     assert cal.ytd(1999, 1) is None
 
 
 def test_label_of_names_fiscal_years_and_quarters_and_nothing_else() -> None:
     cal = FiscalCalendar.from_spans(nvidia_like())
-    assert cal.label_of(span("2023-01-30..2024-01-28")) == (2024, None)
-    assert cal.label_of(span("2023-10-30..2024-01-28")) == (2024, 4)
-    assert cal.label_of(span("2022-01-31..2022-07-31")) is None  # six months YTD
-    assert cal.label_of(span("2023-06-01..2023-06-30")) is None
+    assert cal.label_of(span("2023-01-30..2024-01-29")) == (2024, None)
+    assert cal.label_of(span("2023-10-30..2024-01-29")) == (2024, 4)
+    assert cal.label_of(span("2022-01-31..2022-08-01")) is None  # six months YTD
+    assert cal.label_of(span("2023-06-01..2023-07-01")) is None
 
 
 def test_a_quarter_number_outside_one_to_four_is_an_error() -> None:
@@ -180,38 +181,38 @@ def test_a_quarter_number_outside_one_to_four_is_an_error() -> None:
 
 def test_a_stray_trailing_twelve_months_span_does_not_displace_real_years() -> None:
     reported = [span(s) for s in (
-        "2020-01-01..2020-12-31", "2021-01-01..2021-12-31", "2022-01-01..2022-12-31",
-        "2020-07-01..2021-06-30",  # year-long, overlaps two real years, chains with nothing
-        "2021-01-01..2021-03-31")]
+        "2020-01-01..2021-01-01", "2021-01-01..2022-01-01", "2022-01-01..2023-01-01",
+        "2020-07-01..2021-07-01",  # year-long, overlaps two real years, chains with nothing
+        "2021-01-01..2021-04-01")]
     cal = FiscalCalendar.from_spans(reported)
     assert [str(y.span) for y in cal.years()] == [
-        "2020-01-01..2020-12-31", "2021-01-01..2021-12-31", "2022-01-01..2022-12-31"]
+        "2020-01-01..2021-01-01", "2021-01-01..2022-01-01", "2022-01-01..2023-01-01"]
 
 
 def test_two_adjacent_years_the_rule_would_name_alike_get_consecutive_labels() -> None:
-    cal = FiscalCalendar.from_spans([span("2020-01-10..2021-01-08"),
-                                     span("2021-01-09..2022-01-07")])
+    cal = FiscalCalendar.from_spans([span("2020-01-10..2021-01-09"),
+                                     span("2021-01-09..2022-01-08")])
     assert [y.label for y in cal.years()] == [2021, 2022]
 
 
 def test_quarters_reported_before_the_annual_report_form_the_year_in_progress() -> None:
-    cal = FiscalCalendar.from_spans([*nvidia_like(), span("2024-01-29..2024-04-28"),
-                                     span("2024-04-29..2024-07-28")])
+    cal = FiscalCalendar.from_spans([*nvidia_like(), span("2024-01-29..2024-04-29"),
+                                     span("2024-04-29..2024-07-29")])
     ongoing = cal.year_in_progress()
     assert ongoing is not None
-    assert (ongoing.label, str(ongoing.span)) == (2025, "2024-01-29..2024-07-28")
+    assert (ongoing.label, str(ongoing.span)) == (2025, "2024-01-29..2024-07-29")
     assert cal.year(2025) is None  # no year-long span yet
-    assert str(cal.quarter(2025, 2)) == "2024-04-29..2024-07-28"
+    assert str(cal.quarter(2025, 2)) == "2024-04-29..2024-07-29"
     assert cal.quarter(2025, 3) is None
     assert cal.quarter(2025, 4) is None
-    assert str(cal.ytd(2025, 2)) == "2024-01-29..2024-07-28"
+    assert str(cal.ytd(2025, 2)) == "2024-01-29..2024-07-29"
     assert cal.ytd(2025, 4) is None
-    assert cal.label_of(span("2024-01-29..2024-04-28")) == (2025, 1)
-    assert cal.quarters()[-1] == (2025, 2, span("2024-04-29..2024-07-28"))
+    assert cal.label_of(span("2024-01-29..2024-04-29")) == (2025, 1)
+    assert cal.quarters()[-1] == (2025, 2, span("2024-04-29..2024-07-29"))
 
 
 def test_a_company_without_year_long_spans_has_no_fiscal_years() -> None:
-    cal = FiscalCalendar.from_spans([span("2021-01-01..2021-03-31")])
+    cal = FiscalCalendar.from_spans([span("2021-01-01..2021-04-01")])
     assert cal.years() == []
     assert cal.year(2021) is None
     assert cal.year_in_progress() is None
@@ -288,8 +289,8 @@ def test_the_quarters_of_a_fiscal_year_tile_it_exactly(
     (" fy2024q1 ", PeriodSpec("quarter", year=2024, quarter=1)),
     ("LTM", PeriodSpec("ltm")),
     ("ltm", PeriodSpec("ltm")),
-    ("2018-01-01..2018-03-31", PeriodSpec("span", span=span("2018-01-01..2018-03-31"))),
-    ("2024-01-28..2024-01-28", PeriodSpec("span", span=span("2024-01-28..2024-01-28"))),
+    ("2018-01-01..2018-04-01", PeriodSpec("span", span=span("2018-01-01..2018-04-01"))),
+    ("2024-01-28..2024-01-29", PeriodSpec("span", span=span("2024-01-28..2024-01-29"))),
 ])
 def test_periods_parse_in_each_accepted_form(text: str, spec: PeriodSpec) -> None:
     assert parse_period(text) == spec
@@ -300,15 +301,18 @@ def test_periods_parse_in_each_accepted_form(text: str, spec: PeriodSpec) -> Non
     "2018-01-01..", "2018-01-01...2018-03-31", "2018-1-1..2018-3-31", "FY0999",
 ])
 def test_anything_else_is_refused_with_the_accepted_forms(text: str) -> None:
-    with pytest.raises(PeriodError, match=r"FY2024 .*FY2024Q3 .*LTM .*2024-01-01\.\.2024-03-31"):
+    accepted = r"FY2024 .*FY2024Q3 .*LTM .*2024-01-01\.\.2024-04-01 .*half-open"
+    with pytest.raises(PeriodError, match=accepted):
         parse_period(text)
 
 
 def test_impossible_or_reversed_dates_are_refused() -> None:
     with pytest.raises(PeriodError, match="day is out of range"):
         parse_period("2023-02-29..2023-03-31")
-    with pytest.raises(PeriodError, match="before start"):
-        parse_period("2018-03-31..2018-01-01")
+    with pytest.raises(PeriodError, match="not after start"):
+        parse_period("2018-03-31..2018-01-02")
+    with pytest.raises(PeriodError, match=r"not after start .*the end is excluded"):
+        parse_period("2018-03-31..2018-03-31")  # half-open: an empty period
 
 
 def test_a_refused_period_echoes_at_most_forty_characters_of_it() -> None:
@@ -418,18 +422,18 @@ def test_the_bundled_companies_fiscal_years_match_their_own_names() -> None:
         year = calendar(ticker).year(label)
         return str(year.span) if year else "none"
 
-    assert fy("NVDA", 2024) == "2023-01-30..2024-01-28"
-    assert fy("MRVL", 2024) == "2023-01-29..2024-02-03"
-    assert fy("SNOW", 2024) == "2023-02-01..2024-01-31"
-    assert fy("GOOGL", 2024) == "2024-01-01..2024-12-31"
-    assert fy("TSLA", 2021) == "2021-01-01..2021-12-31"
-    assert fy("LPA", 2024) == "2024-01-01..2024-12-31"
-    assert str(calendar("MRVL").quarter(2024, 4)) == "2023-10-29..2024-02-03"  # 14 weeks
+    assert fy("NVDA", 2024) == "2023-01-30..2024-01-29"
+    assert fy("MRVL", 2024) == "2023-01-29..2024-02-04"
+    assert fy("SNOW", 2024) == "2023-02-01..2024-02-01"
+    assert fy("GOOGL", 2024) == "2024-01-01..2025-01-01"
+    assert fy("TSLA", 2021) == "2021-01-01..2022-01-01"
+    assert fy("LPA", 2024) == "2024-01-01..2025-01-01"
+    assert str(calendar("MRVL").quarter(2024, 4)) == "2023-10-29..2024-02-04"  # 14 weeks
 
 
-# NVIDIA's 10-K for fiscal 2012 dates the comparative Q2 of fiscal 2011 2010-05-03..2010-07-31;
+# NVIDIA's 10-K for fiscal 2012 dates the comparative Q2 of fiscal 2011 2010-05-03..2010-08-01;
 # its 10-Q for that quarter, and the year's other spans, end it on 2010-08-01.
-MISDATED_QUARTERS = {("NVDA", "2010-05-03..2010-07-31")}
+MISDATED_QUARTERS = {("NVDA", "2010-05-03..2010-08-01")}
 
 
 @pytest.mark.parametrize("ticker", TICKERS)

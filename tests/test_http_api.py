@@ -4,6 +4,7 @@ undoing, metric questions; health and readiness; every error a problem with a st
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -222,3 +223,24 @@ def test_the_openapi_document_is_3_1_with_an_example_for_every_body_and_answer(
     assert missing == []
     problem = document["paths"]["/v1/memories"]["post"]["responses"]["412"]["content"]
     assert "application/problem+json" in problem
+
+
+def test_the_docs_pages_load_swagger_ui_and_redoc_from_the_service_itself_not_a_cdn(
+    embedded: Api,
+) -> None:
+    for page in ("/docs", "/redoc"):
+        html = embedded.client.get(page)
+        assert html.status_code == 200
+        assets = re.findall(r'(?:src|href)="([^"]+)"', html.text)
+        assert assets and all(a.startswith("/") for a in assets), assets  # same origin only
+        for asset in assets:
+            served = embedded.client.get(asset)
+            assert served.status_code == 200 and len(served.content) > 1000, asset
+
+
+def test_an_oversized_request_line_is_414_and_oversized_headers_431(embedded: Api) -> None:
+    long_query = embedded.client.get("/healthz", params={"q": "a" * 10_000})
+    assert long_query.status_code == 414 and "request line too long" in long_query.text
+    big_headers = embedded.client.get("/healthz", headers={"X-Pad": "a" * 20_000})
+    assert big_headers.status_code == 431 and "headers too large" in big_headers.text
+    assert embedded.client.get("/healthz", params={"q": "a" * 4_000}).status_code == 200

@@ -1,6 +1,7 @@
-"""Who may do what through the HTTP API: a request without a valid key is 401 whatever is wrong
-with it; a key's role and binding decide what it may write (403); an id of another tenant or
-another user answers 404 exactly like an id that does not exist; the audit names the key."""
+"""Who may do what through the HTTP API: a request without a valid key is 401, told "missing"
+when it has no key and one other message whatever else is wrong with it; a key's role and
+binding decide what it may write (403); an id of another tenant or another user answers 404
+exactly like an id that does not exist; the audit names the key."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tests.http_api import Api, Key, finished, problem_of
 from tests.test_http_api import KPIS
 
 REFUSED = "invalid or revoked API key"
+MISSING = "missing API key (send Authorization: Bearer vk_…)"
 
 
 def remembered(api: Api, key: Key, **fields: str) -> str:
@@ -22,7 +24,7 @@ def remembered(api: Api, key: Key, **fields: str) -> str:
     return memory_id
 
 
-def test_a_request_without_a_valid_key_is_401_with_one_message_whatever_is_wrong(
+def test_a_request_with_no_key_is_told_the_key_is_missing_and_any_other_bad_key_is_refused(
     embedded: Api,
 ) -> None:
     admin, victim = embedded.key("admin"), embedded.key("reader", user="42")
@@ -30,7 +32,10 @@ def test_a_request_without_a_valid_key_is_401_with_one_message_whatever_is_wrong
     revoked = embedded.client.post(f"/v1/keys/{victim.principal.key_id}/revocation",
                                    json={"reason": "left"}, headers=admin.headers)
     assert revoked.status_code == 200
-    for headers in ({}, {"Authorization": f"Basic {victim.secret}"},
+    missing = embedded.client.get("/v1/memories", params={"subject": "user:42"})
+    assert problem_of(missing, 401, "unauthorized")["detail"] == MISSING
+    assert missing.headers["www-authenticate"] == 'Bearer realm="vintage"'
+    for headers in ({"Authorization": f"Basic {victim.secret}"}, {"Authorization": "Bearer"},
                     {"Authorization": "Bearer vk_nonsense"},
                     {"Authorization": f"Bearer {tampered}"}, victim.headers):
         answer = embedded.client.get("/v1/memories", params={"subject": "user:42"},

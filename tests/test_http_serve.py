@@ -75,3 +75,27 @@ def test_vintage_serve_answers_on_loopback_and_stops_on_a_signal(tmp_path: Path)
         assert [m.value for m in found] == ["ship to the office"]
     finally:
         reopened.close()
+
+
+def test_a_200_kb_query_string_is_answered_414_not_a_reset_connection(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VINTAGE_")}
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from vintage.cli.main import main; main()", "--store",
+         str(tmp_path / "store"), "serve", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        up(f"http://127.0.0.1:{port}", server)
+        answered = b""
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+            # Sent whole: the server refuses after its first 16 KiB, while the rest is coming.
+            client.sendall(b"GET /v1/search?q=" + b"a" * 200_000 + b" HTTP/1.1\r\n"
+                           b"Host: localhost\r\n\r\n")
+            while chunk := client.recv(65536):
+                answered += chunk
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=30)
+    assert answered.startswith(b"HTTP/1.1 414 Request-URI Too Long\r\n"), answered[:80]
+    assert answered.endswith(b"request line too long: at most 8192 bytes of path and query "
+                             b"string; send large inputs in a POST body")

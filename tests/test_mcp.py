@@ -5,12 +5,17 @@ call runs as the key the server was started with: its tenant, its scope, its aut
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -133,9 +138,9 @@ def test_a_missing_or_revoked_key_is_refused_at_start_and_then_on_every_call(
     tmp_path: Path, clock: PinnedClock, tenant: str,
 ) -> None:
     store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
-    with pytest.raises(Unauthorized):
+    with pytest.raises(Unauthorized, match=r"^missing API key"):
         build_server(store, None)
-    with pytest.raises(Unauthorized):
+    with pytest.raises(Unauthorized, match=r"^invalid or revoked API key$"):
         build_server(store, "vk_not-a-key")
     principal, key = create_key(store, tenant, "reader", user="42", actor=SETUP)
     server = build_server(store, key, minilm())
@@ -169,3 +174,31 @@ def test_vintage_mcp_serves_over_stdio_as_its_key(tmp_path: Path, clock: PinnedC
     assert names == TOOLS
     assert not written.is_error, text(written)
     assert written.structured_content["decision"] == "candidate"
+
+
+def test_vintage_mcp_is_quiet_on_stderr_by_default(tmp_path: Path, clock: PinnedClock,
+                                                  tenant: str) -> None:
+    store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    key = key_of(store, tenant, "reader", user="42")
+    store.close()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "vintage"), "--store", str(tmp_path / "store"), "mcp",
+         "--transport", "http", "--port", str(port)],
+        env={**os.environ, "VINTAGE_KEY": key, "VINTAGE_KEYS": str(tmp_path / "keys")},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/mcp", timeout=1)  # any answer: it serves
+                break
+            except httpx2.TransportError:
+                time.sleep(0.1)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=30)
+    # The SDK's and uvicorn's INFO lines (started, each request, shutting down) are not shown.
+    assert err.decode() == ""

@@ -61,6 +61,7 @@ def test_an_asof_answer_holds_nothing_from_after_its_cutoff_and_hindsight_only_w
     hindsight = answer["hindsight"]
     assert isinstance(hindsight, list)
     (revision,) = hindsight
+    assert revision.startswith("a later reclassification exists: ")  # the change's own class
     assert "2019-04-30" in revision and "7633000000" in revision and GOOGL_RECAST in revision
 
 

@@ -193,7 +193,20 @@ def commands(block: Block, functions: dict[str, list[str]]) -> list[Command]:
     return found
 
 
-def _printed(expected: str, output: str) -> bool:
+def commands_text(block: Block) -> list[tuple[int, str, list[str]]]:
+    """Each command of a block as shell text (continuations joined, its comment cut), its
+    line, and the output comments below it: for a block that must run in a real shell."""
+    found: list[tuple[int, str, list[str]]] = []
+    for n, text in _logical_lines(block):
+        code, comment = _code_and_comment(text)
+        if code.strip():
+            found.append((n, code.strip(), []))
+        elif found and comment.startswith("  "):
+            found[-1][2].append(comment.strip())
+    return found
+
+
+def printed(expected: str, output: str) -> bool:
     parts = (r"\s+".join(re.escape(w) for w in piece.split()) for piece in expected.split("…"))
     return re.search(r"[^\n]*?".join(parts), output) is not None
 
@@ -216,7 +229,7 @@ def test_the_shell_examples_run_in_order(
             shown = f"{page.name}:{cmd.line}: vintage {shlex.join(cmd.argv)}\n{out}{err}"
             assert code == cmd.exit_code, f"exit code {code}, not {cmd.exit_code}: {shown}"
             for expected in cmd.output:
-                assert _printed(expected, out + err), f"{expected!r} not printed: {shown}"
+                assert printed(expected, out + err), f"{expected!r} not printed: {shown}"
             ran += 1
     assert ran > 0
 

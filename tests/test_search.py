@@ -207,9 +207,9 @@ def test_the_ranking_read_says_when_a_fact_has_no_entry_and_only_then_is_the_ind
     remember_all(store, scope, ("refund_policy", "wants a refund for the kettle"))
     refreshed: list[str] = []
 
-    def counted(store: Store, tenant: str, embedder: Any) -> int:
+    def counted(store: Store, tenant: str, embedder: Any, **more: Any) -> int:
         refreshed.append(tenant)
-        return refresh(store, tenant, embedder)
+        return refresh(store, tenant, embedder, **more)
 
     monkeypatch.setattr(search_run, "refresh", counted)
     reads = count_ranking_reads(store, monkeypatch, scope.tenant)  # indexes the first note

@@ -24,14 +24,15 @@ from vintage.graph.retrieval.embedder import embedder_from_env
 from vintage.graph.store.backends import is_neo4j, open_store
 from vintage.graph.store.protocol import Store
 from vintage.ingest.facts_table import ingest_table
+from vintage.queries.eval import files
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.answer import answer
 from vintage.queries.eval.chat import ChatAnswerer
 from vintage.queries.eval.health import as_data, health
 from vintage.queries.eval.naive import NaiveRag
-from vintage.queries.eval.replay import Clock
 from vintage.queries.eval.run import evaluate, select
 from vintage.queries.eval.rungs import RUNGS, ladder
+from vintage.queries.eval.written import Clock
 from vintage.render import eval as render_eval
 from vintage.render.terminal import console, print_json
 
@@ -95,7 +96,7 @@ def eval_cmd(
     options: Options = ctx.obj
     chosen = _rungs(rung or [])
     answers = ChatAnswerer.of(answerer) if answerer else answer
-    found = select(sc.load(scenarios or [sc.bundled_dir()]), family or [])
+    found = select(files.load(scenarios or [files.bundled_dir()]), family or [])
     if report is not None and not report.parent.is_dir():
         raise InvalidArgument(f"--report: no folder {report.parent} to write the report in")
     target = store or options.store

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -27,33 +26,37 @@ from pydantic import ValidationError
 
 from vintage.cli import context as cli_context
 from vintage.cli import eval as cli_eval
+from vintage.cli import facts as cli_facts
 from vintage.cli import mcp as cli_mcp
 from vintage.cli import memory as cli_memory
 from vintage.cli import memory_control as cli_memory_control
 from vintage.cli import search as cli_search
 from vintage.cli import serve as cli_serve
+from vintage.cli import stats as cli_stats
 from vintage.cli.demo import DEMO_TENANT, run_demo
 from vintage.cli.ingest import ingest_app
 from vintage.cli.keys import keys_app
 from vintage.cli.neo4j import neo4j_app
-from vintage.cli.options import AsJson, Options, default_actor
+from vintage.cli.options import (
+    AsJson,
+    Format,
+    Options,
+    OutputFormat,
+    as_csv_unless_json,
+    default_actor,
+)
 from vintage.cli.sources import sources_app
 from vintage.client.commands import KeepsArgs, run_remote
 from vintage.graph.core.errors import UserError
-from vintage.graph.core.temporal import as_of, parse_instant
+from vintage.graph.core.temporal import parse_instant
 from vintage.graph.store.backends import resolve_uri
 from vintage.graph.store.protocol import StoreUnreachable
-from vintage.queries.lineage import asof as asof_queries
 from vintage.queries.lineage.explain import explain
 from vintage.queries.lineage.export import graphml, prov_json
 from vintage.queries.lineage.impact import impact
 from vintage.queries.lineage.retraction import retract
-from vintage.queries.lineage.subjects import resolve_subjects
-from vintage.queries.metrics.definitions import resolve_metric
-from vintage.queries.metrics.metric_files import load_metrics
-from vintage.queries.metrics.periods import parse_period
-from vintage.queries.metrics.question import ask
 from vintage.render import facts as render
+from vintage.render.explain import explanation
 from vintage.render.terminal import console, print_json, safe, visible
 
 app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
@@ -64,6 +67,8 @@ cli_memory.register(app)
 cli_memory_control.register(app)
 cli_search.register(app)
 cli_context.register(app)
+cli_facts.register(app)
+cli_stats.register(app)
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(sources_app, name="sources")
 app.add_typer(keys_app, name="keys")
@@ -117,91 +122,6 @@ def demo(ctx: typer.Context) -> None:
     out.print(f"[dim]store: {safe(resolve_uri(options.store))}[/dim]")
 
 
-Hindsight = Annotated[bool, typer.Option(
-    "--hindsight", help="Also show what became known after the cutoff (revisions, knowledge "
-                        "ends), apart from the answer; off by default: no look-ahead.")]
-
-
-@app.command()
-def asof(
-    ctx: typer.Context,
-    metric: Annotated[str, typer.Argument(
-        help="A built-in metric (revenue, operating_margin, ...), a metric of --metrics, or a "
-             "concept such as us-gaap:Revenues.")],
-    subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],
-    cutoff: Annotated[str, typer.Option(help="Knowledge cutoff: only what was public by then.")],
-    period: Annotated[str, typer.Option(
-        help="FY2024, FY2024Q4, LTM (latest twelve months) or START..END.")] = "LTM",
-    metrics: Annotated[Path | None, typer.Option(
-        "--metrics", exists=True, dir_okay=False, help="YAML file of metric definitions.")]
-        = None,
-    hindsight: Hindsight = False,
-    as_json: AsJson = False,
-) -> None:
-    """A metric per company as it could have been computed at the cutoff, with its lineage."""
-    options: Options = ctx.obj
-    scope = options.scope()
-    chosen = resolve_metric(metric, load_metrics(metrics) if metrics else None)
-    with options.opened() as store:
-        answer = ask(store, scope, chosen, subject, parse_instant(cutoff, "cutoff"),
-                     parse_period(period), hindsight=hindsight)
-    if as_json:
-        print_json(out, answer.model_dump_json())
-    else:
-        render.metric_answer(out, answer)
-
-
-@app.command("facts")
-def facts_cmd(
-    ctx: typer.Context,
-    predicate: Annotated[str, typer.Argument(help="e.g. us-gaap:Revenues")],
-    subject: Annotated[list[str], typer.Option("--subject", help="Repeatable.")],
-    cutoff: Annotated[str | None, typer.Option(help="Knowledge cutoff (default: now).")] = None,
-    valid_at: Annotated[str | None, typer.Option(help="Valid instant (default: any).")] = None,
-    system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
-        = None,
-    hindsight: Hindsight = False,
-    as_json: AsJson = False,
-) -> None:
-    """Facts visible at a knowledge cutoff (filtered inside the store, before any limit), as
-    known then: a knowledge end after the cutoff reads as open unless --hindsight."""
-    options: Options = ctx.obj
-    scope = options.scope()
-    known_at = parse_instant(cutoff, "cutoff") if cutoff else None
-    valid = as_of(parse_instant(valid_at, "valid_at")) if valid_at else None
-    held_at = parse_instant(system_at, "system_at") if system_at else None
-    with options.opened() as store:
-        answers = asof_queries.facts_as_of(
-            store, scope, subjects=resolve_subjects(store, scope.tenant, subject),
-            predicates=[predicate], known_at=known_at, valid=valid, system_at=held_at,
-            hindsight=hindsight)
-    show(answers, as_json, f"{predicate} as of {cutoff or 'now'}")
-
-
-@app.command("history")
-def history_cmd(
-    ctx: typer.Context,
-    predicate: str,
-    subject: Annotated[str, typer.Option("--subject")],
-    period: Annotated[str, typer.Option(help="START..END, half-open ISO instants or dates.")],
-    unit: Annotated[str | None, typer.Option(help="The unit (part of an assertion's identity).")]
-        = None,
-    as_json: AsJson = False,
-) -> None:
-    """Every version of one assertion, on every axis."""
-    options: Options = ctx.obj
-    start, sep, end = period.partition("..")
-    if not sep:
-        raise typer.BadParameter("use START..END", param_hint="--period")
-    valid_from = parse_instant(start, "period start")
-    valid_to = parse_instant(end, "period end") if end else None
-    with options.opened() as store:
-        (named,) = resolve_subjects(store, options.scope().tenant, [subject])
-        answers = asof_queries.history(store, options.scope(), named, predicate, valid_from,
-                                       valid_to, unit)
-    show(answers, as_json, f"history of {subject} {predicate}")
-
-
 @app.command("explain")
 def explain_cmd(
     ctx: typer.Context,
@@ -226,7 +146,7 @@ def explain_cmd(
     elif as_json:
         print_json(out, result.model_dump_json())
     else:
-        render.explanation(out, result)
+        explanation(out, result)
 
 
 @app.command("impact")
@@ -236,15 +156,13 @@ def impact_cmd(
         = None,
     fact: Annotated[str | None, typer.Option("--fact", help="A fact id.")] = None,
     as_json: AsJson = False,
+    fmt: Format = OutputFormat.TABLE,
 ) -> None:
     """Every derived fact downstream of a source or fact, with its path; changes nothing."""
     options: Options = ctx.obj
     with options.opened() as store:
         result = impact(store, options.scope(), source_id=source, fact_id=fact)
-    if as_json:
-        print_json(out, result.model_dump_json())
-    else:
-        render.impact(out, result)
+    render.impact_out(out, result, as_json, as_csv_unless_json(fmt, as_json))
 
 
 @app.command("retract")
@@ -261,13 +179,6 @@ def retract_cmd(
         report = retract(store, options.scope(), source, reason=reason, actor=options.actor,
                          undo=undo)
     render.retraction(out, report, undo, as_json)
-
-
-def show(answers: list[asof_queries.Answer], as_json: bool, title: str) -> None:
-    if as_json:
-        print_json(out, json.dumps([render.answer_json(a) for a in answers]))
-    else:
-        out.print(render.answers_table(title, answers))
 
 
 def main() -> None:

@@ -24,6 +24,13 @@ class Transport(StrEnum):
     HTTP = "http"
 
 
+class LogLevel(StrEnum):
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
 def register(app: typer.Typer) -> None:
     app.command("mcp")(mcp_cmd)
 
@@ -39,6 +46,9 @@ def mcp_cmd(
     key: Annotated[str | None, typer.Option(
         "--key", envvar="VINTAGE_KEY", show_default=False,
         help="The API key every tool call runs as (vintage keys create).")] = None,
+    log_level: Annotated[LogLevel, typer.Option(
+        help="What the server logs on stderr (the SDK's and uvicorn's lines).")]
+        = LogLevel.WARNING,
 ) -> None:
     """Serve Vintage's tools (search, context, remember, correct, forget, asof, explain,
     impact) over MCP, as the principal of one API key, until the client disconnects or
@@ -48,7 +58,7 @@ def mcp_cmd(
 
     options: Options = ctx.obj
     with options.opened() as store:
-        server = build_server(store, key)
+        server = build_server(store, key, log_level=log_level.value.upper())  # type: ignore[arg-type]
         if transport is Transport.STDIO:
             server.run("stdio")
         else:

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -53,6 +54,23 @@ class Options:
 
 
 AsJson = Annotated[bool, typer.Option("--json", help="The result as JSON.")]
+
+
+class OutputFormat(StrEnum):
+    TABLE = "table"
+    CSV = "csv"
+
+
+Format = Annotated[OutputFormat, typer.Option(
+    "--format", help="table, or csv: a header row, then a row per line of the table, every "
+                     "digit kept (vintage.render.rows).")]
+
+
+def as_csv_unless_json(fmt: OutputFormat, as_json: bool) -> bool:
+    """Whether to write CSV; both --json and --format csv is a refusal, not a choice made."""
+    if as_json and fmt is OutputFormat.CSV:
+        raise typer.BadParameter("give --json or --format csv, not both", param_hint="--format")
+    return fmt is OutputFormat.CSV
 AllScopes = Annotated[bool, typer.Option(
     "--all-scopes", help="Read every scope of the tenant instead of naming --user, --project or "
                          "--thread (audited: an event names the actor and the read).")]

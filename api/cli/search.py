@@ -12,7 +12,14 @@ from typing import Annotated
 import typer
 
 from vintage.cli.memory import Project, Thread, User, scope_of
-from vintage.cli.options import AllScopes, AsJson, Options
+from vintage.cli.options import (
+    AllScopes,
+    AsJson,
+    Format,
+    Options,
+    OutputFormat,
+    as_csv_unless_json,
+)
 from vintage.cli.progress import counting
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import FactKind
@@ -61,6 +68,7 @@ def search_cmd(
         help="Two-stage: only facts of this calendar year or quarter (2018, 2018Q1).")] = None,
     candidates: Annotated[bool, typer.Option(help="Include candidates.")] = False,
     as_json: AsJson = False,
+    fmt: Format = OutputFormat.TABLE,
 ) -> None:
     """Find facts and memories by what they say: only what the scope and the as-of instants
     make visible is ranked, never anything else."""
@@ -78,7 +86,7 @@ def search_cmd(
     with options.opened() as store, counting("indexing facts first (a store's first search "
                                              "embeds every fact)") as told:
         result = search(store, embedder, request, progress=told)
-    render_search.search(_out, result, as_json)
+    render_search.search(_out, result, as_json, as_csv_unless_json(fmt, as_json))
 
 
 def index_cmd(

@@ -35,6 +35,7 @@ def serve_cmd(
     import uvicorn
 
     from vintage.http.app import create_app
+    from vintage.http.limits import MAX_HEAD, BoundedH11
     from vintage.http.service import STORE_RETRY_SECONDS
 
     options: Options = ctx.obj
@@ -42,4 +43,5 @@ def serve_cmd(
     _err.print(f"serving {safe(resolve_uri(uri))} on http://{safe(host)}:{port} "
                "(docs at /docs, Ctrl-C stops)", highlight=False)
     uvicorn.run(create_app(lambda: open_store(uri, retry_seconds=STORE_RETRY_SECONDS)),
-                host=host, port=port, log_level=log_level)
+                host=host, port=port, log_level=log_level, http=BoundedH11,
+                h11_max_incomplete_event_size=MAX_HEAD)

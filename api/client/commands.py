@@ -25,7 +25,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from vintage.cli.options import typed_value
+from vintage.cli.options import as_csv_unless_json, typed_value
 from vintage.client.facts import FACT_COMMANDS
 from vintage.client.http import Remote, instant, scoped
 from vintage.client.ingest import INGEST_COMMANDS
@@ -57,7 +57,7 @@ def search(remote: Remote, p: dict[str, Any]) -> None:
     render_search.search(_out, SearchResult(
         query=answer["query"], mode=Mode(answer["mode"]), results=found, considered=found,
         legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"]),
-        p["as_json"])
+        p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def found_of(r: dict[str, Any], rank: int) -> Found:

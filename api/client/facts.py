@@ -13,6 +13,8 @@ from typing import Any
 
 import typer
 
+from vintage.cli.facts import no_history
+from vintage.cli.options import as_csv_unless_json
 from vintage.client.http import Remote, instant, segment
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import FactKind, SourceKind, Status
@@ -23,6 +25,8 @@ from vintage.queries.lineage.explain import Explanation
 from vintage.queries.lineage.impact import Impact
 from vintage.queries.metrics.answers import MetricAnswer
 from vintage.render import facts as render
+from vintage.render.explain import explanation
+from vintage.render.rows import print_csv
 from vintage.render.terminal import console, print_json, visible
 
 _out = console()
@@ -53,9 +57,12 @@ def answer_of(item: dict[str, Any]) -> Answer:
     return Answer(fact=fact, sources=sources)
 
 
-def show(answers: list[Answer], as_json: bool, title: str) -> None:
-    """As ``vintage.cli.main.show`` prints them."""
-    if as_json:
+def show(answers: list[Answer], p: dict[str, Any], title: str) -> None:
+    """As ``vintage.cli.facts.show`` prints them."""
+    as_json = p["as_json"]
+    if as_csv_unless_json(p["fmt"], as_json):
+        print_csv(answers)
+    elif as_json:
         print_json(_out, json.dumps([render.answer_json(a) for a in answers]))
     else:
         _out.print(render.answers_table(title, answers))
@@ -65,14 +72,13 @@ def asof(remote: Remote, p: dict[str, Any]) -> None:
     if p["metrics"] is not None:
         raise InvalidArgument("--metrics is not available over --server: the server answers "
                               "its built-in metrics and concepts")
-    answer = MetricAnswer.model_validate(remote.call(
+    answers = [MetricAnswer.model_validate(remote.call(
         "GET", f"/v1/metrics/{segment(p['metric'])}", query={
-            "subject": p["subject"], "cutoff": instant(p["cutoff"], "cutoff"),
+            "subject": p["subject"], "cutoff": instant(cutoff, "cutoff"),
             "period": p["period"], "hindsight": p["hindsight"] or None}))
-    if p["as_json"]:
-        print_json(_out, answer.model_dump_json())
-    else:
-        render.metric_answer(_out, answer)
+        for cutoff in p["cutoff"]]
+    render.metric_answers(_out, answers, p["as_json"],
+                          as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def facts(remote: Remote, p: dict[str, Any]) -> None:
@@ -82,7 +88,7 @@ def facts(remote: Remote, p: dict[str, Any]) -> None:
              "system_at": instant(p["system_at"], "system_at"),
              "hindsight": p["hindsight"] or None}
     found = [answer_of(item) for item in remote.pages("/v1/facts", query)]
-    show(found, p["as_json"], f"{p['predicate']} as of {p['cutoff'] or 'now'}")
+    show(found, p, f"{p['predicate']} as of {p['cutoff'] or 'now'}")
 
 
 def history(remote: Remote, p: dict[str, Any]) -> None:
@@ -93,7 +99,9 @@ def history(remote: Remote, p: dict[str, Any]) -> None:
         "subject": p["subject"], "predicate": p["predicate"],
         "valid_from": instant(start, "period start"), "valid_to": instant(end, "period end"),
         "unit": p["unit"]})
-    show([answer_of(item) for item in answer["items"]], p["as_json"],
+    if not answer["items"]:
+        raise no_history(p["subject"], p["predicate"], p["period"], p["unit"])
+    show([answer_of(item) for item in answer["items"]], p,
          f"history of {p['subject']} {p['predicate']}")
 
 
@@ -112,7 +120,7 @@ def explain(remote: Remote, p: dict[str, Any]) -> None:
         if p["as_json"]:
             print_json(_out, result.model_dump_json())
         else:
-            render.explanation(_out, result)
+            explanation(_out, result)
 
 
 def impact(remote: Remote, p: dict[str, Any]) -> None:
@@ -122,10 +130,7 @@ def impact(remote: Remote, p: dict[str, Any]) -> None:
     path = (f"/v1/sources/{segment(source)}/impact" if source is not None
             else f"/v1/facts/{segment(fact)}/impact")
     result = Impact.model_validate(remote.call("GET", path))
-    if p["as_json"]:
-        print_json(_out, result.model_dump_json())
-    else:
-        render.impact(_out, result)
+    render.impact_out(_out, result, p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 FACT_COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {

@@ -3,7 +3,8 @@ under uvicorn (``vintage.cli.serve``).
 
 Nothing is opened at import or when the app is built: the store comes from the ``open_store``
 given, called once at startup (lifespan), and is closed at shutdown after the running ingest
-jobs end. One store per app; every request authenticates with an API key
+jobs end. ``/docs`` (Swagger UI) and ``/redoc`` load only files the service serves itself.
+One store per app; every request authenticates with an API key
 (``vintage.http.auth``) and runs as its principal. Errors are RFC 9457 problems
 (``vintage.http.problems``); the OpenAPI 3.1 document is ``/openapi.json``.
 
@@ -19,6 +20,7 @@ from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 
 from fastapi import APIRouter, FastAPI, Request
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
 from vintage.graph.retrieval.embedder import Embedder
@@ -33,6 +35,7 @@ from vintage.http import (
     routes_retrieval,
 )
 from vintage.http.auth import service
+from vintage.http.limits import HeadLimits
 from vintage.http.models import Health, Ready
 from vintage.http.service import Service
 
@@ -75,7 +78,10 @@ def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
         finally:
             await run_in_threadpool(held.stop)
 
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from files the package ships
+    # (served under /static-offline-docs), not from a CDN: they work offline and on a
+    # network that blocks third-party scripts.
+    app = FastAPIOffline(
         title="Vintage", version=_version(), lifespan=lifespan, openapi_tags=TAGS,
         summary="Bitemporal facts and agent memory: what was known, when, and why.",
         description="Every request but the health checks presents an API key "
@@ -83,6 +89,7 @@ def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
                     "key's. Errors are RFC 9457 problems, `type` naming each kind.",
     )
     app.state.service = held
+    app.add_middleware(HeadLimits)  # 414 / 431 for an oversized request head
     problems.install(app)
     app.add_api_route("/healthz", healthz, methods=["GET"], response_model=Health,
                       tags=["health"])

@@ -4,7 +4,8 @@ the actor of every request come from the key's principal, never from the body or
 caller sets.
 
 Handlers take a ``Caller`` (the store and the principal). Every failure to present a valid key
-answers 401 with one message, whatever the reason (missing, malformed, unknown, revoked).
+answers 401: "missing API key" when the request has no ``Authorization`` header, one other
+message whatever else is wrong (another scheme, malformed, unknown, revoked).
 """
 
 from __future__ import annotations
@@ -47,8 +48,13 @@ def caller(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Caller:
     store = service(request).store()
-    # An absent or non-Bearer header reaches verify as no key: the same 401 as a wrong one.
-    return Caller(store, verify(store, credentials.credentials if credentials else None))
+    # No header at all is a missing key; a header of another scheme (Basic) presented
+    # something, and reaches verify as an empty key: the same 401 as a wrong one.
+    if credentials is not None:
+        key: str | None = credentials.credentials
+    else:
+        key = "" if "authorization" in request.headers else None
+    return Caller(store, verify(store, key))
 
 
 Authenticated = Annotated[Caller, Depends(caller)]

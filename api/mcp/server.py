@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
@@ -30,6 +30,7 @@ from vintage.http.problems import detail_of, kind_of
 from vintage.mcp.tools import Tools
 
 _log = logging.getLogger("vintage.mcp")
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 INSTRUCTIONS = (
     "Vintage: bitemporal facts and agent memory. Every tool runs as the API key the server was "
     "started with: its tenant, its scope (a key bound to a user reads and writes only that "
@@ -37,14 +38,17 @@ INSTRUCTIONS = (
 
 
 def build_server(store: Store, key: str | None, embedder: Embedder | None = None,
-                 *, name: str = "vintage") -> MCPServer:
+                 *, name: str = "vintage", log_level: LogLevel = "WARNING") -> MCPServer:
     """The server whose tools run as ``key``'s principal on ``store`` (``Unauthorized`` now if
     the key is missing, unknown or revoked). ``embedder`` ranks searches (default: the one
-    ``VINTAGE_EMBEDDER`` names; the local model loads on the first search)."""
+    ``VINTAGE_EMBEDDER`` names; the local model loads on the first search). ``log_level`` is
+    the SDK's and, over HTTP, uvicorn's: warnings and errors only by default, since a client
+    that starts the server shows its stderr to its user."""
     verify(store, key)
     assert key is not None
     tools = Tools(store, key, embedder or embedder_from_env())
-    server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[one_line_errors])
+    server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[one_line_errors],
+                       log_level=log_level)
     for tool in Tools.NAMES:
         server.add_tool(one_line(getattr(tools, tool)), name=tool)
     return server

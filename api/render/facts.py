@@ -7,41 +7,26 @@ never cut)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
-from rich.tree import Tree
 
 from vintage.cli.demo import DemoResult
 from vintage.graph.writes.corrections import ExitReport
 from vintage.ingest.batches import Summary
 from vintage.queries.lineage.asof import Answer
-from vintage.queries.lineage.explain import Explanation, Step
 from vintage.queries.lineage.impact import Impact
+from vintage.queries.lineage.stats import Holdings
 from vintage.queries.metrics.answers import MetricAnswer
+from vintage.render.explain import explanation
+from vintage.render.figures import number, when
+from vintage.render.rows import print_csv
 from vintage.render.terminal import print_json, safe, table
-
-
-def when(t: datetime | None) -> str:
-    if t is None:
-        return "open"
-    return t.date().isoformat() if t.time() == datetime.min.time() else t.isoformat()
-
-
-def number(value: object, unit: str | None) -> str:
-    """A value and its unit for a table or a line, markup-safe (both are data)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1_000_000:
-        shown = f"{value / 1_000_000:,.0f}M {unit or ''}"
-    elif isinstance(value, float):
-        shown = f"{value:,.2f} {unit or ''}"  # display only; --json keeps every digit
-    else:
-        shown = f"{value} {unit or ''}"
-    return safe(shown.strip(), lines=True)
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
@@ -65,7 +50,7 @@ def answers_table(title: str, answers: Sequence[Answer]) -> Table:
     for a in answers:
         f = a.fact
         grid.add_row(
-            safe(f.subject), safe(f.predicate), f"{when(f.valid_from)} .. {when(f.valid_to)}",
+            safe(f.subject), safe(f.predicate), f"{when(f.valid_from)}..{when(f.valid_to)}",
             number(f.value, f.unit), when(f.available_at), when(f.superseded_at),
             safe(", ".join(f"{s.form or s.kind.value} {s.id}" for s in a.sources)),
         )
@@ -105,8 +90,9 @@ def demo(console: Console, result: DemoResult) -> None:
                           f"from {safe(first.form)} {safe(first.id)}, public "
                           f"{when(f.available_at)}"
                           if first else "")
-        versions = Table("rev", "value", "known from", "until", "reported by",
-                         box=None, pad_edge=False)
+        versions = Table(box=None, pad_edge=False)
+        for header in ("rev", "value", "known from", "until", "reported by"):
+            versions.add_column(header, overflow="fold")  # an accession folds, never cut
         for v in asked.history:
             versions.add_row(str(v.fact.revision), number(v.fact.value, v.fact.unit),
                              when(v.fact.available_at), when(v.fact.superseded_at),
@@ -118,40 +104,13 @@ def demo(console: Console, result: DemoResult) -> None:
     impact(console, result.impact)
 
 
-def explanation(console: Console, exp: Explanation) -> None:
-    console.print(explanation_tree(exp.root))
-
-
-def explanation_tree(step: Step, tree: Tree | None = None, role: str | None = None) -> Tree:
-    f = step.fact
-    label = (f"[bold]{number(f.value, f.unit)}[/bold]  {safe(f.subject)} {safe(f.predicate)}  "
-             f"valid {when(f.valid[0])}..{when(f.valid[1])}  "
-             f"known {when(f.knowledge[0])}..{when(f.knowledge[1])}  "
-             f"[dim]recorded {when(f.system[0])}..{when(f.system[1])}  {safe(f.id)}[/dim]")
-    if role:
-        label = f"[cyan]{safe(role)}[/cyan] = {label}"
-    node = Tree(label) if tree is None else tree.add(label)
-    for older in step.supersedes:
-        node.add(f"[yellow]corrects[/yellow] {safe(older)}")
-    for newer in step.superseded_by:
-        node.add(f"[yellow]corrected by[/yellow] {safe(newer)}")
-    for s in step.sources:
-        node.add(f"[green]source[/green] {safe(s.kind)} {safe(s.form or '')} {safe(s.id)}, "
-                 f"public {when(s.available_at)}" + (f"  {safe(s.uri)}" if s.uri else ""))
-    for j in step.derived_by:
-        d = j.derivation
-        branch = node.add(f"[magenta]derived by[/magenta] {safe(d.recipe)} v{safe(d.version)}: "
-                          f"{safe(d.formula or '(python)')}  [dim]{safe(d.id)}[/dim]")
-        for i in j.inputs:
-            explanation_tree(i.step, branch, i.role)
-    return node
-
-
 def impact_table(result: Impact) -> Table:
+    depths = ", ".join(f"{n} at depth {d}" for d, n in result.by_depth.items())
+    kinds = ", ".join(f"{n} {kind}" for kind, n in result.by_kind.items())
     grid = table(safe(f"impact of {result.start} {result.start_id}: "
                       f"{len(result.changed)} changed, {len(result.also_supported)} kept by "
-                      f"other sources, {len(result.affected)} downstream "
-                      f"(by depth {result.by_depth}, by kind {result.by_kind})"),
+                      f"other sources, {len(result.affected)} downstream"
+                      + (f" ({depths}; {kinds})" if result.affected else "")),
                  "depth", "fact", "value", "known", "survives", "path")
     for r in result.affected:
         f = r.fact
@@ -191,10 +150,60 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
                      safe(s.derivation_id or "(as filed)"))
     console.print(grid)
     for s in a.answers:
+        if s.inputs:  # which concept answered: a built-in metric has several aliases
+            concepts = ", ".join(dict.fromkeys(i.predicate for i in s.inputs))
+            console.print(f"{safe(s.subject)}: from {safe(concepts)}")
         for warning in s.warnings:
             console.print(f"[yellow]{safe(s.subject)}:[/yellow] {safe(warning)}")
         for later in s.hindsight or []:  # asked for with --hindsight: after the cutoff
             console.print(f"[magenta]{safe(s.subject)} (hindsight):[/magenta] {safe(later)}")
+
+
+def metric_answers(console: Console, answers: Sequence[MetricAnswer], as_json: bool,
+                   to_csv: bool = False) -> None:
+    """``vintage asof``'s answer: one cutoff as ``metric_answer``; several as one table with a
+    column per cutoff (``--json``: a list of the answers, one per cutoff; CSV: a row per
+    company and cutoff)."""
+    if to_csv:
+        print_csv(answers)
+    elif as_json:
+        documents = [json.loads(a.model_dump_json()) for a in answers]
+        print_json(console, json.dumps(documents[0] if len(documents) == 1 else documents))
+    elif len(answers) == 1:
+        metric_answer(console, answers[0])
+    else:
+        across_cutoffs(console, answers)
+
+
+def across_cutoffs(console: Console, answers: Sequence[MetricAnswer]) -> None:
+    first = answers[0]
+    grid = table(safe(f"{first.metric} ({first.period})"), "subject",
+                 *(f"as of {when(a.cutoff)}" for a in answers))
+    by_subject = [{s.subject: s for s in a.answers} for a in answers]
+    for subject in (s.subject for s in first.answers):
+        cells = []
+        for held in by_subject:
+            s = held[subject]
+            cells.append("[red]refused[/red]" if s.refused is not None
+                         else f"{number(s.value, s.unit)}\n{safe(s.period or '')}")
+        grid.add_row(safe(subject), *cells)
+    console.print(grid)
+    for a in answers:
+        for s in a.answers:
+            said = [*(s.warnings), *(s.hindsight or []), *([s.refused] if s.refused else [])]
+            for line in said:
+                console.print(f"[yellow]as of {when(a.cutoff)}, {safe(s.subject)}:[/yellow] "
+                              f"{safe(line)}")
+
+
+def impact_out(console: Console, result: Impact, as_json: bool, to_csv: bool) -> None:
+    """``vintage impact``'s answer in the format asked for."""
+    if to_csv:
+        print_csv(result)
+    elif as_json:
+        print_json(console, result.model_dump_json())
+    else:
+        impact(console, result)
 
 
 def impact(console: Console, result: Impact) -> None:
@@ -210,6 +219,28 @@ def impact(console: Console, result: Impact) -> None:
                      number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
                      safe(r.change or ("recomputed" if r.new else "")))
     console.print(grid)
+
+
+def holdings(console: Console, held: Holdings, uri: str, as_json: bool) -> None:
+    """``vintage stats``: counts, one to a line; ``--json`` the same as data."""
+    if as_json:
+        document = dataclasses.asdict(held) | {
+            "first_known": held.first_known.isoformat() if held.first_known else None,
+            "last_known": held.last_known.isoformat() if held.last_known else None}
+        print_json(console, json.dumps(document))
+        return
+    size = ("a server's database" if held.size_bytes is None
+            else f"embedded, {held.size_bytes / 1_000_000:,.1f} MB on disk, all tenants")
+    kinds = ", ".join(f"{kind} {n:,}" for kind, n in held.by_kind.items())
+    console.print(f"tenant {safe(held.tenant)} in {safe(uri)} ({size})", highlight=False)
+    for name, count, more in (
+            ("subjects", held.subjects, ""), ("concepts", held.concepts, ""),
+            ("facts", held.facts, f" known now ({kinds})" if kinds else " known now"),
+            ("sources", held.sources, ""), ("events", held.events, "")):
+        console.print(f"  {name:<9} {count:,}{more}", highlight=False)
+    if held.first_known is not None:
+        console.print(f"  known from {when(held.first_known)} to {when(held.last_known)}",
+                      highlight=False)
 
 
 def retraction(console: Console, report: ExitReport, undo: bool, as_json: bool) -> None:

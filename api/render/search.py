@@ -13,6 +13,8 @@ from typing import Any
 from rich.console import Console
 
 from vintage.queries.search.request import Found, SearchResult
+from vintage.render.figures import number
+from vintage.render.rows import print_csv
 from vintage.render.terminal import print_json, safe, table
 
 
@@ -28,7 +30,10 @@ def result_json(found: Found) -> dict[str, Any]:
     }
 
 
-def search(console: Console, result: SearchResult, as_json: bool) -> None:
+def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool = False) -> None:
+    if to_csv:
+        print_csv(result)
+        return
     if as_json:
         print_json(console, json.dumps({
             "query": result.query, "mode": result.mode.value,
@@ -39,7 +44,7 @@ def search(console: Console, result: SearchResult, as_json: bool) -> None:
                  "predicate", "value", "status", "valid", "sources", "id")
     for f in result.results:
         status = f.status + (f" with {', '.join(f.conflicts_with)}" if f.conflicts_with else "")
-        value = safe(f.value, lines=True) + (f" {safe(f.unit)}" if f.unit else "")
+        value = number(f.value, f.unit)
         grid.add_row(str(f.rank), f"{f.score:.4f}", safe(f.subject), safe(f.predicate), value,
                      safe(status), _period(f.valid),
                      safe(", ".join(s.accession or s.id for s in f.sources)), safe(f.id))

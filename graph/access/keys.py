@@ -25,6 +25,9 @@ from vintage.graph.store.protocol import Store
 CREATE, REVOKE = "key.create", "key.revoke"
 ACTIONS = (CREATE, REVOKE)
 REFUSED = "invalid or revoked API key"
+# No key at all is told apart from a wrong one (same 401): the caller forgot a header, and
+# saying so leaks nothing about any key.
+MISSING = "missing API key (send Authorization: Bearer vk_…)"
 BINDING = ("user", "project", "name")
 
 
@@ -75,8 +78,11 @@ def create_key(store: Store, tenant: str, role: Role | str, *, user: str | None 
 
 
 def verify(store: Store, key: str | None, *, cache: KeyCache = VERIFIED) -> Principal:
-    """The principal ``key`` names; ``Unauthorized`` (one message) for a missing, malformed,
-    unknown, revoked or wrong key."""
+    """The principal ``key`` names; ``Unauthorized``: ``MISSING`` when no key was presented
+    (``None``), ``REFUSED`` (one message) for an empty, malformed, unknown, revoked or wrong
+    one."""
+    if key is None:
+        raise Unauthorized(MISSING)
     if not key:
         raise Unauthorized(REFUSED)
     cached = cache.get(store, key)

@@ -20,8 +20,8 @@ from vintage.graph.retrieval.counting import token_counter
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
-from vintage.queries.eval.replay import Replay, Settable, Written
 from vintage.queries.eval.rungs import Handed, Shown
+from vintage.queries.eval.written import Replay, Settable, Written
 
 K = 10
 

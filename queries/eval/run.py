@@ -20,9 +20,10 @@ from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.answer import GOOD, Answerer, Outcome, answer
-from vintage.queries.eval.replay import IngestFile, Settable, replay
+from vintage.queries.eval.replay import replay
 from vintage.queries.eval.rungs import Rung
 from vintage.queries.eval.score import LAYERS, Check, ask_checks, write_checks
+from vintage.queries.eval.written import IngestFile, Settable
 
 ENGINE_RUNGS = ("exact", "keyword", "semantic", "hybrid", "engine")
 Progress = Callable[[str], None]

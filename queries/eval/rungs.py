@@ -26,7 +26,7 @@ from vintage.graph.retrieval.counting import token_counter
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
-from vintage.queries.eval.replay import Replay, Settable, scope_of
+from vintage.queries.eval.written import Replay, Settable, scope_of
 from vintage.queries.metrics.definitions import resolve_metric
 from vintage.queries.metrics.periods import parse_period
 from vintage.queries.metrics.question import ask as metric_question

@@ -25,8 +25,8 @@ from vintage.graph.memory.remember import current_version
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.answer import GOOD, Answer, Outcome, outcome
-from vintage.queries.eval.replay import Replay, Written
 from vintage.queries.eval.rungs import Handed, Shown
+from vintage.queries.eval.written import Replay, Written
 
 LAYERS = ("write", "retrieval", "context", "task")
 

@@ -65,12 +65,17 @@ def revisions(store: Store, tenant: str, used: Sequence[Fact],
     if not hindsight:
         return revised, None
     cited = _first_sources(store, tenant, [new.id for _, new in later])
-    return revised, [f"a later restatement exists: {_revision(old, new, cited.get(new.id))}"
+    # Named by the revision's own class: a reclassification is not called a restatement.
+    return revised, [f"a later {_class(new)} exists: {_revision(old, new, cited.get(new.id))}"
                      for old, new in later]
 
 
+def _class(new: Fact) -> str:
+    return new.change.value if new.change else "revision"
+
+
 def _revision(old: Fact, new: Fact, by: str | None = None) -> str:
-    why = new.change.value if new.change else "revision"
+    why = _class(new)
     source = f" by {by}" if by else ""
     return (f"{old.predicate} {Observed(old).span} was revised on {new.available_at.date()}"
             f"{source} ({why}) from {old.value} to {new.value}")

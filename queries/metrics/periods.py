@@ -50,7 +50,9 @@ class PeriodError(UserError, ValueError):
 
 @dataclass(frozen=True, order=True)
 class Span:
-    """An SEC period: ``start`` and ``end`` are dates, both inclusive."""
+    """An SEC period: ``start`` and ``end`` are dates, both inclusive (as filings state them).
+    It is written half-open, as every interval of the contract and every ``--period``:
+    ``2018-01-01..2018-04-01`` is the quarter whose last day is 2018-03-31."""
 
     start: date
     end: date
@@ -94,7 +96,7 @@ class Span:
         return self.start <= other.end and other.start <= self.end
 
     def __str__(self) -> str:
-        return f"{self.start.isoformat()}..{self.end.isoformat()}"
+        return f"{self.start.isoformat()}..{(self.end + ONE_DAY).isoformat()}"
 
 
 def kind_of(span: Span) -> SpanKind | None:
@@ -109,7 +111,7 @@ PeriodKind = Literal["fy", "quarter", "ltm", "span"]
 _FY = re.compile(r"FY([1-9][0-9]{3})(?:Q([1-4]))?", re.ASCII | re.IGNORECASE)
 _DATES = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})\.\.([0-9]{4}-[0-9]{2}-[0-9]{2})", re.ASCII)
 ACCEPTED = ("FY2024 (fiscal year), FY2024Q3 (fiscal quarter 1..4), LTM (latest twelve months) "
-            "or 2024-01-01..2024-03-31 (dates, end inclusive)")
+            "or 2024-01-01..2024-04-01 (dates, half-open: the end is the day after the last)")
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,8 @@ class PeriodSpec:
 
 
 def parse_period(text: str) -> PeriodSpec:
-    """``FY2009``, ``FY2009Q4``, ``LTM`` or ``START..END``; anything else is a PeriodError."""
+    """``FY2009``, ``FY2009Q4``, ``LTM`` or ``START..END`` (half-open: END is the day after
+    the last); anything else is a PeriodError."""
     raw = text.strip()
     if m := _FY.fullmatch(raw):
         year, quarter = int(m.group(1)), m.group(2)
@@ -156,9 +159,10 @@ def parse_period(text: str) -> PeriodSpec:
             start, end = date.fromisoformat(m.group(1)), date.fromisoformat(m.group(2))
         except ValueError as exc:
             raise PeriodError(f"period {_echo(text)}: {exc}") from None
-        if end < start:
-            raise PeriodError(f"period {_echo(text)}: end {end} is before start {start}")
-        return PeriodSpec("span", span=Span(start, end))
+        if end <= start:
+            raise PeriodError(f"period {_echo(text)}: end {end} is not after start {start} "
+                              "(the end is excluded: the day after the last)")
+        return PeriodSpec("span", span=Span(start, end - ONE_DAY))
     raise PeriodError(f"period {_echo(text)} is not one of: {ACCEPTED}")
 
 

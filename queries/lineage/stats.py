@@ -1,0 +1,62 @@
+"""What a store holds for one tenant (``vintage stats``): its subjects, concepts, facts, sources
+and events, counted from the reads every backend already has, and the size of an embedded
+store on disk.
+
+Composed of existing ``Store`` reads, on purpose: a new protocol method would have to be built
+on every backend. So the counts are of what the tenant knows *now* (a superseded version, an
+invalidated or erased fact is not counted) across every scope and status (shared facts and every
+user's memories, candidates included), and a tenant is named, never listed: no read lists a
+store's tenants, and one tenant's command never learns another's names.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import Status
+from vintage.graph.core.model import Scope
+from vintage.graph.store.protocol import Store
+
+
+@dataclass(frozen=True)
+class Holdings:
+    tenant: str
+    subjects: int
+    concepts: int  # distinct predicates of the facts held
+    facts: int  # known now: a superseded version is history, not counted
+    by_kind: dict[str, int]
+    sources: int  # distinct sources supporting the facts held
+    events: int
+    first_known: datetime | None  # the earliest and latest available_at among the facts
+    last_known: datetime | None
+    size_bytes: int | None  # an embedded store's files; None for a server's database
+
+
+def holdings(store: Store, tenant: str, directory: Path | None) -> Holdings:
+    """What ``tenant`` holds in ``store``; ``directory`` is an embedded store's folder, whose
+    files are counted in ``size_bytes`` (all tenants share them)."""
+    now = store.now()
+    every = AsOf(Scope(tenant=tenant), known_at=None, statuses=frozenset(Status))
+    # One read of what is known now: superseded versions would take a history read per
+    # assertion (a round trip each on a server).
+    facts = store.read(every.resolved(now))
+    supports = store.supports(tenant, [f.id for f in facts]) if facts else []
+    known = [f.available_at for f in facts]
+    return Holdings(
+        tenant=tenant, subjects=len(store.subjects(tenant)),
+        concepts=len({f.predicate for f in facts}), facts=len(facts),
+        by_kind=dict(sorted(Counter(f.kind.value for f in facts).items())),
+        sources=len({s.source_id for s in supports}), events=len(store.events(tenant)),
+        first_known=min(known, default=None), last_known=max(known, default=None),
+        size_bytes=size_of(directory) if directory is not None else None)
+
+
+def size_of(directory: Path) -> int:
+    """The bytes of every file under ``directory`` (0 when it does not exist yet)."""
+    return sum(os.path.getsize(Path(folder) / name)
+               for folder, _, names in os.walk(directory) for name in names)
