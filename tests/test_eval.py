@@ -329,3 +329,28 @@ def test_every_family_is_bundled_five_times_in_english_and_in_chinese_with_strin
     for s in found:
         for text in _strings(s):
             assert owner.setdefault(text, s.id) == s.id, f"{s.id} repeats {owner[text]}: {text!r}"
+
+
+def test_a_context_built_mid_scenario_can_be_echoed_and_its_items_marked_used(
+        evaluated: Any, tmp_path: Path, embedder: Embedder) -> None:
+    found = scenarios(tmp_path, """
+- id: used-and-echoed
+  family: self-echo
+  language: en
+  steps:
+    - {name: door, op: remember, as: {user: dana}, subject: "user:dana", key: door.code,
+       value: the door code is 4417}
+    - {name: ctx, op: context, as: {user: dana}, query: what is the door code}
+    - {name: marked, op: used, as: {user: dana}, of: ctx, items: [door]}
+    - {name: echoed, op: echo, as: {user: dana}, of: ctx, subject: "user:dana",
+       key: door.code.note}
+  asks:
+    - {id: code, as: {user: dana}, query: door code, subject: "user:dana", key: door.code,
+       expect: {value: the door code is 4417}}
+""")
+    result = evaluated(found, [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)],
+                       embedder)
+    engine = row(result, "engine")
+    assert not [f for f in engine["failures"] if f["check"] == "replayed"], engine["failures"]
+    assert engine["outcomes"] == {"right": 1}
+    assert result.summary()["rungs"][0]["layers"]["write"]["passed"] >= 4

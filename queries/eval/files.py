@@ -19,6 +19,7 @@ from vintage.queries.eval.scenario import (
     Invalidate,
     Remember,
     Scenario,
+    Used,
 )
 
 
@@ -112,6 +113,8 @@ def _refs(step: Any) -> tuple[str, ...]:
         return (step.target,)
     if isinstance(step, Echo):
         return (step.of,)
+    if isinstance(step, Used):
+        return (step.of, *step.items)
     if isinstance(step, Remember):
         return step.evidence
     return ()

@@ -143,8 +143,16 @@ class Echo(StepBase):
     kind: MemoryKind = MemoryKind.PREFERENCE
 
 
+class Used(StepBase):
+    """The agent marks items of a context as used (``vintage used``): what ``health`` reads."""
+
+    op: Literal["used"]
+    of: str  # a context step's name
+    items: tuple[str, ...] = Field(min_length=1)  # step names whose versions it used
+
+
 Step = Annotated[Remember | Correct | Invalidate | Forget | Retract | Rollback | Register | Ingest
-                 | Context | Echo, Field(discriminator="op")]
+                 | Context | Echo | Used, Field(discriminator="op")]
 
 
 class AskExpect(Strict):

@@ -29,6 +29,7 @@ from vintage.queries.eval.written import REQUIRED, RETENTION, Replay, Written, s
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.pack import build_pack
 from vintage.queries.search.request import SearchRequest
+from vintage.queries.search.trace import mark_used
 
 
 def remember_step(store: Store, embedder: Embedder, done: Replay, s: sc.Remember,
@@ -173,8 +174,17 @@ def _echo(store: Store, embedder: Embedder, done: Replay, s: sc.Echo, w: Written
     remember_step(store, embedder, done, echo, w)
 
 
+def _used(store: Store, embedder: Embedder, done: Replay, s: sc.Used, w: Written) -> None:
+    pack = done.packs.get(s.of)
+    if pack is None:
+        raise UserError(f"{s.of} built no context to mark used")
+    ids = [i for name in s.items for i in (done.by_name[name].ids or done.by_name[name].same_as)]
+    mark_used(store, done.tenant, pack.injection_id, ids, actor=s.principal.actor)
+
+
 RUN: dict[type, Callable[..., None]] = {
     sc.Remember: remember_step, sc.Correct: _correct, sc.Invalidate: _invalidate,
     sc.Forget: _forget, sc.Retract: _retract, sc.Rollback: _rollback,
     sc.Register: _register, sc.Ingest: _ingest, sc.Context: _context, sc.Echo: _echo,
+    sc.Used: _used,
 }
