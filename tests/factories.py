@@ -19,6 +19,7 @@ from vintage.graph.memory.gate import MemoryIn
 from vintage.graph.memory.remember import remember
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import Batch
 from vintage.queries.memory.recall import MemoryView
@@ -72,7 +73,7 @@ PINNED = parse_instant("2026-06-01T12:00:00+00:00")
 # Every test that needs a server carries the ``neo4j`` marker, so that ``pytest -m "not neo4j"``
 # is the whole server-free tier. Backend parameters mark themselves; a test that asks for a
 # server fixture is marked at collection (``conftest.pytest_collection_modifyitems``).
-BACKENDS = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+BACKENDS = ["embedded", "sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 # The same, and a stock Neo4j without Vintage's plugin (conftest.stock_neo4j_store): where a
 # suite holds the Cypher fallback to the answers the plugin and the embedded reference give.
 WITH_STOCK = [*BACKENDS, pytest.param("neo4j-stock", marks=pytest.mark.neo4j)]
@@ -102,6 +103,8 @@ def make_store(
     # Sealed, as every store that open_store opens: memory reaches the disk as ciphertext.
     if backend == "embedded":
         return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    if backend == "sqlite":
+        return SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     server = "stock_neo4j_store" if backend == "neo4j-stock" else "neo4j_driver_store"
     shared: Neo4jStore = request.getfixturevalue(server)
     store = Neo4jStore(shared.driver, clock, shared.database, keys=FileKeyStore(tmp_path / "keys"))
