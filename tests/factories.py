@@ -73,10 +73,12 @@ PINNED = parse_instant("2026-06-01T12:00:00+00:00")
 # Every test that needs a server carries the ``neo4j`` marker, so that ``pytest -m "not neo4j"``
 # is the whole server-free tier. Backend parameters mark themselves; a test that asks for a
 # server fixture is marked at collection (``conftest.pytest_collection_modifyitems``).
-BACKENDS = ["embedded", "sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+BACKENDS = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 # The same, and a stock Neo4j without Vintage's plugin (conftest.stock_neo4j_store): where a
 # suite holds the Cypher fallback to the answers the plugin and the embedded reference give.
-WITH_STOCK = [*BACKENDS, pytest.param("neo4j-stock", marks=pytest.mark.neo4j)]
+# The reference model (the log-replay store, vintage.graph.embedded) joins them: the store every
+# backend was first checked against, kept in the tests and off the user's path.
+WITH_STOCK = [*BACKENDS, "reference", pytest.param("neo4j-stock", marks=pytest.mark.neo4j)]
 # Ranking on both Neo4j paths, each taken every time (tests/rank_paths.py): the Cypher a stock
 # server runs, and the launcher's columns.
 RANK_PATHS = ["embedded", pytest.param("neo4j-cypher", marks=pytest.mark.neo4j),
@@ -102,9 +104,9 @@ def make_store(
 ) -> Store:
     # Sealed, as every store that open_store opens: memory reaches the disk as ciphertext.
     if backend == "embedded":
-        return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
-    if backend == "sqlite":
         return SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    if backend == "reference":
+        return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     server = "stock_neo4j_store" if backend == "neo4j-stock" else "neo4j_driver_store"
     shared: Neo4jStore = request.getfixturevalue(server)
     store = Neo4jStore(shared.driver, clock, shared.database, keys=FileKeyStore(tmp_path / "keys"))
