@@ -37,6 +37,7 @@ from vintage.cli.keys import keys_app
 from vintage.cli.neo4j import neo4j_app
 from vintage.cli.options import AsJson, Options, default_actor
 from vintage.cli.sources import sources_app
+from vintage.cli.store import store_app
 from vintage.client.commands import KeepsArgs, run_remote
 from vintage.graph.core.errors import UserError
 from vintage.graph.core.temporal import as_of, parse_instant
@@ -66,6 +67,7 @@ cli_context.register(app)
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(sources_app, name="sources")
 app.add_typer(keys_app, name="keys")
+app.add_typer(store_app, name="store")
 cli_serve.register(app)
 cli_mcp.register(app)
 out = console()

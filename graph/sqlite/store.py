@@ -79,7 +79,8 @@ class SqliteStore:
                 raise StoreError(f"{path} is a file, not a store directory")
             if (path / log.LOG_NAME).exists() and not (path / schema.DB_NAME).exists():
                 raise LegacyStore(f"{path} holds a store in the old log format: convert it once "
-                                  f"with `{MIGRATE_HINT} {path}`")
+                                  f"with `{MIGRATE_HINT}` (`vintage --store {path} store "
+                                  "migrate`)")
             path.mkdir(parents=True, exist_ok=True)
         store = cls(path, clock, keys)
         store.ensure_schema()
