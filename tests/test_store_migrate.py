@@ -4,7 +4,9 @@ subjects, search entries, sealed memory), and the log is kept aside, not deleted
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,10 +30,10 @@ from vintage.graph.writes.semantics import record
 TENANT = "migrated"
 
 
-def answers(store: Store, clock: PinnedClock, instants: list) -> list[object]:
+def answers(store: Store, clock: PinnedClock, instants: list[datetime]) -> list[Any]:
     """What a user can ask of the store, at every system instant it went through."""
     scope = Scope(tenant=TENANT)
-    found: list[object] = []
+    found: list[Any] = []
     for at in instants:
         spec = AsOf(scope, system_at=at, valid=all_time())
         read = store.read(spec)
