@@ -23,7 +23,7 @@ from vintage.graph.core.temporal import all_time
 from vintage.graph.embedded import log
 from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.sqlite.store import LegacyStore, SqliteStore
-from vintage.graph.store.backends import key_path, open_store
+from vintage.graph.store.backends import key_path, open_store, system_clock
 from vintage.graph.writes.semantics import record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,6 +173,49 @@ def test_a_store_in_the_old_log_format_is_refused_naming_the_migration(tmp_path:
                                           r"store migrate`"):
         open_store(str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == [log.LOG_NAME]  # nothing written
+
+
+# ``vintage ingest companyfacts`` of one file in batches of 50 rows, saying "batch" after each;
+# slowed, it sleeps after the third: a kill then lands after three batches were written, inside
+# the file's one transaction.
+INGESTER = textwrap.dedent("""
+    import sys, time
+    import vintage.ingest.batches as batches
+    real, slowly, done = batches.record, len(sys.argv) > 3, []
+    def slow(*args, **kwargs):
+        report = real(*args, **kwargs)
+        done.append(report)
+        print("batch", flush=True)
+        if slowly and len(done) == 3: time.sleep(30)
+        return report
+    batches.record, batches.BATCH_SIZE = slow, 50
+    from vintage.cli.main import main
+    sys.argv = ["vintage", "--store", sys.argv[1], "--tenant", "sec", "ingest", "companyfacts",
+                sys.argv[2]]
+    main()
+""")
+LPA = ROOT / "ingest" / "data" / "companyfacts" / "CIK0001997711_LPA.json.gz"
+
+
+def test_an_ingest_killed_between_its_batches_leaves_nothing_of_the_file(tmp_path: Path) -> None:
+    def ingest(*slow: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, "-c", INGESTER, str(tmp_path), str(LPA), *slow],
+                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.PIPE, text=True)
+
+    killed = ingest("slow")
+    assert killed.stdout is not None
+    for _ in range(3):  # three batches written inside the file's transaction
+        assert killed.stdout.readline().strip() == "batch"
+    killed.send_signal(signal.SIGKILL)
+    killed.communicate()
+    every = AsOf(Scope(tenant="sec"), valid=all_time())
+    store = SqliteStore.open(tmp_path, system_clock)  # the ingest records at the real time
+    assert store.read(every) == [] and store.events("sec") == []
+    whole = ingest()
+    out, _ = whole.communicate(timeout=120)
+    assert whole.returncode == 0 and out.count("batch") > 3
+    assert len(store.read(every)) > 150  # the file, whole
 
 
 REMEMBERER = textwrap.dedent("""

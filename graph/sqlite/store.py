@@ -152,6 +152,10 @@ class SqliteStore:
                 self._erase_on_disk(tenant, tx.erased)
             return result
 
+    def whole(self, tenant: str, work: Callable[[], T]) -> T:
+        """``work`` as one transaction: each ``write`` it makes is a savepoint of it."""
+        return self.write(tenant, lambda _: work())
+
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._transaction(write=False) as conn:
             return work(SqliteTx(conn, tenant, self.sealer, writable=False))
