@@ -13,8 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from vintage.graph.core.model import Fact
-from vintage.graph.embedded.state import Indexed
-from vintage.graph.embedded.tx import checked_entry
+from vintage.graph.embedded.entries import Indexed, checked_entry
 from vintage.graph.retrieval.index import IndexEntry
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads

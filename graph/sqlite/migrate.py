@@ -24,7 +24,8 @@ from typing import Any
 
 from vintage.graph.core.labels import DERIVATION, EVENT, FACT, SUBJECT
 from vintage.graph.embedded import log
-from vintage.graph.embedded.state import Indexed, State
+from vintage.graph.embedded.entries import Indexed
+from vintage.graph.embedded.state import State
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.sealing.sealed import KeyStore, Sealer
 from vintage.graph.sqlite import schema

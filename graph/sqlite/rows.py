@@ -12,7 +12,7 @@ from typing import Any
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Fact
 from vintage.graph.embedded import codec
-from vintage.graph.embedded.state import Entry, Indexed
+from vintage.graph.embedded.entries import Entry, Indexed
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite.asof import instant, micros
 from vintage.graph.store.protocol import Edge

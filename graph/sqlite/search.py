@@ -20,8 +20,8 @@ import numpy.typing as npt
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import REASONS, why_excluded
+from vintage.graph.embedded.entries import Entry
 from vintage.graph.embedded.search import TenantIndex
-from vintage.graph.embedded.state import Entry
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads

@@ -32,7 +32,6 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
 from vintage.graph.core.model import Event, Fact, Source, Subject
 from vintage.graph.embedded import log
-from vintage.graph.embedded import reads as reference
 from vintage.graph.embedded.search import TenantIndex
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import KeyStore, Sealer
@@ -47,6 +46,7 @@ from vintage.graph.store.protocol import (
     Support,
     Walk,
 )
+from vintage.graph.writes.support import confirmed
 
 T = TypeVar("T")
 _log = logging.getLogger("vintage.embedded")
@@ -222,7 +222,7 @@ class SqliteStore:
 
     def confirmations(self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
                       at: datetime | None = None) -> dict[str, Confirmation]:
-        return reference.confirmed(self.supports(tenant, fact_ids, at), known_at)
+        return confirmed(self.supports(tenant, fact_ids, at), known_at)
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         with self._transaction(write=False) as conn:

@@ -28,9 +28,8 @@ from vintage.graph.core.labels import (
     USED,
 )
 from vintage.graph.core.model import Event, Fact, Scope, Source, Subject
-from vintage.graph.embedded import reads as reference
 from vintage.graph.embedded.downstream import by_walk
-from vintage.graph.embedded.state import ERASED
+from vintage.graph.embedded.entries import ERASED
 from vintage.graph.sqlite import reads
 from vintage.graph.sqlite.asof import micros, when
 from vintage.graph.sqlite.indexing import IndexedTx
@@ -55,6 +54,7 @@ from vintage.graph.store.protocol import (
     check_tenant,
 )
 from vintage.graph.writes.reach import Downstream
+from vintage.graph.writes.support import confirmed
 
 _UPSERT_EDGE = (
     "INSERT INTO edges (tenant, type, src, dst, src_label, dst_label, recorded_at, "
@@ -96,7 +96,7 @@ class SqliteTx(IndexedTx):
         facts = self.read(spec)
         known_at, system_at = spec._instants()
         edges = reads.supports(self.conn, self.tenant, [f.id for f in facts], system_at)
-        seen = reference.confirmed(edges, known_at)
+        seen = confirmed(edges, known_at)
         return [(f, seen.get(f.id)) for f in facts]
 
     def facts_in(self, scope: Scope, kinds: Sequence[FactKind] | None = None,
