@@ -51,7 +51,10 @@ def read(conn: sqlite3.Connection, spec: AsOf, sealer: Sealer | None,
          limit: int | None = None) -> list[Fact]:
     """The as-of read of a resolved ``spec``, in the order both backends give."""
     where, params = to_sql(spec, "f")
-    sql = (f"SELECT f.body FROM facts f WHERE {where}\n"
+    # A read of named versions (a search re-reading its ranked ids) seeks them by id: left to
+    # itself, the planner takes the (tenant, subject, ...) index for the order, and scans.
+    seek = " INDEXED BY facts_id" if spec.ids is not None else ""
+    sql = (f"SELECT f.body FROM facts f{seek} WHERE {where}\n"
            "ORDER BY f.subject, f.predicate, f.valid_from, f.revision, f.id")
     if limit is not None:
         sql += " LIMIT :asof_limit"
@@ -121,7 +124,8 @@ def events(conn: sqlite3.Connection, tenant: str,
            actions: Sequence[str] | None) -> list[Event]:
     sql = "SELECT body FROM records WHERE tenant = ? AND label = ?"
     params: list[Any] = [tenant, EVENT]
-    if actions is not None:
+    if actions is not None:  # the planner would otherwise read every event of the tenant
+        sql = sql.replace("FROM records", "FROM records INDEXED BY records_events")
         sql += f" AND action IN {IN_LIST}"
         params.append(js(actions))
     rows = conn.execute(sql + " ORDER BY at, id", params).fetchall()
@@ -209,7 +213,8 @@ def _level(conn: sqlite3.Connection, tenant: str, ids: list[str], out_types: lis
               "at": micros(at)}
     sql = (f"SELECT 1, {cols} FROM edges e WHERE tenant = :tenant AND type IN (SELECT value FROM"
            f" json_each(:out)) AND src IN (SELECT value FROM json_each(:ids)) AND {live}"
-           f" UNION ALL SELECT 0, {cols} FROM edges e WHERE tenant = :tenant AND type IN (SELECT"
+           f" UNION ALL SELECT 0, {cols} FROM edges e INDEXED BY edges_in WHERE tenant = :tenant"
+           " AND type IN (SELECT"
            f" value FROM json_each(:in)) AND dst IN (SELECT value FROM json_each(:ids))"
            f" AND {live} ORDER BY 3, 2, 4")
     found = []
@@ -227,6 +232,7 @@ def justifications(conn: sqlite3.Connection, tenant: str, fact_ids: Sequence[str
               "gen": GENERATED, "used": USED, "label": DERIVATION}
     rows = conn.execute(
         "SELECT g.dst, d.body, u.dst, json_extract(u.props, '$.role') FROM edges g"
+        " INDEXED BY edges_in"
         " JOIN records d ON d.tenant = g.tenant AND d.label = :label AND d.id = g.src"
         " LEFT JOIN edges u ON u.tenant = g.tenant AND u.type = :used AND u.src = g.src AND "
         + holds_at("u", ":at") +

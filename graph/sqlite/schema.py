@@ -6,7 +6,9 @@ every commit, so a write acknowledged is a write that survives a crash (NORMAL w
 last commits on power loss); ``secure_delete`` zeroes the bytes of a deleted or shrunk row, so
 erased content does not linger in free pages. Instants are integer microseconds (see
 ``vintage.graph.sqlite.asof``); a record's full content is its ``body`` (JSON, sealed as the
-codec seals it), the other columns are what queries filter, join and order on.
+codec seals it), the other columns are what queries filter, join and order on. The facts table
+keeps its rowid: a row of about 1 kB packs badly in a WITHOUT ROWID tree (2.5 times the bytes on
+the six bundled companies), whose rows SQLite advises to keep under a twentieth of a page.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ CREATE TABLE IF NOT EXISTS facts (
   scope TEXT NOT NULL, available_at INTEGER NOT NULL, superseded_at INTEGER,
   superseded_recorded_at INTEGER, recorded_at INTEGER NOT NULL, invalidated_at INTEGER,
   valid_from INTEGER NOT NULL, holds_until INTEGER, expires_at INTEGER, gaps TEXT, past TEXT,
-  erased INTEGER NOT NULL, sealed INTEGER NOT NULL, body TEXT NOT NULL,
-  PRIMARY KEY (tenant, id)
-) WITHOUT ROWID;
+  erased INTEGER NOT NULL, sealed INTEGER NOT NULL, body TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS facts_id ON facts (tenant, id);
 CREATE INDEX IF NOT EXISTS facts_lookup ON facts (tenant, subject, predicate, valid_from);
 CREATE INDEX IF NOT EXISTS facts_key ON facts (tenant, key, revision);
 CREATE TABLE IF NOT EXISTS records (
