@@ -10,7 +10,6 @@ import typer
 
 from vintage.cli.options import Options
 from vintage.graph.sealing.keyfile import FileKeyStore
-from vintage.graph.sqlite.migrate import migrate
 from vintage.graph.store.backends import is_neo4j, key_path, resolve_uri
 from vintage.render.terminal import console, safe
 
@@ -25,6 +24,9 @@ def migrate_cmd(ctx: typer.Context) -> None:
     target = resolve_uri(options.store)
     if is_neo4j(target):
         raise typer.BadParameter("a Neo4j store needs no migration", param_hint="--store")
+    # Imported here: it loads the log store (and networkx), which no other command needs.
+    from vintage.graph.sqlite.migrate import migrate
+
     done = migrate(Path(target), FileKeyStore(key_path(target)))
     _out.print(f"migrated {safe(target)}: {done.facts} fact versions, {done.records} records, "
                f"{done.edges} edges, {done.entries} search entries; the old log is kept as "

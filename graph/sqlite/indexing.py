@@ -18,7 +18,7 @@ from vintage.graph.retrieval.index import IndexEntry
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads
 from vintage.graph.sqlite.reads import IN_LIST, js
-from vintage.graph.sqlite.rows import entry_body, fact_of
+from vintage.graph.sqlite.rows import entry_row, fact_of
 
 
 class IndexedTx:
@@ -53,10 +53,13 @@ class IndexedTx:
         checked = [(e.fact_id, checked_entry(e)) for e in entries]
         facts = self._facts([i for i, _ in checked])
         rows = [(self.tenant, i, e.model,
-                 entry_body(Indexed(i, e, facts[i].sealed), self.tenant, self.sealer))
+                 *entry_row(Indexed(i, e, facts[i].sealed), self.tenant, self.sealer))
                 for i, e in checked if i in facts and facts[i].erased_at is None]
-        self._write("INSERT OR REPLACE INTO entries (tenant, fact_id, model, body) VALUES "
-                    "(?, ?, ?, ?)", rows)
+        # One entry per fact: a new one replaces the entry by another model.
+        self._write("DELETE FROM entries WHERE tenant = ? AND fact_id = ?",
+                    [(self.tenant, r[1]) for r in rows])
+        self._write("INSERT INTO entries (tenant, fact_id, model, terms, vector, sealed) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", rows)
         if rows:
             self._bump()
 

@@ -30,7 +30,7 @@ from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.sealing.sealed import KeyStore, Sealer
 from vintage.graph.sqlite import schema
 from vintage.graph.sqlite.asof import micros
-from vintage.graph.sqlite.rows import UPSERT_FACT, edge_props, entry_body, fact_row
+from vintage.graph.sqlite.rows import UPSERT_FACT, edge_props, entry_row, fact_row
 from vintage.graph.store.durable import fsync_dir
 from vintage.graph.store.protocol import StoreError
 
@@ -89,10 +89,10 @@ def copy(conn: Any, state: State, sealer: Sealer | None) -> tuple[int, int, int,
                      "dst_label, recorded_at, invalidated_at, gaps, props) VALUES "
                      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", edges)
     entries = [(tenant, fid, e.model,
-                entry_body(Indexed(fid, e, state.facts[tenant][fid].sealed), tenant, sealer))
+                *entry_row(Indexed(fid, e, state.facts[tenant][fid].sealed), tenant, sealer))
                for tenant, table in state.entries.items() for fid, e in table.items()]
-    conn.executemany("INSERT OR REPLACE INTO entries (tenant, fact_id, model, body) VALUES "
-                     "(?, ?, ?, ?)", entries)
+    conn.executemany("INSERT INTO entries (tenant, fact_id, model, terms, vector, sealed) "
+                     "VALUES (?, ?, ?, ?, ?, ?)", entries)
     conn.executemany("INSERT OR REPLACE INTO generations (tenant, n) VALUES (?, 1)",
                      [(t,) for t in {e[0] for e in entries}])
     return len(facts), len(records), len(edges), len(entries)

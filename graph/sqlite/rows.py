@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Fact
 from vintage.graph.embedded import codec
@@ -62,14 +64,27 @@ def visible_facts(bodies: Sequence[tuple[str]], spec: AsOf,
     return [f for f in facts if f.erased_at is None]
 
 
-def entry_body(rec: Indexed, tenant: str, sealer: Sealer | None) -> str:
-    return json.dumps(codec.encode("index", rec, tenant, sealer)[1], separators=(",", ":"))
+def entry_row(rec: Indexed, tenant: str,
+              sealer: Sealer | None) -> tuple[str | None, bytes | None, str | None]:
+    """(terms, vector, sealed) of an entry: a sealed fact's entry only as ciphertext."""
+    if rec.sealed and sealer is not None:
+        return None, None, json.dumps(codec.encode("index", rec, tenant, sealer)[1],
+                                      separators=(",", ":"))
+    assert rec.entry is not None, "an entry read back without its key is never written"
+    return (" ".join(rec.entry.terms), np.asarray(rec.entry.vector, dtype="<f4").tobytes(),
+            None)
 
 
-def entry_of(body: str, tenant: str, sealer: Sealer | None) -> Entry | None:
-    rec = codec.decode(["index", json.loads(body)], tenant, sealer)[1]
-    assert isinstance(rec, Indexed)
-    return rec.entry
+def entry_of(model: str, terms: str | None, vector: bytes | None, sealed: str | None,
+             tenant: str, sealer: Sealer | None) -> Entry | None:
+    """The entry of a row; None for a sealed one whose key is destroyed (gone with its fact)."""
+    if sealed is not None:
+        rec = codec.decode(["index", json.loads(sealed)], tenant, sealer)[1]
+        assert isinstance(rec, Indexed)
+        return rec.entry
+    assert terms is not None and vector is not None
+    return Entry(tuple(terms.split(" ")) if terms else (),
+                 np.frombuffer(vector, dtype="<f4").astype(np.float32), model)
 
 
 def edge_props(**props: Any) -> str:

@@ -6,9 +6,13 @@ every commit, so a write acknowledged is a write that survives a crash (NORMAL w
 last commits on power loss); ``secure_delete`` zeroes the bytes of a deleted or shrunk row, so
 erased content does not linger in free pages. Instants are integer microseconds (see
 ``vintage.graph.sqlite.asof``); a record's full content is its ``body`` (JSON, sealed as the
-codec seals it), the other columns are what queries filter, join and order on. The facts table
-keeps its rowid: a row of about 1 kB packs badly in a WITHOUT ROWID tree (2.5 times the bytes on
-the six bundled companies), whose rows SQLite advises to keep under a twentieth of a page.
+codec seals it), the other columns are what queries filter, join and order on. A search entry
+is its terms (space-separated: a term holds no whitespace) and its vector (float32, little-
+endian) in columns of their own, read without a decode; a sealed one is the codec's ciphertext
+in ``sealed`` instead. Facts and entries keep their rowids: a row of a kilobyte or more packs
+badly in a WITHOUT ROWID tree (2.5 times the bytes on the six bundled companies; SQLite advises
+rows under a twentieth of a page there), and a join on the (tenant, id) index then never reads
+the rows' bodies.
 """
 
 from __future__ import annotations
@@ -49,9 +53,10 @@ CREATE TABLE IF NOT EXISTS edges (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS edges_in ON edges (tenant, type, dst);
 CREATE TABLE IF NOT EXISTS entries (
-  tenant TEXT NOT NULL, fact_id TEXT NOT NULL, model TEXT NOT NULL, body TEXT NOT NULL,
-  PRIMARY KEY (tenant, fact_id)
-) WITHOUT ROWID;
+  tenant TEXT NOT NULL, fact_id TEXT NOT NULL, model TEXT NOT NULL,
+  terms TEXT, vector BLOB, sealed TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS entries_id ON entries (tenant, fact_id);
 CREATE TABLE IF NOT EXISTS generations (tenant TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
 

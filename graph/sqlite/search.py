@@ -39,9 +39,10 @@ def tenant_index(conn: sqlite3.Connection, tenant: str, sealer: Sealer | None,
     cached = cache.get(tenant)
     if cached is None or cached.generation != generation:
         entries: dict[str, Entry] = {}
-        for fact_id, body in conn.execute(
-                "SELECT fact_id, body FROM entries WHERE tenant = ?", (tenant,)):
-            entry = entry_of(body, tenant, sealer)
+        for fact_id, model, terms, vector, sealed in conn.execute(
+                "SELECT fact_id, model, terms, vector, sealed FROM entries WHERE tenant = ?",
+                (tenant,)):
+            entry = entry_of(model, terms, vector, sealed, tenant, sealer)
             if entry is not None:  # sealed under a key since destroyed: gone with its fact
                 entries[fact_id] = entry
         cached = cache[tenant] = TenantIndex(entries, generation)
@@ -53,6 +54,28 @@ def _mask(index: TenantIndex, ids: list[str]) -> Mask:
     rows = [index.columns.row[i] for i in ids if i in index.columns.row]
     found[rows] = True
     return found
+
+
+class Ranking:
+    """What a store keeps between searches: each tenant's ranking structures, and the legal
+    sets of the reads made since the database last changed (one search asks the same read in
+    several rounds; the database's data version and this connection's change count say when
+    an answer is stale)."""
+
+    def __init__(self) -> None:
+        self.indexes: dict[str, TenantIndex] = {}
+        self.legal: dict[str, tuple[Mask, Mask]] = {}
+        self.version: tuple[int, int] | None = None
+
+    def legal_set(self, conn: sqlite3.Connection, index: TenantIndex,
+                  spec: AsOf) -> tuple[Mask, Mask]:
+        version = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+        if version != self.version:
+            self.legal, self.version = {}, version
+        key = f"{id(index)} {spec!r}"
+        if key not in self.legal:
+            self.legal[key] = legal(conn, index, spec)
+        return self.legal[key]
 
 
 def legal(conn: sqlite3.Connection, index: TenantIndex, spec: AsOf) -> tuple[Mask, Mask]:
@@ -74,17 +97,17 @@ def legal(conn: sqlite3.Connection, index: TenantIndex, spec: AsOf) -> tuple[Mas
 
 
 def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer | None,
-         cache: dict[str, TenantIndex]) -> Hits:
+         cache: Ranking) -> Hits:
     """``spec`` (resolved) ranked by each leg of ``query``, inside the caller's transaction."""
     if query.per_leg < 1:
         raise InvalidArgument("a search returns at least one item per leg (per_leg >= 1)")
     tenant = spec.scope.tenant
-    index = tenant_index(conn, tenant, sealer, cache)
+    index = tenant_index(conn, tenant, sealer, cache.indexes)
     pending = None if query.indexed_by is None else conn.execute(
         "SELECT 1 FROM facts f LEFT JOIN entries e ON e.tenant = f.tenant AND e.fact_id = f.id"
         " WHERE f.tenant = ? AND f.erased = 0 AND (e.model IS NULL OR e.model != ?) LIMIT 1",
         (tenant, query.indexed_by)).fetchone() is not None
-    admitted, in_scope = legal(conn, index, spec)
+    admitted, in_scope = cache.legal_set(conn, index, spec)
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
     keyword: Ranked = ()
     if terms and index.bm25 is not None:

@@ -32,7 +32,6 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
 from vintage.graph.core.model import Event, Fact, Source, Subject
 from vintage.graph.embedded import log
-from vintage.graph.embedded.search import TenantIndex
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import KeyStore, Sealer
 from vintage.graph.sqlite import reads, schema, search
@@ -66,7 +65,7 @@ class SqliteStore:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._depth = 0  # transactions open on the connection (a nested one is a savepoint)
-        self._ranking: dict[str, TenantIndex] = {}
+        self._ranking = search.Ranking()
 
     @classmethod
     def open(cls, path: Path | None, clock: Clock,
