@@ -4,8 +4,10 @@ Shared by the table and companyfacts ingests (docs/semantics.md, "A file is writ
 at all"). Before the first write, the whole file is planned against the store in one read
 transaction, exactly as the writes will plan it: a row the store would refuse (an out-of-order
 correction, a source id recorded before with other attributes) is refused then, naming its
-row, and nothing is written. Then the file is written in batches of ``BATCH_SIZE`` rows, one
-transaction each: one transaction for a whole large file would hold it all in the Neo4j
+row, and nothing is written. Then the file is written in batches of ``BATCH_SIZE`` rows. On a
+store that can make them one transaction (``WholeWrites``: the embedded store) they commit
+together, so a crash at any point leaves the file absent or whole. On Neo4j each is a
+transaction of its own: one transaction for a whole large file would hold it all in the
 server's memory (a third of the default heap's transaction pool for the largest bundled file).
 A batch is idempotent, so a run stopped half-way (a crash, the server gone) is completed by
 running it again.
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
-from vintage.graph.store.protocol import Refused, Store, StoreTx
+from vintage.graph.store.protocol import Refused, Store, StoreTx, WholeWrites
 from vintage.graph.writes.cascade import Fate, Outcome
 from vintage.graph.writes.semantics import Batch, WriteReport, record, record_in
 from vintage.ingest.reading import IngestError
@@ -98,6 +100,24 @@ def write_file(
         _check(store, scope, path, Batch(list(subjects), [sources[s] for s in used], facts),
                origins, actor)
     size = len(facts) if whole else BATCH_SIZE
+    if isinstance(store, WholeWrites) and not dry_run:  # the batches commit as one: whole
+        return store.whole(scope.tenant, lambda: _batches(
+            store, scope, path, summary, size, subjects=subjects, sources=sources, facts=facts,
+            origins=origins, actor=actor, recompute=recompute, dry_run=dry_run,
+            progress=progress, spanned=True))
+    return _batches(store, scope, path, summary, size, subjects=subjects, sources=sources,
+                    facts=facts, origins=origins, actor=actor, recompute=recompute,
+                    dry_run=dry_run, progress=progress, spanned=False)
+
+
+def _batches(
+    store: Store, scope: Scope, path: Path, summary: Summary, size: int, *,
+    subjects: Sequence[Subject], sources: Mapping[str, SourceIn], facts: Sequence[FactIn],
+    origins: Sequence[Origin], actor: str, recompute: bool, dry_run: bool,
+    progress: Progress | None, spanned: bool,
+) -> Summary:
+    """The file's batches, one ``record`` each; ``spanned``: inside one transaction, so a
+    refusal leaves nothing written."""
     for start in range(0, len(facts), max(size, 1)):
         chunk = facts[start:start + size]
         used = sorted({str(f.source) for f in chunk})
@@ -110,7 +130,7 @@ def write_file(
                 dry_run=dry_run,
             )
         except Refused as exc:  # the one transaction, or a commit by another since the check
-            raise _refusal(path, exc, facts, origins, written=start) from None
+            raise _refusal(path, exc, facts, origins, written=0 if spanned else start) from None
         _add(summary, report)
         if progress is not None:
             progress(start + len(chunk), len(facts))

@@ -19,6 +19,7 @@ from vintage.graph.memory.gate import MemoryIn
 from vintage.graph.memory.remember import remember
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import Batch
 from vintage.queries.memory.recall import MemoryView
@@ -75,7 +76,9 @@ PINNED = parse_instant("2026-06-01T12:00:00+00:00")
 BACKENDS = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 # The same, and a stock Neo4j without Vintage's plugin (conftest.stock_neo4j_store): where a
 # suite holds the Cypher fallback to the answers the plugin and the embedded reference give.
-WITH_STOCK = [*BACKENDS, pytest.param("neo4j-stock", marks=pytest.mark.neo4j)]
+# The reference model (the log-replay store, vintage.graph.embedded) joins them: the store every
+# backend was first checked against, kept in the tests and off the user's path.
+WITH_STOCK = [*BACKENDS, "reference", pytest.param("neo4j-stock", marks=pytest.mark.neo4j)]
 # Ranking on both Neo4j paths, each taken every time (tests/rank_paths.py): the Cypher a stock
 # server runs, and the launcher's columns.
 RANK_PATHS = ["embedded", pytest.param("neo4j-cypher", marks=pytest.mark.neo4j),
@@ -101,6 +104,8 @@ def make_store(
 ) -> Store:
     # Sealed, as every store that open_store opens: memory reaches the disk as ciphertext.
     if backend == "embedded":
+        return SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    if backend == "reference":
         return EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     server = "stock_neo4j_store" if backend == "neo4j-stock" else "neo4j_driver_store"
     shared: Neo4jStore = request.getfixturevalue(server)

@@ -16,9 +16,9 @@ from fastapi.testclient import TestClient
 
 from tests.factories import PinnedClock
 from vintage.graph.access import Principal, create_key
-from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store
 from vintage.http.app import create_app
 
@@ -78,7 +78,7 @@ def opener(backend: str, clock: PinnedClock, tmp_path: Path,
            request: pytest.FixtureRequest) -> Any:
     keys = FileKeyStore(tmp_path / "keys")
     if backend == "embedded":
-        return lambda: EmbeddedStore.open(tmp_path / "store", clock, keys)
+        return lambda: SqliteStore.open(tmp_path / "store", clock, keys)
     target = request.getfixturevalue("neo4j_target")
     return lambda: Neo4jStore.connect(target.uri, clock, auth=target.auth, keys=keys)
 

@@ -30,8 +30,8 @@ from vintage.graph.access.keys import CREATE, REFUSED
 from vintage.graph.access.keystring import encode_tenant
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope
-from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store
 
 OWNER = "user:owner"
@@ -123,7 +123,7 @@ def test_the_store_keeps_a_verifier_never_the_key(
     events = json.dumps([e.model_dump(mode="json") for e in store.events(tenant)])
     assert made.key_id in events and key not in events and secret_of(key) not in events
     texts = [key, secret_of(key), made.key_id]  # the key id: the control that the search sees
-    if isinstance(store, EmbeddedStore):
+    if isinstance(store, SqliteStore):
         assert store.path is not None
         found = set(found_in_files(store.path, texts))
     else:
@@ -164,7 +164,7 @@ def test_a_cached_key_verifies_against_its_own_store_only(
     cache = KeyCache(ttl=3600)
     _, key = create_key(store, tenant, Role.READER, actor=OWNER)
     verify(store, key, cache=cache)
-    elsewhere = EmbeddedStore.open(tmp_path_factory.mktemp("elsewhere"), store.now)
+    elsewhere = SqliteStore.open(tmp_path_factory.mktemp("elsewhere"), store.now)
     try:
         assert refused(elsewhere, key, cache) == REFUSED
     finally:

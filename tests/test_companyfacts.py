@@ -35,7 +35,7 @@ from tests.sec_files import (
 from vintage.graph.core.kinds import Change
 from vintage.graph.core.model import Event, Scope
 from vintage.graph.core.temporal import day_start, from_to
-from vintage.graph.embedded.store import EmbeddedStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store
 from vintage.ingest.batches import Summary
 from vintage.ingest.facts_table import IngestError
@@ -347,7 +347,7 @@ def vintage(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
 
 def stored(directory: Path, tenant: str) -> tuple[list[Event], list[Answer]]:
     """Events and current facts of a tenant of the embedded store the command line wrote."""
-    store = EmbeddedStore.open(directory, lambda: datetime.now(UTC))
+    store = SqliteStore.open(directory, lambda: datetime.now(UTC))
     try:
         scope = Scope(tenant=tenant)
         return store.events(tenant), facts_as_of(store, scope)

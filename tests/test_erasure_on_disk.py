@@ -23,17 +23,17 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from tests.factories import ACTOR, PinnedClock, batch, fact, memory, mine, run, source, values
+from tests.on_disk import fact_rows
 from tests.test_memory_erase import summaries
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope, digest
-from vintage.graph.embedded.log import unframe
-from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
 from vintage.graph.memory.forget import forget
 from vintage.graph.memory.remember import remember
 from vintage.graph.neo4j import launcher
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.sealing.sealed import CIPHERTEXT, KeyUnknown, key_id
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.backends import KEYS_ENV, key_path, open_store
 from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import record
@@ -54,7 +54,7 @@ def words(n: int = 8) -> str:
 def files_of(store: Store, request: pytest.FixtureRequest) -> Path | None:
     """The directory holding every byte the store wrote; None for a Neo4j server whose files
     are not on this machine (a Docker container, a remote ``NEO4J_URI``)."""
-    if isinstance(store, EmbeddedStore):
+    if isinstance(store, SqliteStore):
         assert store.path is not None
         return store.path
     server = launcher.status()
@@ -110,10 +110,8 @@ def stored_rows(store: Store, tenant: str) -> dict[str, dict[str, Any]]:
         with store.driver.session() as session:
             return {r["f"]["id"]: dict(r["f"]) for r in session.run(
                 "MATCH (f:Fact {tenant: $t}) RETURN f", t=tenant)}
-    assert isinstance(store, EmbeddedStore) and store.path is not None
-    raw = (store.path / LOG_NAME).read_bytes()
-    return {p["id"]: p for n, line in enumerate(raw.splitlines())
-            for op, p in unframe(line, f"line {n}")["ops"] if op == "fact"}
+    assert isinstance(store, SqliteStore) and store.path is not None
+    return {p["id"]: p for p in fact_rows(store.path, tenant)}
 
 
 def opens(blob: str, key: bytes, kid: str) -> bool:
@@ -153,7 +151,7 @@ def test_memory_is_sealed_at_rest_and_after_forget_its_ciphertext_no_longer_open
     erased_ids = {summary.id, *(i for i, r in rows.items() if r.get("predicate") ==
                                 "shipping.preference")}
     sealed = {i: rows[i][CIPHERTEXT] for i in erased_ids}
-    assert isinstance(store, EmbeddedStore | Neo4jStore) and store.sealer is not None
+    assert isinstance(store, SqliteStore | Neo4jStore) and store.sealer is not None
     keys = {i: store.sealer.keys.get(key_id(scope.tenant, i)) for i in erased_ids}
     assert all(k is not None and opens(sealed[i], k, key_id(scope.tenant, i))
                for i, k in keys.items())
@@ -207,7 +205,7 @@ def test_an_erasure_killed_before_its_keys_are_destroyed_destroys_them_on_the_ne
 ) -> None:
     said = words()
     remember(store, memory(scope, value=said, consent=True), actor=ACTOR)
-    assert isinstance(store, EmbeddedStore | Neo4jStore) and store.sealer is not None
+    assert isinstance(store, SqliteStore | Neo4jStore) and store.sealer is not None
     (fact_id,) = [i for i, r in stored_rows(store, scope.tenant).items() if CIPHERTEXT in r]
     kid = key_id(scope.tenant, fact_id)
 
@@ -228,9 +226,9 @@ def _reopen(store: Store, request: pytest.FixtureRequest, tmp_path: Path,
             key_file: Path | None = None) -> Any:
     """The same store opened anew, with the test's key file or ``key_file``."""
     keys = FileKeyStore(key_file or tmp_path / "keys")
-    if isinstance(store, EmbeddedStore):
+    if isinstance(store, SqliteStore):
         assert store.path is not None
-        return EmbeddedStore.open(store.path, store.now, keys)
+        return SqliteStore.open(store.path, store.now, keys)
     shared = request.getfixturevalue("neo4j_driver_store")
     reopened = Neo4jStore(shared.driver, store.now, shared.database, keys=keys)
     reopened.ensure_schema()
@@ -241,7 +239,7 @@ def test_a_backup_taken_before_an_erasure_opens_without_what_was_erased(
     tmp_path: Path, clock: PinnedClock,
 ) -> None:
     keys = FileKeyStore(tmp_path / "keys")
-    store = EmbeddedStore.open(tmp_path / "store", clock, keys)
+    store = SqliteStore.open(tmp_path / "store", clock, keys)
     scope = Scope(tenant="backed-up")
     said, kept = words(), words()
     remember(store, memory(scope, value=said, consent=True), actor=ACTOR)
@@ -250,8 +248,8 @@ def test_a_backup_taken_before_an_erasure_opens_without_what_was_erased(
     shutil.copytree(tmp_path / "store", tmp_path / "backup")
     clock.advance(minutes=1)
     erase(store, scope, "memory")
-    restored = EmbeddedStore.open(tmp_path / "backup", clock, FileKeyStore(tmp_path / "keys"))
-    # The backup's log still holds the ciphertext; its key is gone, so it reads as erased.
+    restored = SqliteStore.open(tmp_path / "backup", clock, FileKeyStore(tmp_path / "keys"))
+    # The backup's database still holds the ciphertext; its key is gone, so it reads as erased.
     assert any(CIPHERTEXT in r for r in stored_rows(restored, scope.tenant).values())
     assert values(recall(restored, mine(scope), "user:42")) == [kept]
     (gone,) = restored.history(scope.tenant, memory(scope).assertion_key())
@@ -263,7 +261,7 @@ def test_a_store_opened_with_another_key_file_refuses_naming_it(
 ) -> None:
     remember(store, memory(scope), actor=ACTOR)
     with pytest.raises(KeyUnknown, match=r"other\.keys never held.*VINTAGE_KEYS"):
-        # The embedded store refuses on open (replay reads every fact), Neo4j on the read.
+        # Both refuse on the read of a sealed fact.
         recall(_reopen(store, request, tmp_path, tmp_path / "other.keys"), mine(scope),
                "user:42")
 

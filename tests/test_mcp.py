@@ -23,9 +23,9 @@ from mcp.types import CallToolResult, TextContent
 
 from tests.factories import PinnedClock
 from vintage.graph.access import Unauthorized, create_key, revoke
-from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.retrieval.embedder import minilm
 from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store
 from vintage.mcp.server import build_server
 
@@ -137,7 +137,7 @@ def test_a_user_bound_key_never_sees_another_users_memory(store: Store, tenant: 
 def test_a_missing_or_revoked_key_is_refused_at_start_and_then_on_every_call(
     tmp_path: Path, clock: PinnedClock, tenant: str,
 ) -> None:
-    store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    store = SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     with pytest.raises(Unauthorized, match=r"^missing API key"):
         build_server(store, None)
     with pytest.raises(Unauthorized, match=r"^invalid or revoked API key$"):
@@ -155,7 +155,7 @@ def test_a_missing_or_revoked_key_is_refused_at_start_and_then_on_every_call(
 
 def test_vintage_mcp_serves_over_stdio_as_its_key(tmp_path: Path, clock: PinnedClock,
                                                  tenant: str) -> None:
-    store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    store = SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     key = key_of(store, tenant, "agent", user="42", name="stdio-bot")
     store.close()  # one process holds an embedded store: the server's, now
     command = StdioServerParameters(
@@ -178,7 +178,7 @@ def test_vintage_mcp_serves_over_stdio_as_its_key(tmp_path: Path, clock: PinnedC
 
 def test_vintage_mcp_is_quiet_on_stderr_by_default(tmp_path: Path, clock: PinnedClock,
                                                   tenant: str) -> None:
-    store = EmbeddedStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
+    store = SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     key = key_of(store, tenant, "reader", user="42")
     store.close()
     with socket.socket() as probe:

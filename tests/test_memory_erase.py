@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from tests.factories import ACTOR, memory, mine, values
+from tests.on_disk import every_byte, fact_rows
 from vintage.graph.core.model import Scope, Value
-from vintage.graph.embedded.log import unframe
-from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
 from vintage.graph.memory.forget import forget
 from vintage.graph.memory.remember import invalidate_memory, remember
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.sealed import CIPHERTEXT, Sealer
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store, UnknownReference
 from vintage.queries.lineage.asof import facts_as_of
 from vintage.queries.memory.recall import audit, recall
@@ -46,11 +46,10 @@ def occurrences(store: Store, tenant: str, text: str) -> int:
             sealed = [dict(r["f"]) for r in session.run(
                 "MATCH (f:Fact {tenant: $t}) WHERE f.ciphertext IS NOT NULL RETURN f", t=tenant)]
         return int(nodes["c"]) + int(rels["c"]) + _unsealed(store.sealer, tenant, sealed, text)
-    assert isinstance(store, EmbeddedStore) and store.path is not None
-    raw = (store.path / LOG_NAME).read_bytes()
-    rows = [payload for n, line in enumerate(raw.splitlines())
-            for op, payload in unframe(line, f"line {n}")["ops"] if op == "fact"]
-    return raw.decode("utf-8").count(text) + _unsealed(store.sealer, tenant, rows, text)
+    assert isinstance(store, SqliteStore) and store.path is not None
+    raw = every_byte(store.path)
+    rows = fact_rows(store.path, tenant)
+    return raw.count(text.encode("utf-8")) + _unsealed(store.sealer, tenant, rows, text)
 
 
 def _unsealed(sealer: Sealer | None, tenant: str, rows: list[dict[str, Any]], text: str) -> int:

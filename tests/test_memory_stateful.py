@@ -6,6 +6,7 @@ system instants) and every summary must be identical."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from vintage.graph.memory.remember import Remembered, invalidate_memory, remembe
 from vintage.graph.memory.rollback import rollback
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store, StoreError
 from vintage.queries.memory.recall import recall
 from vintage.queries.memory.summaries import summarise
@@ -55,6 +57,25 @@ def decided(r: Remembered) -> tuple[str, str, str, str | None, int | None]:
 def test_embedded_and_neo4j_decide_and_recall_memories_identically(
     neo4j_driver_store: Neo4jStore, tmp_path: Path,
 ) -> None:
+    keys = FileKeyStore(tmp_path / "keys")
+    check_memories(lambda clock: [
+        SqliteStore.open(tmp_path / uuid.uuid4().hex, clock, keys),
+        Neo4jStore(neo4j_driver_store.driver, clock, keys=keys)],
+        neo4j_driver_store.purge_tenant)
+
+
+def test_embedded_and_the_reference_model_decide_and_recall_memories_identically(
+    tmp_path: Path,
+) -> None:
+    """Server-free: the SQLite store, sealed on disk, against the reference model in memory."""
+    keys = FileKeyStore(tmp_path / "keys")
+    check_memories(lambda clock: [EmbeddedStore.open(None, clock),
+                                  SqliteStore.open(tmp_path / uuid.uuid4().hex, clock, keys)],
+                   lambda tenant: None)
+
+
+def check_memories(open_pair: Callable[[PinnedClock], list[Store]],
+                   purge: Callable[[str], None]) -> None:
     compared: list[bool] = []
     decisions: set[str] = set()
 
@@ -63,18 +84,15 @@ def test_embedded_and_neo4j_decide_and_recall_memories_identically(
         def open_stores(self) -> None:
             self.clock = PinnedClock(parse_instant("2026-02-01"))
             self.tenant = "mem-" + uuid.uuid4().hex[:10]
-            # Neo4j seals (memory is written as ciphertext and read back through the keys),
-            # so every answer compared also checks that sealing round-trips exactly.
-            self.stores: list[Store] = [
-                EmbeddedStore.open(None, self.clock),
-                Neo4jStore(neo4j_driver_store.driver, self.clock,
-                           keys=FileKeyStore(tmp_path / "keys"))]
+            # The stores on disk seal (memory is written as ciphertext and read back through
+            # the keys), so every answer compared also checks that sealing round-trips exactly.
+            self.stores: list[Store] = open_pair(self.clock)
             self.instants = [self.clock.now]
             self.said = 0
 
         def teardown(self) -> None:
             if hasattr(self, "tenant"):
-                neo4j_driver_store.purge_tenant(self.tenant)
+                purge(self.tenant)
 
         def both(self, fn: Any) -> Any:
             left, right = (attempt(lambda s=s: fn(s)) for s in self.stores)

@@ -1,9 +1,12 @@
-"""Random sequences of writes, corrections, CAS updates and as-of reads, driven against the
-embedded store and a real Neo4j at once: every answer and every refusal must be identical."""
+"""Random sequences of writes, corrections, CAS updates and as-of reads, driven against two
+stores at once: the embedded store (SQLite) and a real Neo4j, and, server-free, the embedded
+store and the reference model it replaced (the log-replay store, ``vintage.graph.embedded``):
+every answer and every refusal must be identical."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,6 +28,7 @@ from vintage.graph.derivations.derived import Output, derive
 from vintage.graph.derivations.recipes import expression
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store, StoreError
 from vintage.graph.writes.corrections import restore_source, retract_source
 from vintage.graph.writes.semantics import Batch, record
@@ -86,6 +90,19 @@ SUM = expression("sum", "1", "a + b")
 
 
 def test_embedded_and_neo4j_give_identical_answers(neo4j_driver_store: Neo4jStore) -> None:
+    check_equivalence(lambda clock: [SqliteStore.open(None, clock),
+                                     Neo4jStore(neo4j_driver_store.driver, clock)],
+                      neo4j_driver_store.purge_tenant)
+
+
+def test_embedded_and_the_reference_model_give_identical_answers() -> None:
+    """Server-free: the SQLite store against the log-replay model it replaced."""
+    check_equivalence(lambda clock: [EmbeddedStore.open(None, clock),
+                                     SqliteStore.open(None, clock)], lambda tenant: None)
+
+
+def check_equivalence(open_pair: Callable[[PinnedClock], list[Store]],
+                      purge: Callable[[str], None]) -> None:
     compared: list[bool] = []
     cascades: list[int] = []
 
@@ -94,17 +111,14 @@ def test_embedded_and_neo4j_give_identical_answers(neo4j_driver_store: Neo4jStor
         def open_stores(self) -> None:
             self.clock = PinnedClock(parse_instant("2026-01-01"))
             self.scope = Scope(tenant="prop-" + uuid.uuid4().hex[:10])
-            self.stores: list[Store] = [
-                EmbeddedStore.open(None, self.clock),
-                Neo4jStore(neo4j_driver_store.driver, self.clock),
-            ]
+            self.stores: list[Store] = open_pair(self.clock)
             self.keys: list[str] = []
             self.used: set[str] = set()  # facts some derivation took as input
             self.instants = [self.clock.now]
 
         def teardown(self) -> None:
             if hasattr(self, "scope"):
-                neo4j_driver_store.purge_tenant(self.scope.tenant)
+                purge(self.scope.tenant)
 
         def both(self, fn: Any) -> Any:
             left, right = (fn(s) for s in self.stores)

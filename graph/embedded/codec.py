@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vintage.graph.core.model import DerivationIn, Event, Fact, Source, Subject
-from vintage.graph.embedded.state import Entry, Indexed, Unindexing
+from vintage.graph.embedded.entries import Entry, Indexed, Unindexing
 from vintage.graph.sealing.sealed import CIPHERTEXT, Sealer
 from vintage.graph.store.protocol import (
     Closure,

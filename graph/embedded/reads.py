@@ -22,7 +22,6 @@ from vintage.graph.core.labels import (
 from vintage.graph.core.model import Fact, Source, Subject
 from vintage.graph.embedded.state import Node, State
 from vintage.graph.store.protocol import (
-    Confirmation,
     Direction,
     Edge,
     Justification,
@@ -67,20 +66,6 @@ def cited(state: State, spec: AsOf, facts: list[Fact]) -> list[tuple[Fact, tuple
         found.setdefault(e.fact_id, []).append(by_id[e.source_id])
     return [(f, tuple(sorted(found.get(f.id, []), key=lambda s: (s.available_at, s.id))))
             for f in facts]
-
-
-def confirmed(edges: list[Support], known_at: datetime) -> dict[str, Confirmation]:
-    """Per fact, its support ``edges`` (ordered by fact, availability, source) public by
-    ``known_at``, summed up."""
-    found: dict[str, Confirmation] = {}
-    for s in edges:
-        if s.available_at > known_at:
-            continue
-        seen = found.get(s.fact_id)
-        found[s.fact_id] = Confirmation(
-            seen.first_source if seen else s.source_id,
-            seen.first_at if seen else s.available_at, s.available_at)
-    return found
 
 
 def records(state: State, label: str, tenant: str, ids: Sequence[str]) -> Iterator[Any]:

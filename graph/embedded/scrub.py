@@ -15,8 +15,8 @@ import os
 import re
 from pathlib import Path
 
+from vintage.graph.embedded.entries import ERASED
 from vintage.graph.embedded.log import SCRUB_JOURNAL, frame, reframe, unframe
-from vintage.graph.embedded.state import ERASED
 from vintage.graph.sealing.sealed import CIPHERTEXT
 from vintage.graph.store.durable import fsync_dir
 

@@ -32,12 +32,14 @@ import numpy.typing as npt
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import REASONS, why_excluded
+from vintage.graph.embedded.entries import Entry
 from vintage.graph.embedded.legal import Columns, legal
-from vintage.graph.embedded.state import Entry, State
 from vintage.graph.retrieval.index import Hits, TextQuery
 
 if TYPE_CHECKING:
     import bm25s
+
+    from vintage.graph.embedded.state import State
 
 Mask = npt.NDArray[np.bool_]
 Rows = npt.NDArray[np.int64]

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
-import numpy as np
-import numpy.typing as npt
 
 from vintage.graph.core.asof import AsOf, to_predicate
 from vintage.graph.core.kinds import FactKind
@@ -31,38 +28,12 @@ from vintage.graph.core.labels import (
     USED,
 )
 from vintage.graph.core.model import Event, Fact, Scope
+from vintage.graph.embedded.entries import ERASED, Entry, Indexed, Unindexing
 from vintage.graph.store.protocol import DerivationWrite, KnowledgeEnd
 
 Journal = list[Callable[[], None]]
 Node = tuple[str, str, str]  # (label, tenant, id)
-ERASED = "erased"  # the content_hash of an erased fact
 _NODE_OPS = {"subject": SUBJECT, "source": SOURCE, "event": EVENT}
-
-
-@dataclass(frozen=True, eq=False)
-class Entry:
-    """A fact's search entry as the state keeps it (``vintage.graph.retrieval.index.IndexEntry``),
-    its vector as float32: a tuple of Python floats takes eight times the memory (100k entries of
-    384 dimensions would hold over a gigabyte)."""
-
-    terms: tuple[str, ...]
-    vector: npt.NDArray[np.float32]
-    model: str
-
-
-@dataclass(frozen=True, eq=False)
-class Indexed:
-    """The ``index`` operation: a fact's search entry, and whether the log must seal it (as
-    its fact is). ``entry`` None: read back sealed under a key since destroyed, so gone."""
-
-    fact_id: str
-    entry: Entry | None
-    sealed: bool
-
-
-@dataclass(frozen=True)
-class Unindexing:
-    """The ``unindex`` operation: every search entry of the tenant dropped (a rebuild)."""
 
 
 class State:

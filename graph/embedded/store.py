@@ -41,6 +41,7 @@ from vintage.graph.embedded.tx import EmbeddedTx
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import KeyStore, Sealer
 from vintage.graph.store.protocol import Clock, Confirmation, Direction, StoreError, Support, Walk
+from vintage.graph.writes.support import confirmed
 
 T = TypeVar("T")
 LOG_NAME = log.LOG_NAME
@@ -261,7 +262,7 @@ class EmbeddedStore:
         self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
         at: datetime | None = None,
     ) -> dict[str, Confirmation]:
-        return reads.confirmed(self.supports(tenant, fact_ids, at), known_at)
+        return confirmed(self.supports(tenant, fact_ids, at), known_at)
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
         with self._fresh():

@@ -12,17 +12,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from vintage.graph.core.asof import AsOf
-from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import FactKind
 from vintage.graph.core.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
 from vintage.graph.core.model import Event, Fact, Scope, Source, Subject
 from vintage.graph.embedded import reads
 from vintage.graph.embedded.downstream import by_walk
+from vintage.graph.embedded.entries import Indexed, Unindexing, checked_entry
 from vintage.graph.embedded.search import unindexed_ids
-from vintage.graph.embedded.state import Entry, Indexed, Journal, State, Unindexing
+from vintage.graph.embedded.state import Journal, State
 from vintage.graph.retrieval.index import IndexEntry
 from vintage.graph.store.protocol import (
     Cited,
@@ -45,6 +43,7 @@ from vintage.graph.store.protocol import (
     check_tenant,
 )
 from vintage.graph.writes.reach import Downstream
+from vintage.graph.writes.support import confirmed
 
 
 class EmbeddedTx:
@@ -80,7 +79,7 @@ class EmbeddedTx:
         facts = self.read(spec)
         known_at, system_at = spec._instants()
         edges = reads.supports(self.state, self.tenant, [f.id for f in facts], system_at)
-        seen = reads.confirmed(edges, known_at)
+        seen = confirmed(edges, known_at)
         return [(f, seen.get(f.id)) for f in facts]
 
     def facts_in(
@@ -237,22 +236,3 @@ class EmbeddedTx:
         names = {f.subject for f, _ in cited}
         return cited, [s for s in reads.subjects(self.state, self.tenant, sorted(names))
                        if s.id in names]  # by id only, as on Neo4j
-
-
-def checked_entry(e: IndexEntry) -> Entry:
-    """The entry as the state keeps it; one that could not be ranked (no model, a term a
-    whitespace analyzer would split, a vector not of finite numbers) is refused before
-    anything is written."""
-    if not isinstance(e, IndexEntry):
-        raise InvalidArgument(f"a search entry must be an IndexEntry, not {type(e).__name__}")
-    if not e.model or not all(isinstance(t, str) and t and not any(c.isspace() for c in t)
-                              for t in e.terms):
-        raise InvalidArgument(f"the search entry of {e.fact_id} needs a model and terms "
-                              "without whitespace")
-    try:
-        vector = np.asarray(e.vector, dtype=np.float32)
-    except (TypeError, ValueError):
-        vector = np.array([np.nan], dtype=np.float32)
-    if vector.ndim != 1 or not vector.size or not np.isfinite(vector).all():
-        raise InvalidArgument(f"the search entry of {e.fact_id} needs a vector of finite numbers")
-    return Entry(tuple(e.terms), vector, e.model)

@@ -2,7 +2,8 @@
 
 * ``bolt://``, ``bolt+s://``, ``neo4j://``, ``neo4j+s://`` ...: the Neo4j backend. Credentials come
   from ``NEO4J_USER`` / ``NEO4J_PASSWORD`` when set (a server without auth needs neither).
-* anything else is a directory holding an embedded store (created when missing).
+* anything else is a directory holding an embedded store (created when missing): SQLite
+  (``vintage.graph.sqlite``).
 
 When no URI is given: ``$VINTAGE_STORE`` if set, else the embedded store in ``./.vintage/store``.
 
@@ -21,9 +22,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.sealing.sealed import KeyStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Clock, Store
 
 DEFAULT_EMBEDDED_DIR = Path(".vintage") / "store"
@@ -92,6 +93,6 @@ def open_store(uri: str | None = None, clock: Clock = system_clock,
         store = Neo4jStore.connect(target, clock, auth=neo4j_auth(), keys=keys,
                                    retry_seconds=retry_seconds)
     else:
-        store = EmbeddedStore.open(Path(target), clock, keys)
+        store = SqliteStore.open(Path(target), clock, keys)
     store.ensure_schema()
     return store

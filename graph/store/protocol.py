@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import UserError
@@ -305,3 +305,14 @@ class Store(Protocol):
         system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk: ...
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class WholeWrites(Protocol):
+    """A backend that can make several writes one transaction: ``whole(tenant, work)`` runs
+    ``work``, and every ``write`` it makes commits with it, or none does (an ingest's batches:
+    a file lands whole). The embedded store has it; Neo4j's batches stay separate transactions,
+    to bound the server's transaction memory."""
+
+    def whole(self, tenant: str, work: Callable[[], T]) -> T: ...
+

@@ -6,7 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 
 from vintage.graph.core.labels import FACT, SUPPORTED_BY
-from vintage.graph.store.protocol import Direction, StoreTx, UnknownReference
+from vintage.graph.store.protocol import (
+    Confirmation,
+    Direction,
+    StoreTx,
+    Support,
+    UnknownReference,
+)
 
 
 def supported_by(tx: StoreTx, source_id: str, at: datetime) -> tuple[list[str], list[str]]:
@@ -35,3 +41,17 @@ def said_by(tx: StoreTx, source_id: str) -> tuple[list[str], list[str]]:
 def _known(tx: StoreTx, source_id: str) -> None:
     if not tx.get_sources([source_id]):
         raise UnknownReference(f"unknown source: {source_id}")
+
+
+def confirmed(edges: list[Support], known_at: datetime) -> dict[str, Confirmation]:
+    """Per fact, its support ``edges`` (ordered by fact, availability, source) public by
+    ``known_at``, summed up."""
+    found: dict[str, Confirmation] = {}
+    for s in edges:
+        if s.available_at > known_at:
+            continue
+        seen = found.get(s.fact_id)
+        found[s.fact_id] = Confirmation(
+            seen.first_source if seen else s.source_id,
+            seen.first_at if seen else s.available_at, s.available_at)
+    return found
