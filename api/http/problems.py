@@ -205,6 +205,13 @@ def install(app: FastAPI) -> None:
 # Documented on every operation (FastAPI ``responses=``): what a client may get besides 2xx.
 def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
     kinds = {k.status: k for _, k in PROBLEMS} | {422: VALIDATION, 412: PRECONDITION}
-    return {s: {"model": Problem, "content": {PROBLEM_JSON: {}},
-                "description": kinds[s].title if s in kinds else "A problem"}
-            for s in (*statuses, 401, 422, 500, 503, 507)}
+    said: dict[int | str, dict[str, Any]] = {
+        s: {"model": Problem, "content": {PROBLEM_JSON: {}},
+            "description": kinds[s].title if s in kinds else "A problem"}
+        for s in (*statuses, 401, 422, 500, 503, 507)}
+    # An oversized request head is refused before routing, in one line of text (limits.py).
+    for status, title in ((414, "The path and query string are too long"),
+                          (431, "The request's headers are too large")):
+        said[status] = {"description": title,
+                        "content": {"text/plain": {"schema": {"type": "string"}}}}
+    return said
