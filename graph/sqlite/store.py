@@ -66,6 +66,7 @@ class SqliteStore:
         self._conn: sqlite3.Connection | None = None
         self._depth = 0  # transactions open on the connection (a nested one is a savepoint)
         self._ranking = search.Ranking()
+        self._erased: list[tuple[str, dict[str, datetime]]] = []  # by the writes of this one
 
     @classmethod
     def open(cls, path: Path | None, clock: Clock,
@@ -142,13 +143,18 @@ class SqliteStore:
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._lock:
             outer = not self._depth
+            if outer:
+                self._erased = []
             with self._transaction(write=True) as conn:
                 tx = SqliteTx(conn, tenant, self.sealer, writable=True)
                 result = work(tx)
                 if tx.erased and self.sealer is not None:
                     self.sealer.mark(tenant, set(tx.erased))  # finished by an open if we crash
-            if tx.erased and outer:
-                self._erase_on_disk(tenant, tx.erased)
+                if tx.erased:  # reaches the files once the outermost write commits
+                    self._erased.append((tenant, tx.erased))
+            if outer:
+                for erased_tenant, erased in self._erased:
+                    self._erase_on_disk(erased_tenant, erased)
             return result
 
     def whole(self, tenant: str, work: Callable[[], T]) -> T:
