@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -143,6 +144,36 @@ def test_a_reader_picks_up_another_process_commit_on_its_next_read(tmp_path: Pat
     assert _subjects(reader) == Counter()
     _child(tmp_path, 0, 2).communicate(timeout=60)
     assert _subjects(reader) == Counter({"C0": PER_BATCH, "C1": PER_BATCH})
+
+
+def test_a_read_in_another_thread_waits_for_no_write_and_sees_the_last_commit(
+    tmp_path: Path,
+) -> None:
+    """A long write (a whole file) holds up no reader of the same store: ``vintage serve``
+    answers reads while an ingest job writes."""
+    store = SqliteStore.open(tmp_path, PinnedClock())
+    scope = Scope(tenant=TENANT)
+    s1, s2 = source("s1", "2018-05-01"), source("s2", "2018-05-01")
+    record(store, scope, batch(fact(1, s1.id), sources=(s1,)), actor="t")
+    inside, release = threading.Event(), threading.Event()
+
+    def long_write(tx: object) -> None:
+        record(store, scope, batch(fact(2, s2.id, subject="MSFT"), sources=(s2,),
+                                   subjects=("MSFT",)), actor="t")  # a write inside the write
+        inside.set()
+        release.wait(10)
+
+    writer = threading.Thread(target=lambda: store.write(TENANT, long_write))
+    writer.start()
+    try:
+        assert inside.wait(10)
+        started = time.monotonic()
+        assert _subjects(store) == Counter({"GOOGL": 1})  # the last commit, not the write's
+        assert time.monotonic() - started < 5
+    finally:
+        release.set()
+        writer.join()
+    assert _subjects(store) == Counter({"GOOGL": 1, "MSFT": 1})
 
 
 def test_a_second_writer_waits_then_is_refused_naming_the_holder(

@@ -296,3 +296,19 @@ def test_the_command_line_seals_with_the_default_key_file_and_forget_destroys_th
     code, _, _ = run([*store_args, "forget", "--user", "42", "--everything", "--reason", "gone"],
                      capsys, monkeypatch)
     assert code == 0 and '"key"' not in keys.read_text()
+
+
+def test_an_erasure_nested_in_a_larger_write_reaches_the_files_once_it_commits(
+    tmp_path: Path, clock: PinnedClock,
+) -> None:
+    keys = FileKeyStore(tmp_path / "keys")
+    store = SqliteStore.open(tmp_path / "store", clock, keys)
+    scope = Scope(tenant="nested")
+    said = words()
+    remember(store, memory(scope, value=said, consent=True), actor=ACTOR)
+    clock.advance(minutes=1)
+    store.whole(scope.tenant, lambda: erase(store, scope, "memory"))  # a write inside a write
+    sealed = [i for i, r in stored_rows(store, scope.tenant).items() if r.get("sealed")]
+    assert sealed and all(keys.get(key_id(scope.tenant, i)) is None for i in sealed)
+    assert keys.marked() == set()
+    assert recall(store, mine(scope), "user:42") == []

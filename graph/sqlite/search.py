@@ -65,11 +65,13 @@ class Ranking:
     def __init__(self) -> None:
         self.indexes: dict[str, TenantIndex] = {}
         self.legal: dict[str, tuple[Mask, Mask]] = {}
-        self.version: tuple[int, int] | None = None
+        self.version: tuple[int, int, int] | None = None
 
     def legal_set(self, conn: sqlite3.Connection, index: TenantIndex,
                   spec: AsOf) -> tuple[Mask, Mask]:
-        version = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+        # Per connection: each has its own data version (a reader's, or the writer's).
+        version = (id(conn), int(conn.execute("PRAGMA data_version").fetchone()[0]),
+                   conn.total_changes)
         if version != self.version:
             self.legal, self.version = {}, version
         key = f"{id(index)} {spec!r}"

@@ -6,7 +6,8 @@ a file's ingest lands whole or not at all, and its commit is fsynced before the 
 (``synchronous=FULL``). One process writes at a time: a writer holds the store directory's
 writer lock (``vintage.graph.embedded.log.writer_lock``, which names the holding process when it
 refuses) for the length of its transaction; readers in other processes read the last committed
-snapshot meanwhile (WAL). A write nested in a write is a savepoint.
+snapshot meanwhile (WAL), and so do other threads of the writing process, each on a connection
+of its own. A write nested in a write is a savepoint.
 
 Erasure reaches every file: the erased content is overwritten in the same transaction and its
 search entry deleted (``secure_delete`` zeroes the freed bytes), the WAL, which still holds the
@@ -63,9 +64,14 @@ class SqliteStore:
         # Sealing concerns the disk: a store in memory only has nothing to seal.
         self.sealer = Sealer(keys) if keys is not None and path is not None else None
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = None
+        self._conn: sqlite3.Connection | None = None  # the writer's (and an in-memory store's)
         self._depth = 0  # transactions open on the connection (a nested one is a savepoint)
+        self._owner: int | None = None  # the thread whose transaction is open on it
+        self._readers = threading.local()  # each thread's connection for reads
+        self._all_readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
         self._ranking = search.Ranking()
+        self._erased: list[tuple[str, dict[str, datetime]]] = []  # by the writes of this one
 
     @classmethod
     def open(cls, path: Path | None, clock: Clock,
@@ -102,6 +108,10 @@ class SqliteStore:
 
     def close(self) -> None:
         with self._lock:
+            with self._readers_lock:
+                for reader in self._all_readers:
+                    reader.close()
+                self._all_readers, self._readers = [], threading.local()
             if self._conn is not None and not self._depth:
                 self._conn.close()
                 self._conn = None
@@ -128,6 +138,7 @@ class SqliteStore:
                 if begin is not None:
                     conn.execute(begin)
                 self._depth += 1
+                self._owner = threading.get_ident()
                 try:
                     yield conn
                     conn.execute(commit)
@@ -138,17 +149,45 @@ class SqliteStore:
                     raise
                 finally:
                     self._depth -= 1
+                    if not self._depth:
+                        self._owner = None
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A read. Inside this thread's write, on the write's connection (it sees the write's
+        changes); otherwise a snapshot of the last commit on this thread's own connection,
+        which waits for no writer (WAL): a long write (a whole file) holds up no reader. An
+        in-memory store has one connection, so its reads take the lock."""
+        if self.path is None or self._owner == threading.get_ident():
+            with self._transaction(write=False) as conn:
+                yield conn
+            return
+        reader: sqlite3.Connection | None = getattr(self._readers, "conn", None)
+        if reader is None:
+            reader = self._readers.conn = schema.connect(self.path, log.lock_timeout())
+            with self._readers_lock:  # not the writer's lock: a reader never waits on a write
+                self._all_readers.append(reader)
+        reader.execute("BEGIN")
+        try:
+            yield reader
+        finally:
+            reader.execute("COMMIT")  # a read: nothing to keep or undo
 
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._lock:
             outer = not self._depth
+            if outer:
+                self._erased = []
             with self._transaction(write=True) as conn:
                 tx = SqliteTx(conn, tenant, self.sealer, writable=True)
                 result = work(tx)
                 if tx.erased and self.sealer is not None:
                     self.sealer.mark(tenant, set(tx.erased))  # finished by an open if we crash
-            if tx.erased and outer:
-                self._erase_on_disk(tenant, tx.erased)
+                if tx.erased:  # reaches the files once the outermost write commits
+                    self._erased.append((tenant, tx.erased))
+            if outer:
+                for erased_tenant, erased in self._erased:
+                    self._erase_on_disk(erased_tenant, erased)
             return result
 
     def whole(self, tenant: str, work: Callable[[], T]) -> T:
@@ -156,7 +195,7 @@ class SqliteStore:
         return self.write(tenant, lambda _: work())
 
     def reading(self, tenant: str, work: Callable[[Any], T]) -> T:
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return work(SqliteTx(conn, tenant, self.sealer, writable=False))
 
     def _erase_on_disk(self, tenant: str, erased: dict[str, datetime]) -> None:
@@ -182,7 +221,7 @@ class SqliteStore:
         if self.sealer is None:
             return
         for tenant, ids in self.sealer.marked().items():
-            with self._transaction(write=False) as conn:
+            with self._read() as conn:
                 found = reads.facts(conn, tenant, sorted(ids), self.sealer)
             erased = {i: f.erased_at for i, f in found.items() if f.erased_at is not None}
             if erased:
@@ -192,17 +231,17 @@ class SqliteStore:
 
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]:
         resolved = spec.resolved(self.now())
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return reads.read(conn, resolved, self.sealer, limit)
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
         resolved = spec.resolved(self.now())
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return search.rank(conn, resolved, query, self.sealer, self._ranking)
 
     def read_cited(self, spec: AsOf, limit: int | None = None) -> list[Cited]:
         resolved = spec.resolved(self.now())
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return reads.cited(conn, resolved, reads.read(conn, resolved, self.sealer, limit))
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
@@ -210,13 +249,13 @@ class SqliteStore:
         return self.reading(spec.scope.tenant, lambda tx: tx.read_confirmed(resolved))
 
     def history(self, tenant: str, key: str) -> list[Fact]:
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             found = reads.by_keys(conn, tenant, [key], self.sealer, live_only=False)
         return sorted(found, key=lambda f: f.revision)
 
     def supports(self, tenant: str, fact_ids: Sequence[str],
                  at: datetime | None = None) -> list[Support]:
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return reads.supports(conn, tenant, fact_ids, at or self.now())
 
     def confirmations(self, tenant: str, fact_ids: Sequence[str], known_at: datetime,
@@ -224,20 +263,20 @@ class SqliteStore:
         return confirmed(self.supports(tenant, fact_ids, at), known_at)
 
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]:
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             found = {s.id: s for s in reads.records(conn, SOURCE, tenant, ids)}
         return [found[i] for i in ids if i in found]
 
     def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return reads.subjects(conn, tenant, names)
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return reads.events(conn, tenant, actions)
 
     def walk(self, tenant: str, start_ids: Sequence[str], direction: Direction,
              system_at: datetime, max_depth: int = 32,
              types: Sequence[str] = LINEAGE_TYPES) -> Walk:
-        with self._transaction(write=False) as conn:
+        with self._read() as conn:
             return reads.walk(conn, tenant, start_ids, direction, system_at, max_depth, types)

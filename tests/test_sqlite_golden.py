@@ -1,0 +1,59 @@
+"""Golden files for the SQL the SQLite store builds from an as-of spec
+(``vintage.graph.sqlite.asof.to_sql``, the twin of ``to_cypher``): the text and the parameters,
+for each shape of read. Regenerate after an intended change with
+``UPDATE_GOLDEN=1 pytest tests/test_sqlite_golden.py`` and review the diff like code."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.model import Scope
+from vintage.graph.core.temporal import as_of, from_to, parse_instant
+from vintage.graph.sqlite.asof import to_sql
+
+GOLDEN = Path(__file__).parent / "golden" / "sqlite"
+T = parse_instant("2019-04-30")
+USER = Scope(tenant="acme", keys={"user": "42"})
+
+
+def spec(scope: Scope = Scope(tenant="acme"), **kw: Any) -> AsOf:  # noqa: B008
+    return AsOf(scope, **kw).resolved(T)
+
+
+CASES: dict[str, Callable[[], AsOf]] = {
+    "asof_defaults": spec,
+    "asof_valid_instant": lambda: spec(valid=as_of(parse_instant("2018-03-01")),
+                                       subjects=("GOOGL",), predicates=("Revenues",)),
+    "asof_valid_window": lambda: spec(valid=from_to(parse_instant("2018-01-01"), T)),
+    "asof_scope_and_kinds": lambda: spec(USER, kinds=(FactKind.PREFERENCE,),
+                                         statuses=frozenset({Status.ACTIVE, Status.CANDIDATE}),
+                                         unexpired_at=T),
+    "asof_shared_ids": lambda: spec(shared_only=True, ids=("f1", "f2")),
+}
+
+
+def render(where: str, params: dict[str, Any]) -> str:
+    return f"{where.strip()}\n-- params\n{json.dumps(params, sort_keys=True, indent=2)}\n"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_as_of_sql_matches_its_golden_file(name: str) -> None:
+    path = GOLDEN / f"{name}.sql"
+    text = render(*to_sql(CASES[name](), "f"))
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1"
+    assert text == path.read_text()
+
+
+def test_every_golden_file_has_its_case() -> None:
+    assert sorted(p.stem for p in GOLDEN.glob("*.sql")) == sorted(CASES)
