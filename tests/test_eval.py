@@ -354,3 +354,31 @@ def test_a_context_built_mid_scenario_can_be_echoed_and_its_items_marked_used(
     assert not [f for f in engine["failures"] if f["check"] == "replayed"], engine["failures"]
     assert engine["outcomes"] == {"right": 1}
     assert result.summary()["rungs"][0]["layers"]["write"]["passed"] >= 4
+
+
+def test_a_facts_file_beside_the_scenario_is_ingested_and_a_summary_is_a_step(
+        evaluated: Any, tmp_path: Path, embedder: Embedder) -> None:
+    (tmp_path / "kpis.csv").write_text(
+        "subject,predicate,value,unit,period_start,period_end,source_id,available_at\n"
+        "ACME,us-gaap:Revenues,100,USD,2025-01-01,2025-03-31,q1,2025-04-20\n",
+        encoding="utf-8")
+    found = scenarios(tmp_path, """
+- id: file-and-summary
+  family: erasure
+  language: en
+  steps:
+    - {name: kpis, op: ingest, at: 2025-05-01T00:00:00Z, file: kpis.csv}
+    - {name: pet, op: remember, as: {user: eve}, subject: "user:eve", key: pet.name,
+       value: a parrot called Kiwi}
+    - {name: summary, op: summarise, as: {user: eve}, subject: "user:eve"}
+  asks:
+    - {id: q1, query: ACME revenue first quarter 2025, subject: ACME, key: us-gaap:Revenues,
+       mode: keyword, expect: {value: 100}}
+""")
+    assert isinstance(found[0].steps[0], sc.Ingest) and found[0].steps[0].file is not None
+    assert found[0].steps[0].file.is_absolute()
+    result = evaluated(found, [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)],
+                       embedder)
+    engine = row(result, "engine")
+    assert not [f for f in engine["failures"] if f["check"] == "replayed"], engine["failures"]
+    assert engine["outcomes"] == {"right": 1}

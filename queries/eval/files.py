@@ -70,7 +70,7 @@ def _read(file: Path) -> list[Scenario]:
         if not isinstance(item, dict):
             raise InvalidArgument(f"{file}: scenario {n} is not a mapping")
         try:
-            out.append(Scenario.model_validate(item))
+            out.append(_anchored(Scenario.model_validate(item), file.parent))
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "scenario"
@@ -78,6 +78,14 @@ def _read(file: Path) -> list[Scenario]:
             raise InvalidArgument(f"{file}: scenario {str(name)[:80]!r}: {field}: "
                                   f"{err['msg']}") from None
     return out
+
+
+def _anchored(s: Scenario, folder: Path) -> Scenario:
+    """An ingest step's file, relative to the scenario file's folder, made absolute."""
+    steps = tuple(step.model_copy(update={"file": folder / step.file})
+                  if isinstance(step, Ingest) and step.file is not None
+                  and not step.file.is_absolute() else step for step in s.steps)
+    return s.model_copy(update={"steps": steps})
 
 
 def _check_names(file: Path, s: Scenario) -> None:

@@ -103,7 +103,8 @@ class EngineRung:
             return _metric(store, replay, a)
         timed = self.as_of
         request = SearchRequest(
-            query=a.query, scope=scope_of(replay.tenant, a.principal), mode=self.mode,
+            query=a.query, scope=scope_of(replay.tenant, a.principal),
+            mode=a.mode if timed and a.mode is not None else self.mode,
             cutoff=sc._utc(a.cutoff) if timed and a.cutoff else None,
             valid_at=sc._utc(a.valid_at) if timed and a.valid_at else None,
             system_at=sc._utc(a.system_at) if timed and a.system_at else None,

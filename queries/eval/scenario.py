@@ -9,14 +9,16 @@ stable: fields are only ever added, with defaults that keep older files meaning 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.memory.gate import Decision, MemoryKind
 from vintage.queries.metrics.definitions import resolve_metric
 from vintage.queries.metrics.periods import parse_period
+from vintage.queries.search.fusion import Mode
 
 FAMILIES = (
     "isolation", "correction", "never-provided", "past-instant", "exact-code", "retraction",
@@ -118,11 +120,26 @@ class Register(StepBase):
 
 
 class Ingest(StepBase):
-    """Rows of the facts table (``vintage ingest facts``: docs/cli.md), written as one file."""
+    """Rows of the facts table (``vintage ingest facts``: docs/cli.md), written as one file; or
+    a facts-table file (CSV or JSON lines), its path relative to the scenario file."""
 
     op: Literal["ingest"]
-    rows: tuple[dict[str, Any], ...] = Field(min_length=1)
+    rows: tuple[dict[str, Any], ...] = ()
+    file: Path | None = None
     recompute: bool = False
+
+    @model_validator(mode="after")
+    def _rows_or_file(self) -> Ingest:
+        if bool(self.rows) == (self.file is not None):
+            raise ValueError("an ingest step gives rows or a file, one of them")
+        return self
+
+
+class Summarise(StepBase):
+    """``vintage summarise``: a derived summary of the subject's memories in the scope."""
+
+    op: Literal["summarise"]
+    subject: str
 
 
 class Context(StepBase):
@@ -152,7 +169,7 @@ class Used(StepBase):
 
 
 Step = Annotated[Remember | Correct | Invalidate | Forget | Retract | Rollback | Register | Ingest
-                 | Context | Echo | Used, Field(discriminator="op")]
+                 | Context | Echo | Used | Summarise, Field(discriminator="op")]
 
 
 class AskExpect(Strict):
@@ -190,6 +207,7 @@ class Ask(Strict):
     valid_at: datetime | None = None
     system_at: datetime | None = None
     budget: int = Field(600, ge=1)
+    mode: Mode | None = None  # how the whole engine ranks (default hybrid); the rungs below fix it
     expect: AskExpect
 
     @field_validator("metric")

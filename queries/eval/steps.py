@@ -6,6 +6,8 @@ the store, the replay's state and the step's record to fill."""
 from __future__ import annotations
 
 import csv
+import io
+import json
 import tempfile
 from collections.abc import Callable
 from datetime import datetime
@@ -26,6 +28,7 @@ from vintage.graph.store.protocol import Store
 from vintage.graph.writes.corrections import retract_source
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.written import REQUIRED, RETENTION, Replay, Written, scope_of
+from vintage.queries.memory.summaries import summarise
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.pack import build_pack
 from vintage.queries.search.request import SearchRequest
@@ -132,27 +135,54 @@ def _register(store: Store, embedder: Embedder, done: Replay, s: sc.Register,
 
 
 def _ingest(store: Store, embedder: Embedder, done: Replay, s: sc.Ingest, w: Written) -> None:
-    columns = sorted({c for row in s.rows for c in row} - {"name"})
-    missing = [c for c in REQUIRED if c not in columns]
-    if missing:
-        raise UserError(f"ingest rows need the columns {', '.join(missing)}")
-    with tempfile.TemporaryDirectory(prefix="vintage-eval-") as folder:
-        path = Path(folder) / f"{w.name}.csv"
-        with path.open("w", newline="", encoding="utf-8") as out:
-            table = csv.DictWriter(out, fieldnames=columns)
-            table.writeheader()
-            for row in s.rows:
-                table.writerow({c: row.get(c, "") for c in columns})
-        if done.ingest is None:
-            raise UserError("this run of the harness was given no ingest (rows need one)")
-        done.ingest(store, Scope(tenant=done.tenant), path, s.principal.actor, s.recompute)
-    for n, row in enumerate(s.rows, 1):  # each row an item asks can name
+    if done.ingest is None:
+        raise UserError("this run of the harness was given no ingest (rows need one)")
+    if s.file is not None:
+        if not s.file.is_file():
+            raise UserError(f"no facts table {s.file.name} beside the scenario file")
+        done.ingest(store, Scope(tenant=done.tenant), s.file, s.principal.actor, s.recompute)
+        rows = _file_rows(s.file)
+    else:
+        rows = list(s.rows)
+        with tempfile.TemporaryDirectory(prefix="vintage-eval-") as folder:
+            path = Path(folder) / f"{w.name}.csv"
+            _write_table(path, rows)
+            done.ingest(store, Scope(tenant=done.tenant), path, s.principal.actor, s.recompute)
+    for n, row in enumerate(rows, 1):  # each row an item asks can name
         done.keep(Written(name=str(row.get("name") or f"{w.name}.row{n}"), op="ingest-row",
                           subject=str(row["subject"]), key=str(row["predicate"]),
                           value=row["value"], at=w.at, scope=Scope(tenant=done.tenant),
                           text=f"{row['subject']} {row['predicate']} {row['period_end']}: "
                                f"{row['value']} {row['unit']}"))
 
+
+def _write_table(path: Path, rows: list[dict[str, Any]]) -> None:
+    columns = sorted({c for row in rows for c in row} - {"name"})
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise UserError(f"ingest rows need the columns {', '.join(missing)}")
+    with path.open("w", newline="", encoding="utf-8") as out:
+        table = csv.DictWriter(out, fieldnames=columns)
+        table.writeheader()
+        for row in rows:
+            table.writerow({c: row.get(c, "") for c in columns})
+
+
+def _file_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a facts table the ingest accepted (CSV, else JSON lines), for the record."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".csv":
+        return list(csv.DictReader(io.StringIO(text)))
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _summarise(store: Store, embedder: Embedder, done: Replay, s: sc.Summarise,
+               w: Written) -> None:
+    made = summarise(store, scope_of(done.tenant, s.principal), s.subject,
+                     actor=s.principal.actor)
+    w.ids.append(made.fact.id)
+    w.subject, w.key, w.value = made.fact.subject, made.fact.predicate, made.fact.value
+    w.text = f"{made.fact.subject} {made.fact.predicate}: {made.fact.value}"
 
 def _context(store: Store, embedder: Embedder, done: Replay, s: sc.Context,
              w: Written) -> None:
@@ -186,5 +216,5 @@ RUN: dict[type, Callable[..., None]] = {
     sc.Remember: remember_step, sc.Correct: _correct, sc.Invalidate: _invalidate,
     sc.Forget: _forget, sc.Retract: _retract, sc.Rollback: _rollback,
     sc.Register: _register, sc.Ingest: _ingest, sc.Context: _context, sc.Echo: _echo,
-    sc.Used: _used,
+    sc.Used: _used, sc.Summarise: _summarise,
 }
