@@ -58,7 +58,8 @@ def answer(handed: Handed, a: sc.Ask) -> Answer:
                and (period is None or i.valid == period)]
     if not targets:
         return Answer("refused")
-    sides = {_shown(t.value): t.value for t in targets if t.status == "conflicted"}
+    # Keyed by repr: values of any JSON type, and 1 and True stay two sides.
+    sides = {repr(t.value): t.value for t in targets if t.status == "conflicted"}
     if len(sides) > 1:
         return Answer("conflict", tuple(sides.values()))
     return Answer("value", (targets[0].value,))
@@ -90,7 +91,3 @@ def same(got: Any, want: Any) -> bool:
     if isinstance(got, str) and isinstance(want, str):
         return got.strip() == want.strip()
     return bool(got == want)
-
-
-def _shown(value: Any) -> str:
-    return repr(value)

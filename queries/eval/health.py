@@ -14,7 +14,7 @@ import json
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from vintage.graph.core.asof import AsOf
@@ -150,7 +150,3 @@ def as_data(h: Health) -> dict[str, Any]:
     data = dict(h.__dict__)
     data["drill"] = None if h.drill is None else dict(h.drill.__dict__)
     return data
-
-
-def stamp(at: datetime) -> str:
-    return at.isoformat().replace("+00:00", "Z")
