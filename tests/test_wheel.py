@@ -48,7 +48,7 @@ def test_every_module_of_the_tree_is_in_the_wheel_under_its_package(
 def test_the_wheel_carries_the_data_the_package_reads(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
     data = {f"{FOLDERS[f.split('/')[0]]}/{f.split('/', 1)[1]}"
-            for folder in ("ingest/data", "graph/retrieval/data")
+            for folder in ("ingest/data", "graph/retrieval/data", "queries/eval/scenarios")
             for f in _tracked(folder, "") if not f.endswith(".py")}
     assert data, "no bundled data found in the tree"
     assert data - names == set()
