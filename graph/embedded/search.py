@@ -104,26 +104,7 @@ def rank(state: State, spec: AsOf, query: TextQuery) -> Hits:
         next(unindexed_ids(state, tenant, query.indexed_by), None) is not None
     admitted, in_scope = legal(index.columns, facts, spec)
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
-    keyword: Ranked = ()
-    if terms and index.bm25 is not None:
-        scores = index.bm25.get_scores(terms).astype(np.float64)
-        rows = np.flatnonzero(admitted & (scores > 0))
-        keyword = _best(index, rows, scores[rows], query.per_leg)
-    counts = np.zeros(len(index.ids), dtype=np.float64)
-    for ident in set(query.identifiers):
-        carrying = index.postings.get(ident)
-        if carrying is not None:
-            counts[carrying] += 1
-    exact_rows = np.flatnonzero(admitted & (counts > 0))
-    exact = _best(index, exact_rows, counts[exact_rows], query.per_leg)
-    semantic: Ranked = ()
-    if query.vector is not None and query.model is not None:
-        group = index.vectors.get((query.model, len(query.vector)))
-        if group is not None:
-            rows, matrix = group
-            inside = admitted[rows]
-            sims = matrix[inside] @ np.asarray(query.vector, dtype=np.float32)
-            semantic = _best(index, rows[inside], sims.astype(np.float64), query.per_leg)
+    exact, keyword, semantic = legs(index, admitted, query, terms)
     if not query.counted:
         return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
                     pending=pending)
@@ -147,6 +128,33 @@ def unindexed_ids(state: State, tenant: str, model: str) -> Iterator[str]:
         entry = entries.get(i)
         if f.erased_at is None and (entry is None or entry.model != model):
             yield i
+
+
+def legs(index: TenantIndex, admitted: Mask, query: TextQuery,
+         terms: list[str]) -> tuple[Ranked, Ranked, Ranked]:
+    """Each leg's best ``query.per_leg`` (exact, keyword, semantic) among the ``admitted`` rows
+    of ``index``: the ranking both embedded stores share (the log store's and SQLite's)."""
+    keyword: Ranked = ()
+    if terms and index.bm25 is not None:
+        scores = index.bm25.get_scores(terms).astype(np.float64)
+        rows = np.flatnonzero(admitted & (scores > 0))
+        keyword = _best(index, rows, scores[rows], query.per_leg)
+    counts = np.zeros(len(index.ids), dtype=np.float64)
+    for ident in set(query.identifiers):
+        carrying = index.postings.get(ident)
+        if carrying is not None:
+            counts[carrying] += 1
+    exact_rows = np.flatnonzero(admitted & (counts > 0))
+    exact = _best(index, exact_rows, counts[exact_rows], query.per_leg)
+    semantic: Ranked = ()
+    if query.vector is not None and query.model is not None:
+        group = index.vectors.get((query.model, len(query.vector)))
+        if group is not None:
+            rows, matrix = group
+            inside = admitted[rows]
+            sims = matrix[inside] @ np.asarray(query.vector, dtype=np.float32)
+            semantic = _best(index, rows[inside], sims.astype(np.float64), query.per_leg)
+    return exact, keyword, semantic
 
 
 def _best(index: TenantIndex, rows: Rows, scores: npt.NDArray[np.float64], k: int) -> Ranked:

@@ -21,7 +21,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import REASONS, why_excluded
 from vintage.graph.embedded.entries import Entry
-from vintage.graph.embedded.search import TenantIndex
+from vintage.graph.embedded.search import TenantIndex, legs
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads
@@ -29,7 +29,6 @@ from vintage.graph.sqlite.asof import to_sql
 from vintage.graph.sqlite.rows import entry_of
 
 Mask = npt.NDArray[np.bool_]
-Ranked = tuple[tuple[str, float], ...]
 
 
 def tenant_index(conn: sqlite3.Connection, tenant: str, sealer: Sealer | None,
@@ -111,26 +110,7 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
         (tenant, query.indexed_by)).fetchone() is not None
     admitted, in_scope = cache.legal_set(conn, index, spec)
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
-    keyword: Ranked = ()
-    if terms and index.bm25 is not None:
-        scores = index.bm25.get_scores(terms).astype(np.float64)
-        rows = np.flatnonzero(admitted & (scores > 0))
-        keyword = _best(index, rows, scores[rows], query.per_leg)
-    counts = np.zeros(len(index.ids), dtype=np.float64)
-    for ident in set(query.identifiers):
-        carrying = index.postings.get(ident)
-        if carrying is not None:
-            counts[carrying] += 1
-    exact_rows = np.flatnonzero(admitted & (counts > 0))
-    exact = _best(index, exact_rows, counts[exact_rows], query.per_leg)
-    semantic: Ranked = ()
-    if query.vector is not None and query.model is not None:
-        group = index.vectors.get((query.model, len(query.vector)))
-        if group is not None:
-            rows, matrix = group
-            inside = admitted[rows]
-            sims = matrix[inside] @ np.asarray(query.vector, dtype=np.float32)
-            semantic = _best(index, rows[inside], sims.astype(np.float64), query.per_leg)
+    exact, keyword, semantic = legs(index, admitted, query, terms)
     if not query.counted:
         return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
                     pending=pending)
@@ -145,10 +125,3 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
     return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=int(admitted.sum()),
                 matched=int(matched.sum()),
                 excluded={r: excluded[r] for r in REASONS if r in excluded}, pending=pending)
-
-
-def _best(index: TenantIndex, rows: npt.NDArray[np.int64], scores: npt.NDArray[np.float64],
-          k: int) -> Ranked:
-    """The ``k`` best (id, score), best first, ties by id (rows are in id order)."""
-    order = np.lexsort((rows, -scores))[:k]
-    return tuple((index.ids[int(rows[o])], float(scores[o])) for o in order)
