@@ -99,20 +99,21 @@ def _admits(trace: object, terms: list[str]) -> bool:
 
 
 def _spending(store: Store, scope: Scope, injections: list[Any], report: Health) -> None:
+    traces = [json.loads(str(e.details["trace"])) for e in injections]
+    spent: list[dict[str, int]] = [t.get("item_tokens", {}) for t in traces]
+    # Every item of the window read at once: one read of facts, one of supports.
+    ids = sorted({i for items in spent for i in items})
+    facts = _facts(store, scope.tenant, ids)
+    sources = {s.fact_id: s.source_id for s in store.supports(scope.tenant, ids)}
     by_kind: Counter[str] = Counter()
     by_source: Counter[str] = Counter()
-    shares = []
-    for e in injections:
-        trace = json.loads(str(e.details["trace"]))
-        items: dict[str, int] = trace.get("item_tokens", {})
-        if "header_tokens" in trace and trace.get("budget"):
-            shares.append(trace["header_tokens"] / trace["budget"])
-        facts = _facts(store, scope.tenant, list(items))
-        sources = {s.fact_id: s.source_id for s in store.supports(scope.tenant, list(items))}
+    for items in spent:
         for fid, tokens in items.items():
             fact = facts.get(fid)
             by_kind[fact.kind.value if fact else "erased"] += tokens
             by_source[sources.get(fid, "none")] += tokens
+    shares = [t["header_tokens"] / t["budget"] for t in traces
+              if "header_tokens" in t and t.get("budget")]
     report.tokens_by_kind = dict(by_kind.most_common())
     report.tokens_by_source = dict(by_source.most_common(20))
     report.header_share = round(sum(shares) / len(shares), 4) if shares else None
