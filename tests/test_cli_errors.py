@@ -48,7 +48,7 @@ def test_a_refused_request_is_one_line_and_exit_2(
 
 
 @pytest.mark.parametrize(("target", "args"), [
-    ("vintage.cli.main.impact", ["impact", "--source", "s1"]),
+    ("vintage.cli.lineage.impact", ["impact", "--source", "s1"]),
     ("vintage.cli.memory.recall", ["memories", "user:1"]),
     ("vintage.cli.context.build_pack", ["context", "--query", "q", "--budget", "500", "--user",
                                     "1", "--for-thread", "t1"]),
@@ -71,7 +71,7 @@ def test_a_bare_value_error_is_internal_not_the_users(
         raise ValueError("an as-of read must admit\nat least one status")
 
     monkeypatch.delenv("VINTAGE_DEBUG", raising=False)
-    monkeypatch.setattr("vintage.cli.main.impact", faulty)
+    monkeypatch.setattr("vintage.cli.lineage.impact", faulty)
     code, _, err = run([*store_of(tmp_path), "impact", "--source", "s1"], capsys, monkeypatch)
     assert code == 70
     assert err == ("internal error: ValueError: an as-of read must admit at least one status "
@@ -82,7 +82,7 @@ def test_vintage_debug_lets_the_traceback_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("VINTAGE_DEBUG", "1")
-    monkeypatch.setattr("vintage.cli.main.impact", boom)
+    monkeypatch.setattr("vintage.cli.lineage.impact", boom)
     with pytest.raises(KeyError, match="boom"):
         run([*store_of(tmp_path), "impact", "--source", "s1"], capsys, monkeypatch)
 

@@ -25,6 +25,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from vintage.cli.commands import ARGS
 from vintage.cli.options import as_csv_unless_json, typed_value
 from vintage.client.facts import FACT_COMMANDS
 from vintage.client.http import Remote, instant, scoped
@@ -119,19 +120,6 @@ def forget(remote: Remote, p: dict[str, Any]) -> None:
 COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {
     "search": search, "context": context, "remember": remember, "memories": memories,
     "forget": forget} | FACT_COMMANDS | MEMORY_COMMANDS | KEY_COMMANDS | INGEST_COMMANDS
-
-
-ARGS = "vintage.command_args"
-
-
-class KeepsArgs(TyperGroup):
-    """The ``vintage`` group, keeping the words of the command it resolved (``ctx.meta``) so
-    that ``--server`` can parse them with that command before it would run locally."""
-
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:  # typer's own Context
-        found = super().resolve_command(ctx, args)
-        ctx.meta[ARGS] = list(found[2])
-        return found
 
 
 def run_remote(ctx: typer.Context, server: str, key: str | None) -> None:

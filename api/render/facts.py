@@ -16,7 +16,7 @@ from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 
-from vintage.cli.demo import DemoResult
+from vintage.demo import DemoResult
 from vintage.graph.writes.corrections import ExitReport
 from vintage.ingest.batches import Summary
 from vintage.queries.lineage.asof import Answer

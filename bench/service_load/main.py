@@ -32,7 +32,7 @@ from typing import Any
 
 import uvicorn
 
-from vintage.cli.demo import DEMO_TENANT, run_demo
+from vintage.demo import DEMO_TENANT, run_demo
 from vintage.graph.access import create_key
 from vintage.graph.memory.gate import Decision, MemoryIn
 from vintage.graph.memory.remember import remember

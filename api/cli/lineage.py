@@ -1,0 +1,84 @@
+"""The lineage commands: ``explain`` (a fact's upstream tree), ``impact`` (what a source or fact
+reaches downstream) and ``retract`` (a source withdrawn, or its retraction undone)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
+from vintage.graph.core.temporal import parse_instant
+from vintage.queries.lineage.explain import explain
+from vintage.queries.lineage.export import graphml, prov_json
+from vintage.queries.lineage.impact import impact
+from vintage.queries.lineage.retraction import retract
+from vintage.render import facts as render
+from vintage.render.explain import explanation
+from vintage.render.terminal import console, print_json, visible
+
+out = console()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explain")(explain_cmd)
+    app.command("impact")(impact_cmd)
+    app.command("retract")(retract_cmd)
+
+
+def explain_cmd(
+    ctx: typer.Context,
+    fact_id: str,
+    system_at: Annotated[str | None, typer.Option(help="System instant (default: now).")]
+        = None,
+    as_json: AsJson = False,
+    prov: Annotated[bool, typer.Option("--prov", help="W3C PROV-JSON.")] = False,
+    as_graphml: Annotated[bool, typer.Option("--graphml", help="GraphML (yEd, Gephi).")]
+        = False,
+) -> None:
+    """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        result = explain(store, options.scope(), fact_id,
+                         parse_instant(system_at, "system_at") if system_at else None)
+    if prov:
+        print_json(out, json.dumps(prov_json(result)))
+    elif as_graphml:
+        # XML 1.0 cannot hold control characters anyway: shown, never sent to the terminal.
+        sys.stdout.write(visible(graphml(result), lines=True) + "\n")
+    elif as_json:
+        print_json(out, result.model_dump_json())
+    else:
+        explanation(out, result)
+
+
+def impact_cmd(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Option("--source", help="A source id / accession.")]
+        = None,
+    fact: Annotated[str | None, typer.Option("--fact", help="A fact id.")] = None,
+    as_json: AsJson = False,
+    fmt: Format = OutputFormat.TABLE,
+) -> None:
+    """Every derived fact downstream of a source or fact, with its path; changes nothing."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        result = impact(store, options.scope(), source_id=source, fact_id=fact)
+    render.impact_out(out, result, as_json, as_csv_unless_json(fmt, as_json))
+
+
+def retract_cmd(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--source", help="The source id / accession.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit event).")],
+    undo: Annotated[bool, typer.Option("--undo", help="Undo its latest retraction.")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Retract a source (its facts lose its support; the cascade follows), or undo that."""
+    options: Options = ctx.obj
+    with options.opened() as store:
+        report = retract(store, options.scope(), source, reason=reason, actor=options.actor,
+                         undo=undo)
+    render.retraction(out, report, undo, as_json)

@@ -1,0 +1,58 @@
+"""The ``vintage`` group names every command and imports a command's module only when it runs
+(vintage.cli.commands): a process pays for the command it runs, not for all of them."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+import typer.main
+
+from vintage.cli.commands import COMMANDS, GROUPS
+
+
+def test_the_command_table_names_exactly_what_each_module_registers() -> None:
+    for module in sorted(set(COMMANDS.values())):
+        holder = typer.Typer()
+        importlib.import_module(module).register(holder)
+        registered = set(typer.main.get_group(holder).list_commands(None))  # type: ignore[arg-type]
+        assert registered == {name for name, m in COMMANDS.items() if m == module}, module
+    for name, (module, attribute) in GROUPS.items():
+        assert isinstance(getattr(importlib.import_module(module), attribute), typer.Typer), name
+
+
+def test_every_command_is_listed_once_by_help() -> None:
+    done = subprocess.run([sys.executable, "-c", "from vintage.cli.main import main; main()",
+                           "--help"], capture_output=True, text=True, check=False,
+                          env={"COLUMNS": "120", "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    listed = [line.split()[1] for line in done.stdout.splitlines()
+              if line.startswith("│ ") and len(line.split()) > 2 and line.split()[1] in
+              {*COMMANDS, *GROUPS}]
+    assert sorted(listed) == sorted({*COMMANDS, *GROUPS})
+
+
+UNWANTED = ("vintage.queries.eval", "mcp", "networkx", "fastapi", "uvicorn", "matplotlib",
+            "vintage.client", "vintage.http")
+
+
+def test_a_fact_read_imports_neither_the_other_commands_nor_their_libraries(
+        tmp_path: Path) -> None:
+    script = f"""
+import sys
+from vintage.cli.main import main
+sys.argv = ["vintage", "--store", {str(tmp_path / 'store')!r}, "--tenant", "acme",
+            "facts", "us-gaap:Revenues", "--subject", "nobody"]
+try:
+    main()
+finally:
+    loaded = sorted({{m.split(".")[0] if not m.startswith("vintage.") else m
+                     for m in sys.modules}})
+    print([m for m in loaded if m.startswith({UNWANTED!r})], file=sys.stderr)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
