@@ -35,7 +35,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The Java (docker/pom.xml): the plugin jar and the development launcher, compiled with every
-# javac warning an error, and the plugin's JUnit tests (an in-process Neo4j loading the jar).
+# javac warning an error, Error Prone's checks in the same compile, and the plugin's JUnit
+# tests (an in-process Neo4j loading the jar).
 java-check:
 	mvn -q -B -f docker/pom.xml verify
 	@grep -h "Tests run" docker/neo4j-plugin/target/surefire-reports/*.txt

@@ -1,8 +1,10 @@
 package dev.vintage.neo4j;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,6 +37,16 @@ public final class Launcher {
     static final String READY_PREFIX = "VINTAGE_NEO4J_READY ";
     static final String PASSWORD_ENV = "VINTAGE_NEO4J_PASSWORD";
     private static final String HOST = "127.0.0.1";
+    // HOST as an address, not a name to resolve: the server listens on exactly this one.
+    private static final InetAddress LOOPBACK;
+
+    static {
+        try {
+            LOOPBACK = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        } catch (UnknownHostException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private Launcher() {}
 
@@ -151,7 +163,7 @@ public final class Launcher {
         IOException last = null;
         while (System.nanoTime() < deadline) {
             try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(HOST, port), 1000);
+                socket.connect(new InetSocketAddress(LOOPBACK, port), 1000);
                 return;
             } catch (IOException e) {
                 last = e;

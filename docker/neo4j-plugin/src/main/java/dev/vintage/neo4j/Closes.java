@@ -81,7 +81,7 @@ final class Closes implements AutoCloseable {
         }
         node.properties(property, PropertySelection.selection(endKey));
         while (property.next()) {
-            if (property.propertyKey() == endKey && property.propertyValue() != Values.NO_VALUE) {
+            if (property.propertyKey() == endKey && !Values.NO_VALUE.equals(property.propertyValue())) {
                 return true;
             }
         }

@@ -117,7 +117,9 @@ public class Rank {
 
     /** The text query's hits among the entries, by their place: Lucene yields them in its own
      * order, scattered over the heap, and reading each entry then waited on memory; the one
-     * pass in the entries' order reads them instead (a JFR profile: most of a text leg's time). */
+     * pass in the entries' order reads them instead (a JFR profile: most of a text leg's time).
+     * Never compared, so the arrays' identity equality does not matter. */
+    @SuppressWarnings("ArrayRecordComponent")
     private record TextHits(BitSet found, float[] scores) {
         static TextHits of(Columns columns, KernelTransaction k, String text,
                            TerminationGuard guard) throws Exception {

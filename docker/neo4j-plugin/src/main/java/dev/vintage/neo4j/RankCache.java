@@ -97,7 +97,7 @@ final class RankCache {
             if (!s.building && s.writers.isEmpty() && s.tooLarge != s.epoch) {
                 s.building = true;
                 long epoch = s.epoch;
-                BUILDER.submit(() -> buildInBackground(s, tenant, token, epoch, db));
+                BUILDER.execute(() -> buildInBackground(s, tenant, token, epoch, db));
             }
             return null;
         }

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
@@ -208,7 +209,7 @@ public class Reread {
         return out;
     }
 
-    private List<Map<String, Object>> subjects(String tenant, TreeSet<String> names) {
+    private List<Map<String, Object>> subjects(String tenant, SortedSet<String> names) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (String id : names) {
             try (ResourceIterator<Node> found = tx.findNodes(SUBJECT, "tenant", tenant, "id", id)) {

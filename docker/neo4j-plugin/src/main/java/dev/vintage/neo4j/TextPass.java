@@ -48,7 +48,6 @@ import org.neo4j.procedure.TerminationGuard;
  */
 final class TextPass {
     private static final String ID_FIELD = LuceneFulltextDocumentStructure.FIELD_ENTITY_ID;
-    private static final LongPredicate NONE = id -> false;
 
     private static final Field READER;
     private static final Class<?> FULLTEXT;
@@ -133,7 +132,8 @@ final class TextPass {
         query = partitions.get(0).getIndexSearcher().rewrite(query);
         List<Object> prepared = new ArrayList<>(partitions.size());
         for (SearcherReference partition : partitions) {
-            prepared.add(PREPARED.newInstance(partition.getIndexSearcher(), NONE));
+            LongPredicate none = TextPass::noneDeleted;
+            prepared.add(PREPARED.newInstance(partition.getIndexSearcher(), none));
         }
         Object stats = STATS.newInstance(prepared);
         Each collector = new Each(each, guard);
@@ -201,5 +201,11 @@ final class TextPass {
                 }
             };
         }
+    }
+
+    /** The searcher's filter of deleted entities: none, since the pass declines whenever the
+     * transaction has state of its own ({@link #hits}). */
+    private static boolean noneDeleted(long id) {
+        return false;
     }
 }

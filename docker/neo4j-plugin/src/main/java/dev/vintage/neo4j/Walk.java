@@ -39,7 +39,10 @@ import org.neo4j.values.storable.Value;
 final class Walk implements AutoCloseable {
     private static final int MAX_DEPTH = 128; // graph/writes/reach.py MAX_DEPTH
 
-    /** A reached fact: its node, what a report names of it, and its live justifications. */
+    /** A reached fact: its node, what a report names of it, and its live justifications. Kept
+     * in a map by fact id and never compared: the array's identity equality does not matter,
+     * and an array saves a list's boxing on the walk's hot path. */
+    @SuppressWarnings("ArrayRecordComponent")
     record Reached(long node, Object[] report, Order.Justified justified) {}
 
     // Indices into a Reached's report, in REPORT order.
