@@ -45,6 +45,8 @@ _CONDITIONS = (r"diabetes|diabetic|cancer|tumou?r|leukemia|hiv|aids|hepatitis|as
                r"(?:chronic|mental|heart|kidney|liver)\s+(?:illness|condition|disease)")
 _ALLERGENS = (r"penicillin|peanuts?|(?:tree\s+)?nuts|shellfish|fish|gluten|wheat|latex|dairy|"
               r"lactose|milk|eggs?|soy|sesame|bee\s+stings?|pollen|aspirin|ibuprofen|sulfa")
+_ZH_CONDITIONS = (r"糖尿病|高血压|心脏病|冠心病|[\u4e00-\u9fff]?癌症?|肿瘤|乙肝|丙肝|艾滋病?|"
+                  r"抑郁症|焦虑症|躁郁症|精神分裂症?|哮喘|癫痫|失眠症|痛风|甲亢|不孕症?|结节")
 # A condition is health data when someone has it ("has asthma", "my depression", "diagnosed
 # with"), not as a topic ("a cancer research charity", "the Great Depression chapter").
 HEALTH = re.compile(
@@ -58,12 +60,12 @@ HEALTH = re.compile(
     r"|\b(?:takes|taking|on|started|stopped)\s+(?:metformin|insulin|lithium|prozac|zoloft|"
     r"sertraline|fluoxetine|xanax|adderall|ritalin|statins?|methadone|antidepressants?|"
     r"chemo)\b"
-    # Chinese: a condition someone has, a drug someone takes, a check-up someone goes to
-    r"|确诊|诊断(?:为|出|是)|患有|得了[^，。,.]{0,6}(?:病|癌|症|炎)|病史|服用|吃[^，。,.]{0,4}药"
-    r"|用药|服药|处方|抗抑郁|抑郁症|焦虑症|躁郁症|精神分裂|糖尿病|高血压|心脏病|冠心病|癌症"
-    r"|[^\s，。]癌(?:症|晚期|早期)?(?=[，。,.\s]|$)|肿瘤|乙肝|丙肝|艾滋|怀孕|孕期|产检|孕检"
-    r"|流产|化疗|放疗|透析|精神科|心理医生|心理咨询|心理治疗|住院|做了?手术|过敏|哮喘|癫痫"
-    r"|失眠症|胰岛素|痛风|甲亢|不孕|试管婴儿",
+    # Chinese: the same shapes: a condition someone has (有, 患有, 得了, 确诊), not a book
+    # about it; a drug someone takes; a check-up someone goes to
+    rf"|(?:有|患有|患了|得了|得过|查出|确诊|诊断为|诊断出|犯了)[^，。,.]{{0,4}}?(?:{_ZH_CONDITIONS})"
+    r"|确诊|诊断(?:为|出|是)|患有|病史|服用|吃[^，。,.]{0,4}药|用药|服药|处方|抗抑郁|怀孕|孕期"
+    r"|产检|孕检|流产|化疗|放疗|透析|精神科|心理医生|心理治疗|住院|做了?[^，。,.]{0,6}手术|过敏"
+    r"|胰岛素|试管婴儿",
     re.IGNORECASE | re.ASCII,
 )
 
