@@ -91,7 +91,8 @@ NAMED_ID = re.compile(
     r"(?:\b(?:ssn|social security(?: number)?|passport|national id|tax id|taxpayer id|"
     r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e)\b"
     r"|身份证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
-    r"\D{0,20}?[A-Z]{0,2}\d[\d -]{4,}\d",
+    # a number of 5+ digits, or grouped (``D1234-56789-01234``), never a date after the name
+    r"\D{0,20}?[A-Z]{0,2}(?:\d{4,}(?:[ -]\d{3,})+|\d{5,})",
     re.IGNORECASE | re.ASCII)
 
 # "my password is hunter22" / "我的密码是hunter22": detect-secrets reads code and config
