@@ -1,4 +1,4 @@
-"""``python -m bench.gates [--split held|tune|all] [--out FILE]``: precision and recall of the
+"""``python -m bench.gates [--split tune|held|held2|all] [--out FILE]``: precision and recall of the
 memory gates' two content detectors, per language, on labelled sets written by hand.
 
 * the injection detector (``vintage.graph.memory.injection.instructions_in``): instructions to
@@ -9,10 +9,11 @@ memory gates' two content detectors, per language, on labelled sets written by h
   government ids and credentials against look-alikes ("prefers aisle seats", a price, a
   product number, "办公室在三楼").
 
-Each set has a tuning part (``*_tune.jsonl``, developed on) and a held-out part
-(``*_held.jsonl``, written before it was first measured and never tuned on); the numbers to
-report are the held-out ones. Positive = the detector fires. It prints a Markdown table and
-writes the JSON (machine, commit, date, counts, misses by text) to ``--out``.
+Each set has a tuning part (``*_tune.jsonl``, developed on) and two held-out parts
+(``*_held.jsonl``, ``*_held2.jsonl``: each written before it was first measured; the second
+after the fixes made once the first had been measured, bench/notes/issue40-gates.md); the
+numbers to report are the held-out ones. Positive = the detector fires. It prints a Markdown
+table and writes the JSON (machine, commit, date, counts, misses by text) to ``--out``.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ from vintage.graph.memory.sensitive import sensitive_fields
 
 HERE = Path(__file__).resolve().parent
 LANGUAGES = ("en", "zh")
+SPLITS = ("tune", "held", "held2")
 
 
 def labelled(detector: str, split: str) -> list[dict[str, Any]]:
-    """The labelled items of one detector's split (``tune`` or ``held``), each with ``text``,
-    ``lang`` and ``positive``."""
+    """The labelled items of one detector's split (``tune``, ``held``, ``held2``), each with
+    ``text``, ``lang`` and ``positive``."""
     path = HERE / f"{detector}_{split}.jsonl"
     items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
              if line.strip()]
@@ -77,7 +79,7 @@ def measure(detector: str, split: str) -> dict[str, Any]:
 def scan_microseconds(detector: str) -> float:
     """Median time of one scan over every labelled text (warm: the detectors loaded)."""
     fires = DETECTORS[detector]
-    texts = [e["text"] for split in ("tune", "held") for e in labelled(detector, split)]
+    texts = [e["text"] for split in SPLITS for e in labelled(detector, split)]
     fires(texts[0])
     times = []
     for text in texts:
@@ -101,10 +103,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.gates", description=__doc__)
-    parser.add_argument("--split", choices=("held", "tune", "all"), default="all")
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     parser.add_argument("--out", type=Path, default=Path("bench/results/gates.json"))
     args = parser.parse_args(argv)
-    splits = ("tune", "held") if args.split == "all" else (args.split,)
+    splits = SPLITS if args.split == "all" else (args.split,)
     results = {name: {split: measure(name, split) for split in splits} for name in DETECTORS}
     speed = {name: scan_microseconds(name) for name in DETECTORS}
     print(table(results))

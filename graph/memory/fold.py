@@ -30,6 +30,7 @@ _CJK = r"\u2e80-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}，。！？、；：,.!?;:])"
                       rf"|(?<=[，。！？、；：,.!?;:])\s+(?=[{_CJK}])")
 _SPACES = re.compile(r"[^\S\n]+")
+_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
 # Three or more single letters, each followed by one separator: ``i g n o r e``, ``s.y.s``.
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·]){2,}[^\W\d_](?![^\W\d_])")
 _LEET_WORD = re.compile(r"[\w@$!|+]*[a-z][\w@$!|+]*|[\w@$!|+]+[a-z]")
@@ -44,7 +45,8 @@ _LEET_I, _LEET_L = str.maketrans(_LEET | {"1": "i"}), str.maketrans(_LEET | {"1"
 def _lookalikes() -> dict[int, str]:
     """Each letter that Unicode lists as confusable with a Latin letter, folded to it: only
     letters, never CJK (a Chinese character is never folded) and never digits (``0`` vs
-    ``O`` is the leet view's business, with its own guard)."""
+    ``O`` is the leet view's business, with its own guard). Small capitals (``ɪɢɴᴏʀᴇ``) are
+    not in that table: they fold by their Unicode name, ``LATIN LETTER SMALL CAPITAL I``."""
     from confusable_homoglyphs.confusables import confusables_data as data
 
     fold: dict[int, str] = {}
@@ -55,6 +57,10 @@ def _lookalikes() -> dict[int, str]:
                         and not other.isascii() and unicodedata.category(other).startswith("L") \
                         and not re.match(rf"[{_CJK}]", other):
                     fold.setdefault(ord(other), latin.lower())
+    for code in range(0x0250, 0x1DC0):  # IPA, phonetic extensions: where small capitals live
+        named = _SMALL_CAPITAL.fullmatch(unicodedata.name(chr(code), ""))
+        if named:
+            fold.setdefault(code, named[1].lower())
     return fold
 
 
