@@ -79,7 +79,7 @@ def test_review_lists_a_conflict_and_resolve_settles_it(
                         "--source-id", "billing-1", *tool, "--json"], capsys, monkeypatch)
     assert code == 3 and json.loads(out)["decision"] == "conflict"
     code, out, _ = run([*store_args, "review", "--user", "42", "--json"], capsys, monkeypatch)
-    (open_set,) = json.loads(out)
+    (open_set,) = json.loads(out)["sets"]
     assert sorted(s["value"] for s in open_set["sides"]) == ["enterprise", "team"]
     code, _, err = run([*store_args, "resolve", "account:7", "plan", "team", "--source-id",
                         "ticket-9", "--owner", "ops:alice", "--reason", "billing is right",

@@ -31,7 +31,8 @@ from vintage.mcp.server import build_server
 
 T = TypeVar("T")
 SETUP = "test:setup"
-TOOLS = {"search", "context", "remember", "correct", "forget", "asof", "explain", "impact"}
+TOOLS = {"search", "context", "remember", "correct", "forget", "review", "asof", "explain",
+         "impact"}
 
 
 def over_mcp(server: Any, talk: Callable[[Client], Awaitable[T]]) -> T:
@@ -59,7 +60,7 @@ def text(result: CallToolResult) -> str:
     return content.text
 
 
-def test_the_server_lists_eight_tools_each_with_a_typed_schema(store: Store,
+def test_the_server_lists_nine_tools_each_with_a_typed_schema(store: Store,
                                                                 tenant: str) -> None:
     server = build_server(store, key_of(store, tenant, "reader"), minilm())
     listed = over_mcp(server, lambda c: c.list_tools())

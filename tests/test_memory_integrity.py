@@ -156,7 +156,8 @@ def test_the_same_source_with_another_value_is_refused_not_a_correction(
     first = remember(store, memory(scope), actor=ACTOR)
     again = remember(store, memory(scope, value="ship to my home"), actor=ACTOR)
     assert again.decision is Decision.REFUSED
-    assert "source msg-1 already said 'ship to the office'" in again.reason
+    assert "source msg-1 already said another value (revision 1)" in again.reason
+    assert "ship to" not in again.reason  # the earlier value is never handed back
     assert again.memory_id == first.memory_id
     assert values(recall(store, mine(scope), "user:42", KEY)) == ["ship to the office"]
     assert "ship to" not in str([e.model_dump() for e in audit(store, scope.tenant)])
@@ -196,4 +197,5 @@ def test_the_same_source_with_another_value_is_refused_on_the_command_line(
     assert code == 0, err
     code, out, _ = run([*store_args, "remember", "preference", "user:42", KEY, "B", *said],
                        capsys, monkeypatch)
-    assert code == 3 and "source msg-1 already said 'A'" in out
+    assert code == 3 and "source msg-1 already said another value" in out
+    assert "'A'" not in out

@@ -21,6 +21,7 @@ from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.conflicts import review
 from vintage.graph.memory.forget import forget
 from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
+from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.remember import Remembered, invalidate_memory
 from vintage.graph.memory.requests import remember_checked, resolve_named
 from vintage.graph.memory.rollback import rollback
@@ -201,12 +202,14 @@ def review_cmd(
     all_scopes: AllScopes = False, as_json: AsJson = False,
 ) -> None:
     """The open conflict sets of a scope (or --all-scopes, audited): memories of equal
-    authority that disagree."""
+    authority that disagree; and the candidates held because they read as instructions to the
+    model (named, never quoted)."""
     options: Options = ctx.obj
     with options.opened() as store:
-        sets = review(store, scope_of(options, user, project, thread), all_scopes=all_scopes,
-                      actor=options.actor)
-    render_memory.conflicts(_out, sets, as_json)
+        scope = scope_of(options, user, project, thread)
+        sets = review(store, scope, all_scopes=all_scopes, actor=options.actor)
+        held = held_for_review(store, scope, all_scopes=all_scopes)
+    render_memory.conflicts(_out, sets, as_json, held)
 
 
 def resolve_cmd(

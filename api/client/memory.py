@@ -22,6 +22,7 @@ from vintage.graph.core.model import Event
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.conflicts import ConflictSet
 from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.held import Held
 from vintage.graph.memory.remember import Remembered
 from vintage.queries.search.trace import Injection, Judged, Verdict
 from vintage.render import context as render_context
@@ -115,7 +116,9 @@ def review(remote: Remote, p: dict[str, Any]) -> None:
                             id=s["id"], value=s["value"],
                             available_at=parse_instant(s["known_from"], "known_from"))
                             for s in c["sides"])) for c in answer["sets"]]
-    render_memory.conflicts(_out, sets, p["as_json"])
+    held = [Held(memory_id=h["id"], subject=h["subject"], key=h["key"], scope=tuple(h["scope"]),
+                 why=h["why"]) for h in answer.get("held", [])]
+    render_memory.conflicts(_out, sets, p["as_json"], held)
 
 
 def resolve(remote: Remote, p: dict[str, Any]) -> None:

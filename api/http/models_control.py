@@ -3,12 +3,15 @@ undo and weigh (``vintage.http.routes_memory`` and ``vintage.http.routes_memory_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import ConfigDict, Field
 
 from vintage.graph.core.model import Value
+from vintage.graph.memory.conflicts import ConflictSet
 from vintage.graph.memory.forget import Forgotten as Erased
+from vintage.graph.memory.held import Held
 from vintage.graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
 from vintage.http.models import Instant, Out
 from vintage.http.models_memory import Name, Named, Scoped, Text
@@ -77,13 +80,37 @@ class ConflictOut(Out):
     sides: list[Side]
 
 
+class HeldOut(Out):
+    """A candidate held because it reads as instructions to the model: named, never quoted."""
+
+    id: str
+    subject: str
+    key: str
+    scope: list[str]
+    why: str
+
+
 class Conflicts(Out):
     model_config = ConfigDict(json_schema_extra={"examples": [{"sets": [{
         "subject": "user:42", "key": "plan", "scope": ["user=42"],
         "sides": [{"id": "m-1", "value": "pro", "known_from": "2026-05-01T10:00:00Z"},
-                  {"id": "m-2", "value": "team", "known_from": "2026-05-02T10:00:00Z"}]}]}]})
+                  {"id": "m-2", "value": "team", "known_from": "2026-05-02T10:00:00Z"}]}],
+        "held": [{"id": "m-3", "subject": "user:42", "key": "note", "scope": ["user=42"],
+                  "why": "its value reads as instructions to the model (an address to the "
+                         "assistant)"}]}]})
 
     sets: list[ConflictOut]
+    held: list[HeldOut] = Field(default_factory=list, description="Candidates held because "
+                                "they read as instructions to the model: named, never quoted.")
+
+
+def review_out(sets: Sequence[ConflictSet], held: Sequence[Held]) -> Conflicts:
+    """A review's answer, the same over HTTP and MCP."""
+    return Conflicts(sets=[
+        ConflictOut(subject=c.subject, key=c.key, scope=list(c.scope), sides=[
+            Side(id=f.id, value=f.value, known_from=f.available_at) for f in c.sides])
+        for c in sets], held=[HeldOut(id=h.memory_id, subject=h.subject, key=h.key,
+                                      scope=list(h.scope), why=h.why) for h in held])
 
 
 class ReviewQuery(Scoped):

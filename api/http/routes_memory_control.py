@@ -21,6 +21,7 @@ from vintage.graph.access import check_exit, check_write
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.memory.conflicts import review
+from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.ranking import demote
 from vintage.graph.memory.remember import invalidate_memory
 from vintage.graph.memory.requests import promote_named, record_outcome, resolve_named
@@ -29,7 +30,6 @@ from vintage.http import guard
 from vintage.http.auth import Authenticated
 from vintage.http.models import ExitOut, exit_out
 from vintage.http.models_control import (
-    ConflictOut,
     Conflicts,
     Demote,
     DemotedOut,
@@ -39,8 +39,8 @@ from vintage.http.models_control import (
     ReviewQuery,
     Rollback,
     RolledBackOut,
-    Side,
     Written,
+    review_out,
 )
 from vintage.http.models_control import Resolve as ResolveIn
 from vintage.http.models_memory import Decided
@@ -52,15 +52,14 @@ router = APIRouter(prefix="/v1", tags=["memory"])
 
 @router.get("/conflicts", response_model=Conflicts, responses=documented(400, 403))
 def conflicts(caller: Authenticated, q: Annotated[ReviewQuery, Query()]) -> Conflicts:
-    """The open conflict sets of a scope: memories of equal authority that disagree
-    (``all_scopes``: the whole tenant, admin only, audited)."""
+    """A review of a scope: the open conflict sets (memories of equal authority that disagree)
+    and the candidates held because they read as instructions to the model, named, never
+    quoted (``all_scopes``: the whole tenant, admin only, audited)."""
     scope = guard.read_scope(caller.principal, user=q.user, project=q.project, thread=q.thread,
                              all_scopes=q.all_scopes)
     sets = review(caller.store, scope, all_scopes=q.all_scopes, actor=caller.actor)
-    return Conflicts(sets=[
-        ConflictOut(subject=c.subject, key=c.key, scope=list(c.scope), sides=[
-            Side(id=f.id, value=f.value, known_from=f.available_at) for f in c.sides])
-        for c in sets])
+    held = held_for_review(caller.store, scope, all_scopes=q.all_scopes)
+    return review_out(sets, held)
 
 
 @router.post("/conflicts/resolution", response_model=Written, responses=documented(400, 403, 404))

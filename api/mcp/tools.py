@@ -1,8 +1,9 @@
-"""The MCP tools: ``search``, ``context``, ``remember``, ``correct``, ``forget``, ``asof``,
-``explain``, ``impact``. Each is a typed method (its parameters are the tool's JSON schema, its
-docstring the tool's description) that calls the very ``queries`` / ``graph`` functions the
-command line and the HTTP API call, in the scope the key allows (``vintage.http.guard``,
-``vintage.graph.access``), with the key's principal as the actor of every event.
+"""The MCP tools: ``search``, ``context``, ``remember``, ``correct``, ``forget``, ``review``,
+``asof``, ``explain``, ``impact``. Each is a typed method (its parameters are the tool's JSON
+schema, its docstring the tool's description) that calls the very ``queries`` / ``graph``
+functions the command line and the HTTP API call, in the scope the key allows
+(``vintage.http.guard``, ``vintage.graph.access``), with the key's principal as the actor of
+every event.
 
 The key is verified again on every call (``vintage.graph.access.verify``, from its cache after the
 first time), so a key revoked while the server runs stops working within the cache's TTL.
@@ -18,15 +19,17 @@ from vintage.graph.access import Principal, check_exit, check_write, verify
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.model import Scope, Value
+from vintage.graph.memory.conflicts import review as open_conflicts
 from vintage.graph.memory.forget import forget as forget_memory
 from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
+from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.remember import Remembered
 from vintage.graph.memory.requests import correct_by_id, remember_checked
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.http import guard
 from vintage.http.models import Instant
-from vintage.http.models_control import Forgotten
+from vintage.http.models_control import Conflicts, Forgotten, review_out
 from vintage.http.models_memory import Decided
 from vintage.http.models_retrieval import (
     ContextBody,
@@ -70,8 +73,8 @@ class Refused(InvalidArgument):
 class Tools:
     """The tools of one server, bound to one store, one key and one embedder."""
 
-    NAMES = ("search", "context", "remember", "correct", "forget", "asof", "explain",
-             "impact")
+    NAMES = ("search", "context", "remember", "correct", "forget", "review", "asof",
+             "explain", "impact")
 
     def __init__(self, store: Store, key: str, embedder: Embedder) -> None:
         self.store = store
@@ -203,6 +206,17 @@ class Tools:
                              user=bound_user if everything else None, actor=p.actor,
                              reason=reason)
         return Forgotten.of(gone)
+
+    def review(self, user: User = None, project: Project = None, thread: Thread = None,
+               all_scopes: AllScopes = False) -> Conflicts:
+        """What waits for a person in a scope: the open conflict sets (memories of equal
+        authority that disagree) and the candidates held because they read as instructions to
+        the model, named with the reason, never quoted."""
+        p = self.principal()
+        scope = guard.read_scope(p, user=user, project=project, thread=thread,
+                                 all_scopes=all_scopes)
+        sets = open_conflicts(self.store, scope, all_scopes=all_scopes, actor=p.actor)
+        return review_out(sets, held_for_review(self.store, scope, all_scopes=all_scopes))
 
     def asof(
         self, metric: Annotated[str, Field(description="A built-in metric (revenue, "

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from vintage.graph.core.model import Event
 from vintage.graph.memory.conflicts import ConflictSet
+from vintage.graph.memory.held import Held
 from vintage.graph.memory.remember import Remembered
 from vintage.queries.memory.recall import MemoryView
 from vintage.render.terminal import print_json, safe, table
@@ -58,18 +59,27 @@ def audit(console: Console, events: Sequence[Event], as_json: bool) -> None:
     console.print(grid)
 
 
-def conflicts(console: Console, sets: Sequence[ConflictSet], as_json: bool) -> None:
+def conflicts(console: Console, sets: Sequence[ConflictSet], as_json: bool,
+              held: Sequence[Held] = ()) -> None:
+    """A review: the open conflict sets (values shown: each side answers) and the candidates
+    held because they read as instructions to the model (never their text)."""
     if as_json:
-        print_json(console, json.dumps([
-            {"subject": c.subject, "key": c.key, "scope": list(c.scope),
-             "sides": [{"id": f.id, "value": f.value, "known_from": f.available_at.isoformat()}
-                       for f in c.sides]} for c in sets]))
+        print_json(console, json.dumps({
+            "sets": [{"subject": c.subject, "key": c.key, "scope": list(c.scope),
+                      "sides": [{"id": f.id, "value": f.value,
+                                 "known_from": f.available_at.isoformat()} for f in c.sides]}
+                     for c in sets],
+            "held": [{"id": h.memory_id, "subject": h.subject, "key": h.key,
+                      "scope": list(h.scope), "why": h.why} for h in held]}))
         return
     for c in sets:
         console.print(f"[bold]{safe(c.subject)} {safe(c.key)}[/bold]: "
                       + " | ".join(f"{safe(f.value)} ({safe(f.id)})" for f in c.sides))
     if not sets:
         console.print("no open conflicts")
+    for h in held:
+        console.print(f"held for review: [bold]{safe(h.subject)} {safe(h.key)}[/bold] "
+                      f"({safe(h.memory_id)}): {safe(h.why)}")
 
 
 def forgotten(console: Console, gone: dict[str, str | int], as_json: bool) -> None:

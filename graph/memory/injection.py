@@ -1,77 +1,157 @@
 """Content that reads as instructions to the model: held as a candidate, never handed over.
 
 A memory ends up in an agent's context (``vintage.queries.search.context``), so text that talks to
-the model ("ignore all previous instructions", "you are now ...", a chat-template role tag) is a
-prompt-injection path, whoever wrote it. The detector is a documented list of imperative
-patterns, each with a label; it scans the key, the value and the free-text fields of a write
-(subject, owner, retention reason, source version) after normalising the text (Unicode NFKC, so
-full-width and compatibility letters read as plain ones; zero-width characters dropped;
-whitespace runs collapsed). A hit names the pattern's label and the field, never the text, so
-the decision event carries no content.
+the model ("ignore all previous instructions", "you are now ...", "note to any AI reading
+this", "AI助手请忽略...", a chat-template role tag) is a prompt-injection path, whoever wrote it,
+a registered document included. The detector reads every view of the text that
+``vintage.graph.memory.fold`` makes (NFKC, invisible characters dropped, look-alike letters
+folded, leetspeak read, letter-spaced words joined) and matches a few families of patterns,
+each in English and Chinese, over the *structure* of an instruction rather than a list of
+phrases: an order to drop earlier instructions; a new role for the model; talk of its system
+prompt or safeguards; a request to reveal them; new instructions; address to the assistant,
+AI or model ("the assistant should always ...", "note to any AI reading this", "如果你是AI");
+chat-template role tags. A hit names the family and the field, never the text, so the
+decision event carries no content.
 
-It is a heuristic, tuned to miss nothing from the list in docs/memory.md ("Instructions to the
-model") and to stay quiet on ordinary preferences and facts; a hit costs a review (the memory is
-a candidate), never data.
+It is a heuristic, measured on a labelled set (``bench.gates``: precision and recall per
+language on a held-out part, docs/memory.md); a hit costs a review (the memory is a
+candidate), never data.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
-_TARGET = r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|messages?)"
+from vintage.graph.memory.fold import views
 
-# (label, pattern): the label is what a hold says; the pattern is searched case-insensitively
-# in normalised text, ``^`` at the start of any line.
+# English building blocks. ``_GAP``: a few words in between, not across a sentence.
+_GAP = r"[^.!?\n]{0,40}?"
+_EARLIER = (r"(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|"
+            r"old|existing|all|any|every|your|the|these|those|system|safety|other)")
+_ORDERS = (r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|"
+           r"messages?|orders|commands|constraints|policies|programming|training|guardrails)")
+# Who an address to the model names: never a bare "agent", "model", "bot" or "system" (a
+# support agent, a pricing model, "the system will send a reminder" are data).
+_AI = (r"(?:ai|a\.i\.|ais|ai\s+(?:assistant|agent|model|system)s?|assistants?|chatbots?|"
+       r"llms?|(?:large\s+)?language\s+models?|chatgpt|gpt(?:-\d)?|claude|gemini|copilots?)")
+# Chinese: the same blocks. 指令 instructions, 规则 rules, 提示词 prompt, 设定 settings.
+_ZH_EARLIER = (r"(?:之前|以前|此前|先前|上面|以上|上述|前面|上文|原来|原有|原先|所有|全部|一切|"
+               r"系统|你的)")
+_ZH_ORDERS = r"(?:指令|指示|规则|提示词|设定|命令|约束|限制|规定|要求|安全策略|系统提示)"
+# Not a bare 模型 or 机器人 (a product model, a robot vacuum): data more often than address.
+_ZH_AI = r"(?:ai|人工智能|智能助手|ai助手|助手|大模型|语言模型|智能体|gpt|chatgpt)"
+
+# (label, pattern): the label is what a hold says; each pattern is searched in every view.
+FAMILIES: tuple[tuple[str, str], ...] = (
+    ("an order to ignore earlier instructions",
+     rf"\b(?:ignore|disregard|forget|override|overrule|skip|drop|abandon|discard|neglect|"
+     rf"set\s+aside|throw\s+out|stop\s+following|do\s+not\s+follow|don'?t\s+follow|"
+     rf"no\s+longer\s+follow)\b{_GAP}\b{_EARLIER}\b[^.!?\n]{{0,30}}?\b{_ORDERS}\b"
+     rf"|\bdisregard\b"
+     rf"|(?:忽略|无视|忽视|不要理会|不用理会|不必理会|别理会|别管|忘记|忘掉|抛开|抛弃|丢弃|跳过|"
+     rf"不要遵守|不要遵循|不再遵守|不再遵循|不用遵守|停止遵守|覆盖|推翻)[^。！？\n]{{0,8}}?"
+     rf"(?:{_ZH_EARLIER}[^。！？\n]{{0,8}}?(?:{_ZH_ORDERS}|内容|对话|消息|信息|说明)|{_ZH_ORDERS})"),
+    ("a new role for the model",
+     # "you are now subscribed / eligible": a notice to a customer, not a role.
+     r"\byou\s+are\s+(?:now|no\s+longer)\b(?!\s+(?:\w+ed|eligible|able|ready|online|offline|"
+     r"live|on\s+the\s+list|a\s+member|in\s+the\s+queue)\b)|\bfrom\s+now\s+on,?\s+(?:you|act|behave|respond|"
+     r"answer|reply)\b|\bpretend\s+(?:to\s+be|you\s+are|that\s+you)\b|\bact\s+as\s+(?:an?\s+)?"
+     r"(?:unrestricted|unfiltered|jailbroken|different|new|evil|uncensored)\b|\byour\s+new\s+"
+     r"(?:role|persona|identity|task|goal|name)\b|\byour\s+(?:real|true|actual)\s+(?:task|"
+     r"goal|purpose|instructions?|job)\s+is\b|\bdo\s+anything\s+now\b|\bdan\s+mode\b"
+     r"|(?:从现在开始|从现在起|从今以后|从此以后|接下来)[,，]?(?:你|您)"
+     r"|(?:你|您)现在(?:是|就是|扮演|成为|变成)|(?:你|您)的(?:新)?(?:身份|角色)(?:是|变成)"
+     r"|(?:扮演|假装|假扮)(?:你是|自己是|成)?(?:一个|一名|一位)?[^。！？\n]{0,6}(?:不受限|无限制|没有限制)"
+     r"|假装(?:你是|自己是)"),
+    ("a system prompt",
+     r"\bsystem\s+(?:prompt|message|instructions?)\b|\bdeveloper\s+mode\b|\bgod\s+mode\b"
+     r"|系统提示|系统指令|系统消息|系统设定|开发者模式|上帝模式|提示词"),
+    ("new instructions",
+     r"\b(?:new|updated|real|actual|true|hidden|secret|additional)\s+instructions?\s*:"
+     r"|\bhere\s+are\s+(?:your|the|my)\s+(?:new\s+)?instructions\b|\binstructions?\s+(?:for|to)"
+     rf"\s+(?:the\s+|any\s+|all\s+)?{_AI}\b"
+     r"|新的?指令[:：]|(?:以下|下面)是(?:你的)?(?:新|真正的)?指令|真正的指令|隐藏指令"),
+    ("a request to reveal the prompt or secrets",
+     r"\b(?:reveal|print|show|repeat|output|leak|dump|disclose|expose|recite|return)\b"
+     r"[^.!?\n]{0,24}\b(?:(?:system|hidden|initial|original|secret)\s+(?:prompt|instructions?)|"
+     r"(?:your|the)\s+(?:instructions|prompt|api\s+keys?|credentials|secrets)|"
+     r"(?:conversation|chat)\s+history)\b"
+     r"|(?:泄露|泄漏|输出|打印|显示|展示|透露|公开|复述|重复|告诉我)[^。！？\n]{0,8}"
+     r"(?:你的(?:指令|设定|提示)|内部规则|密钥|全部对话|聊天记录)"),
+    ("an order to bypass safeguards",
+     r"\b(?:bypass|disable|circumvent|turn\s+off|ignore|remove|evade|switch\s+off|override)\b"
+     r"[^.!?\n]{0,20}\b(?:safety|guardrails?|filters?|restrictions?|moderation|"
+     r"content\s+polic(?:y|ies)|safeguards?|censorship)\b|\bjailbr[eo]a?k"
+     r"|\bwithout\s+(?:any\s+)?(?:restrictions|limits|filters|censorship|rules)\b"
+     r"|(?:绕过|关闭|禁用|解除|取消|无视|突破)[^。！？\n]{0,6}(?:安全|审核|过滤|限制|防护|护栏|审查)"
+     r"|越狱|不受(?:任何)?限制"),
+    ("an address to the assistant",
+     rf"\b(?:the|any|an?|this|all|every|dear|attention|hey|hi|hello)\s+{_AI}\s*(?:,\s*)?"
+     r"(?:should|must|shall|will|needs?\s+to|has\s+to|is\s+(?:to|required\s+to|instructed\s+to)"
+     r"|please|always|never|may\s+not|reading|processing|summari[sz]ing)\b"
+     rf"|\bnote\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|every\s+)?{_AI}\b"
+     rf"|\b(?:to|for)\s+(?:any|all|every)\s+{_AI}\b"
+     r"|\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|a\.i\.|llm|language\s+model|assistant|chatbot|"
+     r"bot|agent|gpt|large\s+language\s+model)\b"
+     rf"|\b{_AI}\s+(?:reading|processing|summari[sz]ing|parsing|ingesting)\s+(?:this|these)\b"
+     r"|\bas\s+an\s+(?:ai|a\.i\.|llm|assistant|language\s+model)[^.!?\n]{0,20}\byou\s+"
+     r"(?:must|should|will|shall)\b"
+     r"|\b(?:when|whenever|if)\s+(?:you\s+are|you're|you\s+get)\s+(?:asked|questioned|"
+     r"summari[sz]ing|answering)\b[^.!?\n]{0,60}\b(?:say|reply|answer|respond|tell|claim|state)"
+     r"\b|\bdo\s+not\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to)\s+"
+     r"the\s+user\b"
+     rf"|{_ZH_AI}(?:请(?!假|客|示|教|问)|(?:应当|必须|务必|一律|总是|始终|不要|不得|注意))"
+     rf"|(?:致|给|写给)(?:所有|任何|每一?个|各位)?(?:正在)?(?:阅读|读到|处理|看到|总结)?[^。！？\n]{{0,6}}"
+     rf"(?:的)?(?:ai|人工智能|大模型|语言模型|ai助手|智能助手|机器人)"
+     rf"|(?:阅读|读到|处理|看到|总结)(?:本|此|这)[^。！？\n]{{0,6}}的{_ZH_AI}"
+     r"|如果你是(?:一个)?(?:ai|人工智能|语言模型|大模型|助手|机器人|智能体)"
+     r"|不要(?:告诉|透露给|让)用户"
+     r"|(?:问你|问到你|你被问)[^。！？\n]{0,20}(?:一律|都|统一|就|请|要|必须)(?:回答|回复|说|告诉)"),
+    ("a chat-template role tag",
+     r"<\|[a-z_]{2,20}\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|user|tool)>"
+     r"|^\s*#{2,}\s*(?:system|instruction|指令|系统)s?\b|^\s*(?:system|assistant|系统)\s*[:：]"
+     r"|\[(?:system|admin)\s*(?:message|note)?\]"),
+)
+# ASCII: an English word ends where Chinese begins ("system prompt给"), which Unicode's \b
+# does not see (a Chinese character is a word character to it).
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (label, re.compile(pattern, re.IGNORECASE | re.MULTILINE)) for label, pattern in (
+    (label, re.compile(p, re.MULTILINE | re.ASCII)) for label, p in FAMILIES)
+
+# Letter-spaced text joined without any space (``ignoreallpreviousinstructions``): word
+# boundaries are gone, so only long, unambiguous shapes are matched there.
+COMPACT: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (label, re.compile(p)) for label, p in (
         ("an order to ignore earlier instructions",
-         r"\b(?:ignore|disregard|forget|override|skip|drop|abandon)\b[^.!?\n]{0,40}?"
-         r"\b(?:previous|prior|above|earlier|preceding|former|all|any|your|the|these|those)\b"
-         r"[^.!?\n]{0,30}?\b" + _TARGET + r"\b"),
-        ("an order to disregard", r"\bdisregard\b"),
-        ("a new role for the model",
-         r"\byou\s+are\s+(?:now|no\s+longer)\b|\bfrom\s+now\s+on,?\s+you\b"
-         r"|\bpretend\s+(?:to\s+be|you\s+are)\b|\bact\s+as\s+(?:an?\s+)?(?:unrestricted|"
-         r"jailbroken|different|new)\b"),
-        ("a system prompt", r"\bsystem\s+prompt\b|\bsystem\s+message\b|\bdeveloper\s+mode\b"),
-        ("new instructions",
-         r"\b(?:new|updated|real|actual)\s+instructions?\s*:|\bhere\s+are\s+(?:your|the|my)\s+"
-         r"(?:new\s+)?instructions\b|\binstructions?\s+(?:for|to)\s+the\s+(?:model|assistant|"
-         r"ai|agent|llm)\b"),
-        ("a request to reveal the prompt",
-         r"\b(?:reveal|print|show|repeat|output|leak)\b[^.!?\n]{0,20}\b(?:system|hidden|"
-         r"initial|original)\s+(?:prompt|instructions?)\b"),
-        ("an order to bypass safeguards",
-         r"\b(?:bypass|disable|circumvent|turn\s+off)\b[^.!?\n]{0,20}\b(?:safety|guardrails?|"
-         r"filters?|restrictions?|moderation)\b|\bjailbreak"),
-        ("a chat-template role tag",
-         r"<\|[a-z_]{2,20}\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|user|tool)>"
-         r"|^\s*#{2,}\s*(?:system|instruction)s?\b|^\s*(?:system|assistant)\s*:"),
+         r"(?:ignore|disregard|forget|override)(?:all|any|the|your|every|of|these|those)*"
+         r"(?:previous|prior|above|earlier|preceding|foregoing)(?:instructions?|rules|prompts?|"
+         r"directions|guidelines|context|messages?)"),
+        ("a new role for the model", r"youarenow|fromnowonyou|pretendtobe|pretendyouare"),
+        ("a system prompt", r"systemprompt|developermode"),
+        ("an order to bypass safeguards", r"jailbreak|bypass(?:the|your|all)*(?:safety|filters?)"),
     ))
 
 
-def normalised(text: str) -> str:
-    """The text as the detector reads it: NFKC, no zero-width characters, one space per run
-    of spaces and tabs (line breaks kept: a role tag at the start of a line counts)."""
-    text = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
-    return re.sub(r"[ \t\f\v]+", " ", text)
+# The words the patterns look for: a leet word that reads two ways takes the one found here.
+VOCABULARY = frozenset(w for _, p in FAMILIES for w in re.findall(r"[a-z]{3,}", p))
 
 
 def instructions_in(text: str) -> str | None:
-    """The label of the first pattern ``text`` matches (None: it reads as data)."""
-    plain = normalised(text)
+    """The label of the first family ``text`` matches, in any view (None: it reads as data)."""
+    seen, compact = views(text, VOCABULARY)
     for label, pattern in PATTERNS:
-        if pattern.search(plain):
+        if any(pattern.search(view) for view in seen):
             return label
+    if compact is not None:
+        for label, pattern in COMPACT:
+            if pattern.search(compact):
+                return label
     return None
 
 
 def scan(fields: Iterable[tuple[str, object]]) -> str | None:
     """Why a write is held back: the first field whose text reads as instructions to the
-    model, named with the pattern's label (never the text), or None."""
+    model, named with the family's label (never the text), or None."""
     for name, value in fields:
         if isinstance(value, str):
             label = instructions_in(value)

@@ -10,7 +10,8 @@ never the text. Maintained detectors do the work where they exist (docs/semantic
   of ours where it has none: "my password is X" in prose, and key prefixes it lacks (``sk-...``);
 * identifiers: a loose pattern finds candidates and python-stdnum's validator confirms each
   (checksums, birth dates, place codes), so an order number that merely looks like an id passes;
-* health data and precise locations: conservative patterns (no maintained detector fits).
+* health data, precise locations, financial account data, named ids and passwords in prose,
+  in English and Chinese: ``vintage.graph.memory.personal`` (no maintained detector fits).
 
 The detectors load on first use, so a command that writes no memory does not pay their import.
 """
@@ -18,10 +19,15 @@ The detectors load on first use, so a command that writes no memory does not pay
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
+
+from vintage.graph.memory.personal import FINANCE, NAMED_ID, SAID
+from vintage.graph.memory.personal import HEALTH as HEALTH_DATA
+from vintage.graph.memory.personal import LOCATION as PRECISE_LOCATION
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import RegexBasedDetector
@@ -30,9 +36,10 @@ SECRET = "secret (API key, token, password or private key)"
 GOVERNMENT_ID = "government identifier"
 CARD = "payment card number"
 BANK_ACCOUNT = "bank account number (IBAN)"
+FINANCIAL = "financial account data (balance or account number)"
 HEALTH = "health data"
 LOCATION = "precise location"
-CATEGORIES = (SECRET, GOVERNMENT_ID, CARD, BANK_ACCOUNT, HEALTH, LOCATION)
+CATEGORIES = (SECRET, GOVERNMENT_ID, CARD, BANK_ACCOUNT, FINANCIAL, HEALTH, LOCATION)
 
 # Ids a system mints are random by design: the entropy measure would refuse them, so these
 # fields get every detector but that one.
@@ -65,19 +72,6 @@ _RRN = _bounded(r"\d{6}-\d{7}")
 # run from 2 to 6.
 _CARD = re.compile(r"(?<![0-9A-Za-z])(?<![0-9][ -])[2-6]\d{3}(?:[ -]?\d){9,18}(?![0-9A-Za-z])")
 _IBAN = re.compile(r"(?<![0-9A-Za-z])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![0-9A-Za-z])")
-# An identifier named in so many words, where no validator exists (passports, licences).
-_NAMED_ID = re.compile(
-    r"(?:\b(?:ssn|social security(?: number)?|passport|national id|tax id|taxpayer id|"
-    r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e)\b|身份证)\D{0,20}\d{5,}",
-    re.IGNORECASE)
-
-# "my password is hunter22": detect-secrets reads code and config (``password = ...``), not
-# prose. The word after must look like a secret (a digit or symbol, or quoted), so "the
-# password is on the fridge" passes.
-_SAID = re.compile(
-    r"\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?|api[ _-]?key|secret(?: key)?|"
-    r"access[ _-]?(?:key|token)|auth[ _-]?token|token)\s*(?:(?:is|was)\b|:|=)\s*"
-    r"(?P<q>[\"'`]?)(?P<v>[^\s\"'`]+)", re.IGNORECASE)
 _NOT_LETTER = re.compile(r"[^A-Za-z]")
 # Key formats detect-secrets 1.5 lacks (OpenAI's and Anthropic's ``sk-``, Google's ``AIza``).
 _PREFIXED = re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-9_-]{16,}"
@@ -85,18 +79,6 @@ _PREFIXED = re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-
 _TOKEN = re.compile(rf"[A-Za-z0-9+/_=-]{{{MIN_TOKEN},}}")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _DIGIT, _LETTER = re.compile(r"\d"), re.compile(r"[A-Za-z]")
-
-_HEALTH = re.compile(
-    r"\b(?:diagnos(?:is|ed)|prescri(?:bed|ption)|medication|chemotherapy|hiv|cancer|diabetes|"
-    r"depression|anxiety disorder|pregnan(?:t|cy)|blood pressure|therapy for|allerg(?:y|ic) to)\b",
-    re.IGNORECASE,
-)
-_LOCATION = re.compile(
-    r"-?\d{1,2}\.\d{4,}\s*,\s*-?\d{1,3}\.\d{4,}"  # latitude, longitude to ~10 m
-    r"|\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|"
-    r"Lane|Ln|Drive|Dr|Court|Ct)\b",
-)
-
 
 class _Checked(NamedTuple):
     category: str
@@ -190,11 +172,11 @@ def _named_by_key(key: str, value: str) -> bool:
     line, and what the keyword rules find after the name is the whole value."""
     line = f"{key}: {value}"
     return value.strip() in {*_keyword(line, assignment=True),
-                             *(m["v"] for m in _SAID.finditer(line))}
+                             *(m["v"] for m in SAID.finditer(line))}
 
 
 def _said(text: str) -> bool:
-    for match in _SAID.finditer(text):
+    for match in SAID.finditer(text):
         value = match["v"].rstrip(".,;:!?)")
         if _placeholder(value):
             continue
@@ -228,20 +210,26 @@ def _secret(text: str, *, minted: bool = False) -> bool:
 def _identifiers(text: str) -> list[str]:
     found = [c.category for c in _validated()
              if any(c.valid(m.group()) for m in c.candidates.finditer(text))]
-    if GOVERNMENT_ID not in found and _NAMED_ID.search(text):
+    if GOVERNMENT_ID not in found and NAMED_ID.search(text):
         found.append(GOVERNMENT_ID)
     return found
 
 
 def sensitive_categories(text: str, *, minted: bool = False) -> list[str]:
     """The categories of sensitive content found in ``text`` (empty: none), in the order of
-    ``CATEGORIES``. ``minted``: the text is an id a system made (no entropy measure)."""
+    ``CATEGORIES``. ``minted``: the text is an id a system made (no entropy measure). Read
+    after NFKC and without invisible characters, so full-width digits (``１３８``, common in
+    Chinese input) and a zero-width space inside a number change nothing."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
     found = set(_identifiers(text))
     if _secret(text, minted=minted):
         found.add(SECRET)
-    if _HEALTH.search(text):
+    if HEALTH_DATA.search(text):
         found.add(HEALTH)
-    if _LOCATION.search(text):
+    if FINANCE.search(text):
+        found.add(FINANCIAL)
+    if PRECISE_LOCATION.search(text):
         found.add(LOCATION)
     return [c for c in CATEGORIES if c in found]
 

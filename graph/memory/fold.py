@@ -1,0 +1,101 @@
+"""How the gates read text: the views of one text that obfuscation cannot hide from.
+
+An instruction can be disguised without changing what a model reads: full-width or
+mathematical letters (``ｙｏｕ ａｒｅ ｎｏｗ``), Cyrillic or Greek look-alikes (``іgnоrе``),
+zero-width or other invisible characters inside a word, accents, leetspeak (``1gn0r3``),
+letters spaced apart (``i g n o r e``, ``忽 略 以 上``). Each view undoes some of that, so
+a detector matches a small set of patterns against every view instead of listing every
+disguise:
+
+* ``plain``: Unicode NFKC (full-width and compatibility forms), every format character
+  (category Cf: zero-width spaces and joiners, bidi controls, soft hyphens) dropped, combining
+  marks dropped, look-alike letters folded to the Latin letter they imitate (Unicode's
+  confusables data, through confusable-homoglyphs, Latin targets only, so Chinese is
+  untouched), lower case, one space per run, no space between two CJK characters (Chinese does
+  not space its words, so spacing one out changes nothing);
+* ``leet``: ``plain`` with digits and symbols that stand for letters read as those letters,
+  inside words that also hold a letter (``pr3v10us``), so a price or a count is left alone;
+* ``joined``: ``plain`` with runs of single letters spaced or dotted apart (``i g n o r e``)
+  joined, and, when such a run was found, the whole text without spaces (``ignoreall...``),
+  matched by the detectors' compact patterns only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+_CJK = r"\u2e80-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+_CJK_GAP = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}，。！？、；：,.!?;:])"
+                      rf"|(?<=[，。！？、；：,.!?;:])\s+(?=[{_CJK}])")
+_SPACES = re.compile(r"[^\S\n]+")
+_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
+# Three or more single letters, each followed by one separator: ``i g n o r e``, ``s.y.s``.
+_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·]){2,}[^\W\d_](?![^\W\d_])")
+_LEET_WORD = re.compile(r"[\w@$!|+]*[a-z][\w@$!|+]*|[\w@$!|+]+[a-z]")
+# 7 reads as t, 5 as s, 0 as o; 1 as i ("1gn0r3", "pr3v10us") or as l ("ru1es", "a11"):
+# each word takes the reading its reader knows (``vocabulary``), i by default.
+_LEET = {"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a",
+         "$": "s", "!": "i", "|": "l", "+": "t"}
+_LEET_I, _LEET_L = str.maketrans(_LEET | {"1": "i"}), str.maketrans(_LEET | {"1": "l"})
+
+
+@cache
+def _lookalikes() -> dict[int, str]:
+    """Each letter that Unicode lists as confusable with a Latin letter, folded to it: only
+    letters, never CJK (a Chinese character is never folded) and never digits (``0`` vs
+    ``O`` is the leet view's business, with its own guard). Small capitals (``ɪɢɴᴏʀᴇ``) are
+    not in that table: they fold by their Unicode name, ``LATIN LETTER SMALL CAPITAL I``."""
+    from confusable_homoglyphs.confusables import confusables_data as data
+
+    fold: dict[int, str] = {}
+    for key, glyphs in data.items():
+        for glyph in (g["c"] for g in glyphs):
+            for latin, other in ((key, glyph), (glyph, key)):
+                if len(latin) == 1 and latin.isascii() and latin.isalpha() and len(other) == 1 \
+                        and not other.isascii() and unicodedata.category(other).startswith("L") \
+                        and not re.match(rf"[{_CJK}]", other):
+                    fold.setdefault(ord(other), latin.lower())
+    for code in range(0x0250, 0x1DC0):  # IPA, phonetic extensions: where small capitals live
+        named = _SMALL_CAPITAL.fullmatch(unicodedata.name(chr(code), ""))
+        if named:
+            fold.setdefault(code, named[1].lower())
+    return fold
+
+
+def plain(text: str) -> str:
+    """NFKC, no format characters nor combining marks, look-alikes folded, lower case, one
+    space per run (line breaks kept), none between CJK characters."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
+    text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Mn", "Me"))
+    text = unicodedata.normalize("NFKC", text).translate(_lookalikes()).lower()
+    return _CJK_GAP.sub("", _SPACES.sub(" ", text))
+
+
+def leet(folded: str, vocabulary: frozenset[str] = frozenset()) -> str:
+    """``plain`` text with leetspeak read as letters, in words that hold a letter; where a
+    word reads two ways, the reading found in ``vocabulary`` (the detector's own words)."""
+
+    def read(word: str) -> str:
+        as_i, as_l = word.translate(_LEET_I), word.translate(_LEET_L)
+        return as_l if as_l in vocabulary and as_i not in vocabulary else as_i
+
+    return _LEET_WORD.sub(lambda m: read(m.group()), folded)
+
+
+def joined(folded: str, vocabulary: frozenset[str] = frozenset()) -> tuple[str, str | None]:
+    """``plain`` text with letter-spaced runs joined, and the text with no spaces at all when
+    there was such a run (None otherwise: a compact match on ordinary text means nothing)."""
+    spaced = _SPACED.search(folded)
+    text = _SPACED.sub(lambda m: re.sub(r"[ .\-_*·]", "", m.group()), folded)
+    return text, re.sub(r"[\s.\-_*·,;:!?'\"]+", "", leet(folded, vocabulary)) if spaced else None
+
+
+def views(text: str, vocabulary: frozenset[str] = frozenset()) -> tuple[list[str], str | None]:
+    """The views a detector matches its patterns against, and the compact one (or None);
+    ``vocabulary``: the words the detector looks for, which settle a leet word's reading."""
+    folded = plain(text)
+    spaced, compact = joined(folded, vocabulary)
+    return list(dict.fromkeys((folded, leet(folded, vocabulary), spaced,
+                               leet(spaced, vocabulary)))), compact

@@ -1,0 +1,105 @@
+"""Personal data no maintained detector covers, in English and Chinese: precise locations
+(street addresses, coordinates), health data, financial account data (balances, account and
+routing numbers), identifiers named in so many words (passports, licences) and passwords said
+in prose. ``vintage.graph.memory.sensitive`` runs these beside detect-secrets and
+python-stdnum's validators.
+
+Each pattern needs the *shape* that makes the data personal, not a topic word: a house number
+on a named street (``221B Baker Street``, ``建国路88号``), not "Main Street"; a balance with an
+amount, not a price; a condition someone has (``diagnosed with``, ``我有糖尿病``), not a
+pharmacy downstairs. Measured on a labelled set with harmless look-alikes (``bench.gates``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_ZH_NUM = r"[0-9０-９一二三四五六七八九十百零〇]+"
+
+_STREET = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|"
+           r"Place|Pl|Terrace|Close|Crescent|Square|Sq|Parkway|Pkwy|Highway|Hwy|Row|Alley|"
+           r"Strasse|Straße|Rue|Via|Calle)")
+LOCATION = re.compile(
+    r"-?\d{1,2}\.\d{4,}\s*,\s*-?\d{1,3}\.\d{4,}"  # latitude, longitude to ~10 m
+    # a house number (``221B``) on a named street; the name capitalised, so "5 more road trips"
+    # is not an address
+    rf"|\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]+\.?\s+){{1,3}}{_STREET}\b\.?"
+    r"|\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\d+[A-Za-z]?\b[^.\n]{0,40}\b\d{1,5}\s+[A-Z]"
+    r"|\bP\.?\s?O\.?\s+Box\s+\d+"
+    r"|\b[A-Z][a-z]+,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"  # Washington, DC 20500
+    # 建国路88号, 漕溪北路88号, 高新南七道12号, 胡同, 弄, 巷
+    rf"|[\u4e00-\u9fff]{{1,10}}(?:路|街|大街|大道|道|巷|胡同|弄|里)"
+    rf"[东西南北中段一二三四五六七八九十]{{0,3}}{_ZH_NUM}(?:号|弄|號)"
+    # 3号楼1201室, 2栋502, 5单元301
+    rf"|{_ZH_NUM}(?:号楼|栋|幢|座|单元)[\s-]*(?:{_ZH_NUM}单元[\s-]*)?"
+    rf"(?:{_ZH_NUM}(?:室|房|号)|\d{{3,4}}(?!\d))"
+    rf"|[\u4e00-\u9fff]{{2,12}}(?:小区|花园|公寓|新村|家园|苑){_ZH_NUM}(?:号楼|栋|幢|座|期)",
+    re.ASCII,
+)
+
+_CONDITIONS = (r"diabetes|diabetic|cancer|tumou?r|leukemia|hiv|aids|hepatitis|asthma|"
+               r"epilepsy|bipolar|schizophrenia|depression|anxiety|ptsd|adhd|autism|dementia|"
+               r"alzheimer'?s|parkinson'?s|multiple\s+sclerosis|high\s+blood\s+pressure|"
+               r"hypertension|heart\s+(?:disease|condition)|eating\s+disorder|anorexia|"
+               r"bulimia|ocd|panic\s+attacks|insomnia|arthritis|celiac|crohn'?s|migraines|"
+               r"(?:chronic|mental|heart|kidney|liver)\s+(?:illness|condition|disease)")
+_ALLERGENS = (r"penicillin|peanuts?|(?:tree\s+)?nuts|shellfish|fish|gluten|wheat|latex|dairy|"
+              r"lactose|milk|eggs?|soy|sesame|bee\s+stings?|pollen|aspirin|ibuprofen|sulfa")
+_ZH_CONDITIONS = (r"糖尿病|高血压|心脏病|冠心病|[\u4e00-\u9fff]?癌症?|肿瘤|乙肝|丙肝|艾滋病?|"
+                  r"抑郁症|焦虑症|躁郁症|精神分裂症?|哮喘|癫痫|失眠症|痛风|甲亢|不孕症?|结节")
+# A condition is health data when someone has it ("has asthma", "my depression", "diagnosed
+# with"), not as a topic ("a cancer research charity", "the Great Depression chapter").
+HEALTH = re.compile(
+    r"\b(?:diagnos(?:is|ed|e)|prescri(?:bed|ption\s+for)|medication|chemotherapy|chemo|"
+    r"radiotherapy|dialysis|pregnan(?:t|cy)|miscarriage|ivf|blood\s+pressure|therapy\s+for|"
+    r"psychiatri(?:c|st)|therapist|antidepressants?|insulin|rehab)\b"
+    rf"|\ballerg(?:y|ic)\s+to\s+(?:{_ALLERGENS})\b"
+    r"|\b(?:has|have|had|with|suffers?\s+from|suffering\s+from|living\s+with|treated\s+for|"
+    r"history\s+of|battling|survived|my|his|her|their|is)\s+(?:an?\s+|type\s+\d\s+|severe\s+|"
+    rf"chronic\s+|clinical\s+|stage\s+\w+\s+)*(?:{_CONDITIONS})\b"
+    r"|\b(?:takes|taking|on|started|stopped)\s+(?:metformin|insulin|lithium|prozac|zoloft|"
+    r"sertraline|fluoxetine|xanax|adderall|ritalin|statins?|methadone|antidepressants?|"
+    r"chemo)\b"
+    # Chinese: the same shapes: a condition someone has (有, 患有, 得了, 确诊), not a book
+    # about it; a drug someone takes; a check-up someone goes to
+    rf"|(?:有|患有|患了|得了|得过|查出|确诊|诊断为|诊断出|犯了)[^，。,.]{{0,4}}?(?:{_ZH_CONDITIONS})"
+    r"|确诊|诊断(?:为|出|是)|患有|病史|服用|吃[^，。,.]{0,4}药|用药|服药|处方|抗抑郁|怀孕|孕期"
+    r"|产检|孕检|流产|化疗|放疗|透析|精神科|心理医生|心理治疗|住院|做了?[^，。,.]{0,6}手术|过敏"
+    r"|胰岛素|试管婴儿",
+    re.IGNORECASE | re.ASCII,
+)
+
+_MONEY = r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars|euros))"
+FINANCE = re.compile(
+    rf"\b(?:account|checking|savings|bank|card|current|available)\s+balance\b[^.\n]{{0,30}}"
+    rf"{_MONEY}|\bbalance\s+(?:is|of|was|stands\s+at|:)\s*{_MONEY}"
+    rf"|{_MONEY}\s+(?:in|on)\s+(?:my|his|her|their|our|the)\s+(?:checking|savings|bank|"
+    rf"brokerage|retirement|401k|isa)\s+account"
+    r"|\b(?:account|acct|routing|sort)\s*(?:number|no\.?|num|#|code)\s*(?:is|:|#)?\s*"
+    r"\d[\d -]{5,}\d"
+    # Chinese: a balance with its amount; an account or card number
+    r"|(?:余额|存款|结余|账上|卡里|账户里)[^，。,.]{0,8}?(?:\d[\d,]*(?:\.\d+)?\s*(?:元|块|万|美元)"
+    r"|[一二三四五六七八九十百千两]+\s*(?:元|块|万|亿|美元))"
+    r"|(?:余额|存款)(?:还有|是|为|有|:|：)\s*\d"
+    r"|(?:银行卡号?|卡号|账号|帐号|账户号?|银行账户|收款账户)(?:码)?(?:是|为|:|：)?"
+    r"\s*\d[\d ]{11,}\d",
+    re.IGNORECASE | re.ASCII,
+)
+
+# An identifier named in so many words, where no validator exists (passports, licences).
+NAMED_ID = re.compile(
+    r"(?:\b(?:ssn|social security(?: number)?|passport|national id|tax id|taxpayer id|"
+    r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e)\b"
+    r"|身份证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
+    # a number of 5+ digits, or grouped (``D1234-56789-01234``), never a date after the name
+    r"\D{0,20}?[A-Z]{0,2}(?:\d{4,}(?:[ -]\d{3,})+|\d{5,})",
+    re.IGNORECASE | re.ASCII)
+
+# "my password is hunter22" / "我的密码是hunter22": detect-secrets reads code and config
+# (``password = ...``), not prose. The word after must look like a secret (a digit or symbol,
+# or quoted), so "the password is on the fridge" passes.
+SAID = re.compile(
+    r"(?:\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?|api[ _-]?key|secret(?: key)?|"
+    r"access[ _-]?(?:key|token)|auth[ _-]?token|token)\s*(?:(?:is|was)\b|:|=)"
+    r"|(?:密码|口令|密钥|支付密码|登录密码|取款密码|pin码)(?:是|为|:|：|=))\s*"
+    r"(?P<q>[\"'`“]?)(?P<v>[^\s\"'`“”，。]+)", re.IGNORECASE | re.ASCII)

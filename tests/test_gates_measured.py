@@ -1,0 +1,50 @@
+"""The gates' content detectors as measured (bench.gates, bench/notes/issue40-gates.md): on the
+held-out part of each hand-labelled set, per language, precision and recall stay at what was
+reported less a small margin, and every harmless look-alike in it is an active memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.gates.main import labelled, measure
+from tests.factories import ACTOR, memory
+from vintage.graph.core.model import Scope
+from vintage.graph.memory.gate import Decision
+from vintage.graph.memory.remember import remember
+from vintage.graph.store.protocol import Store
+
+# Held-out precision and recall as reported in bench/notes/issue40-gates.md (per detector,
+# held-out part and language, with the items each part has); a change to a detector may cost
+# at most MARGIN of either.
+REPORTED = {
+    ("injection", "held", "en"): (1.0, 0.90), ("injection", "held", "zh"): (1.0, 1.0),
+    ("sensitive", "held", "en"): (1.0, 0.90), ("sensitive", "held", "zh"): (1.0, 1.0),
+    ("injection", "held2", "en"): (1.0, 1.0), ("injection", "held2", "zh"): (1.0, 1.0),
+    ("sensitive", "held2", "en"): (1.0, 1.0), ("sensitive", "held2", "zh"): (1.0, 1.0),
+}
+ITEMS = {"held": 40, "held2": 20}  # per language, half of them positive
+MARGIN = 0.05
+
+
+@pytest.mark.parametrize(("detector", "split", "lang"), sorted(REPORTED))
+def test_held_out_precision_and_recall_stay_at_what_was_reported(detector: str, split: str,
+                                                                 lang: str) -> None:
+    measured = measure(detector, split)[lang]
+    precision, recall = REPORTED[detector, split, lang]
+    assert (measured["items"], measured["positives"]) == (ITEMS[split], ITEMS[split] // 2)
+    assert measured["precision"] >= precision - MARGIN, measured["false_alarms"]
+    assert measured["recall"] >= recall - MARGIN, measured["missed"]
+
+
+@pytest.mark.parametrize("detector", ["injection", "sensitive"])
+def test_every_held_out_harmless_look_alike_is_an_active_memory(
+    store: Store, scope: Scope, detector: str,
+) -> None:
+    harmless = [e["text"] for split in ("held", "held2") for e in labelled(detector, split)
+                if not e["positive"]]
+    decided = {text: remember(store, memory(scope, key=f"note.{n}", value=text,
+                                            source_id=f"msg-{n}"), actor=ACTOR)
+               for n, text in enumerate(harmless)}
+    assert len(harmless) == 60
+    assert {t: d.decision for t, d in decided.items() if d.decision is not Decision.ACTIVE} \
+        == {}
