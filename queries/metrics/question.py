@@ -202,8 +202,11 @@ def _first_base(metric: Metric, window: Window, roles: Tables, known: Known,
     tried: list[str] = []
     variant: Metric | None = metric
     while variant is not None:
+        mark = len(tried)
         node = _base(variant, window, roles[variant.version], known, basis, tried)
         if node is not None:
+            # What the chosen definition avoided (a mixed or older plan) is said with it.
+            skipped += tried[mark:]
             return node
         variant = variant.fallback
     skipped += tried
