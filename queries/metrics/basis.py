@@ -34,7 +34,7 @@ from vintage.graph.core.kinds import Change
 from vintage.graph.core.model import Fact
 from vintage.queries.metrics.periods import Span
 
-__all__ = ["BasisChange", "Verdict", "basis_changes", "judge", "restated"]
+__all__ = ["BasisChange", "Verdict", "basis_changes", "judge", "restated", "restated_note"]
 
 # Classes whose new basis reaches every later period, not only the periods revised.
 FORWARD = frozenset({Change.SPLIT_ADJUSTMENT, Change.RECLASSIFICATION})
@@ -91,13 +91,14 @@ def basis_changes(facts: Iterable[Fact]) -> dict[str, list[BasisChange]]:
     found: dict[tuple[str, datetime], tuple[datetime, set[Change], set[Span]]] = {}
     for f in facts:
         change = change_of(f)
-        if change not in BASIS_CHANGES or f.valid_to is None:
+        if change not in BASIS_CHANGES:
             continue
         assert change is not None
         since, classes, periods = found.get((f.predicate, f.available_at), (f.valid_from, set(),
                                                                             set()))
         classes.add(change)
-        periods.add(_span(f))
+        if f.valid_to is not None:  # an open-ended figure has no period to restate
+            periods.add(_span(f))
         found[(f.predicate, f.available_at)] = (min(since, f.valid_from), classes, periods)
     out: dict[str, list[BasisChange]] = {}
     for (predicate, at), (since, classes, periods) in sorted(found.items()):
