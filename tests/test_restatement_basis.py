@@ -122,6 +122,21 @@ def test_asof_answers_with_the_fact_the_recompute_wrote_and_impact_names(
         "metric:take_rate": ("recomputed", None)}
 
 
+def test_without_recompute_impact_labels_the_closed_derivations_and_asof_derives_them_anew(
+        store: Store, scope: Scope, tmp_path: Path) -> None:
+    ingest_table(store, scope, written(tmp_path, "pay.csv", PAY), "test")
+    metric = take_rate(tmp_path)
+    earlier = one(store, scope, metric, "PAY", BEFORE)
+    ingest_table(store, scope, written(tmp_path, "amendment.csv", AMENDMENT), "test")
+    revised = impact(store, scope, source_id="pay-10qa-2025q1").revised
+    assert {(r.old.predicate, r.revision, r.new is None) for r in revised} == {
+        ("us-gaap:Revenues", "filed", False), ("derived:us-gaap:Revenues", "closed", True),
+        ("metric:take_rate", "closed", True)}
+    now = one(store, scope, metric, "PAY", AFTER)
+    assert (now.value, now.refused) == (0.76, None) and now.fact_id != earlier.fact_id
+    assert one(store, scope, metric, "PAY", BEFORE).fact_id == earlier.fact_id
+
+
 def test_a_half_year_that_holds_the_amended_quarter_is_not_used_where_the_quarters_are(
         store: Store, scope: Scope, tmp_path: Path) -> None:
     # The second 10-Q also reported the half year; it holds the first quarter as filed.
