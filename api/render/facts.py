@@ -28,6 +28,9 @@ from vintage.render.figures import number, when
 from vintage.render.rows import print_csv
 from vintage.render.terminal import print_json, safe, table
 
+# impact's "already revised" column: a filed revision and a recomputed derivation apart.
+_REVISION = {"filed": "filed revision", "recomputed": "recomputed derivation",
+             "closed": "closed derivation"}
 
 def answer_json(answer: Answer) -> dict[str, Any]:
     f = answer.fact
@@ -211,13 +214,16 @@ def impact(console: Console, result: Impact) -> None:
     if not result.revised:
         return
     grid = table(safe(f"already revised by {result.start_id}"), "fact", "valid", "old value",
-                 "new value", "change")
+                 "new value", "revision", "change")
     for r in result.revised:
         f = r.old
+        # A filed figure's class, "unclassified" when nobody told it (a KPI table's): never
+        # "recomputed", which a derived fact alone is.
+        change = r.change or ("unclassified" if r.revision == "filed" else "")
         grid.add_row(safe(f"{f.subject} {f.predicate}"),
                      f"{when(f.valid[0])}..{when(f.valid[1])}", number(f.value, f.unit),
                      number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
-                     safe(r.change or ("recomputed" if r.new else "")))
+                     _REVISION[r.revision], safe(change))
     console.print(grid)
 
 

@@ -10,6 +10,7 @@ input as cause. Following the causes from the source outwards finds the whole ch
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,12 +23,19 @@ from vintage.queries.lineage.views import FactView
 _MAX_DEPTH = 32
 
 
+# How a fact was revised because of the source: a filed figure it superseded, a derived fact
+# recomputed on the new figure, or a derived fact closed and not recomputed. Said apart, since
+# a filed revision's class can be unknown (null ``change``) just as a derived fact's is.
+Revision = Literal["filed", "recomputed", "closed"]
+
+
 class RevisedFact(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     old: FactView
     new: FactView | None  # None: a derived fact closed without a recomputed replacement
     change: str | None  # rounding, split_adjustment, ... for filed values; None for derived
+    revision: Revision
 
 
 def revised_by(tx: StoreTx, source_id: str, at: datetime) -> tuple[RevisedFact, ...]:
@@ -51,8 +59,10 @@ def revised_by(tx: StoreTx, source_id: str, at: datetime) -> tuple[RevisedFact, 
         olds |= {old for _, old in step}
     facts = tx.get_facts(sorted(causes | olds))
     found = [RevisedFact(old=FactView.of(facts[old]), new=FactView.of(facts[new]),
-                      change=_change(facts[new])) for new, old in pairs]
-    found += [RevisedFact(old=FactView.of(f), new=None, change=None)
+                         change=_change(facts[new]),
+                         revision="recomputed" if facts[new].kind is FactKind.DERIVED
+                         else "filed") for new, old in pairs]
+    found += [RevisedFact(old=FactView.of(f), new=None, change=None, revision="closed")
               for f in _closed_without_replacement(tx, facts, olds, at)]
     return tuple(sorted(found, key=lambda r: (r.old.kind != "observation", r.old.predicate,
                                               r.old.valid[0], r.old.id)))

@@ -7,6 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from vintage.graph.core.model import Fact, Source, Value
+from vintage.queries.metrics.basis import restated
 from vintage.queries.metrics.fiscal import Span
 
 
@@ -24,6 +25,9 @@ class InputFact(BaseModel):
     form: str | None
     available_at: datetime
     change: str | None  # how this version differs from the one before it, if it is a revision
+    # A restated figure (an amended quarter, a restated year; a correction nobody classified
+    # counts as one): the answer's other inputs are as last reported (docs/semantics.md).
+    restated: bool = False
 
     @classmethod
     def of(cls, fact: Fact, source: Source | None) -> InputFact:
@@ -33,7 +37,7 @@ class InputFact(BaseModel):
             period=str(Span.from_valid(fact.valid_from, fact.valid_to)), value=fact.value,
             unit=fact.unit, accession=source.accession or source.id if source else None,
             form=source.form if source else None, available_at=fact.available_at,
-            change=fact.change.value if fact.change else None,
+            change=fact.change.value if fact.change else None, restated=restated(fact),
         )
 
 

@@ -14,28 +14,21 @@ candidate plans come in order of preference:
   of the consecutive reported periods that tile it exactly, fewest pieces first
   (``vintage.queries.metrics.tiling``).
 
-**One basis.** A filing that restates, reclassifies or split-adjusts values of a concept (or
-corrects one without a classification) starts a new basis for that concept, from the earliest
-period it restated onward. Facts of that concept and range last confirmed before the filing are
-on the old basis; facts first reported or confirmed by it (or later) are on the new one. A plan
-whose leaves straddle such a filing is *mixed* and is never used: the next candidate is tried,
-and the caller says why.
+**One basis.** Which candidates share one vintage is ``vintage.queries.metrics.basis``'s to
+say: a mixed plan is never used, the next candidate is tried, and the caller says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from itertools import product
 
-from vintage.graph.core.kinds import Change
 from vintage.graph.core.model import Fact, Value
 from vintage.graph.derivations.recipes import Recipe, expression
 from vintage.queries.metrics.fiscal import FiscalCalendar, Span, kind_of
 from vintage.queries.metrics.tiling import tilings
 
-BASIS_CHANGES = frozenset({Change.SPLIT_ADJUSTMENT, Change.RECLASSIFICATION, Change.RESTATEMENT})
 YTD_DIFFERENCE = expression("ytd_difference", "1", "ytd - prior_ytd")
 QUARTER_SUM = expression("sum_of_quarters", "1", "q1 + q2 + q3 + q4")
 LTM_FROM_YTD = expression("ltm_from_ytd", "1", "ytd + last_year - prior_ytd")
@@ -181,49 +174,3 @@ def tiled(s: Series, span: Span) -> list[PlanNode]:
         found.append(_computed(recipe, list(zip(roles, nodes, strict=True)), span,
                                f"sum of {len(pieces)} consecutive reported periods"))
     return found
-
-
-@dataclass(frozen=True)
-class BasisChange:
-    predicate: str
-    at: datetime  # when the restating filing became public
-    since: datetime  # the earliest period start it restated
-    change: Change
-
-
-def basis_changes(facts: Iterable[Fact]) -> dict[str, list[BasisChange]]:
-    """Per predicate, the filings (known at the cutoff) that started a new basis."""
-    earliest: dict[tuple[str, datetime], tuple[datetime, Change]] = {}
-    for f in facts:
-        # A correction nobody classified (a KPI table's) may be a restatement: assume it is.
-        change = f.change or (Change.RESTATEMENT if f.revision > 1 else None)
-        if change in BASIS_CHANGES:
-            assert change is not None
-            key = (f.predicate, f.available_at)
-            known = earliest.get(key)
-            if known is None or f.valid_from < known[0]:
-                earliest[key] = (f.valid_from, change)
-    found: dict[str, list[BasisChange]] = {}
-    for (predicate, at), (since, change) in sorted(earliest.items()):
-        found.setdefault(predicate, []).append(BasisChange(predicate, at, since, change))
-    return found
-
-
-def mixing(facts: Sequence[Fact], confirmed: Mapping[str, datetime],
-           basis: Mapping[str, list[BasisChange]]) -> str | None:
-    """Why these facts are not on one basis, or None when they are."""
-    for predicate in sorted({f.predicate for f in facts}):
-        own = [f for f in facts if f.predicate == predicate]
-        for change in basis.get(predicate, []):
-            old = [f for f in own if confirmed[f.id] < change.at and f.valid_from >= change.since]
-            new = [f for f in own if confirmed[f.id] >= change.at]
-            if old and new:
-                return (f"{predicate} {_span(old[0])} is as reported before "
-                        f"{change.at.date()}, while {_span(new[0])} is on the basis of the "
-                        f"{change.change.value} filed {change.at.date()}")
-    return None
-
-
-def _span(fact: Fact) -> str:
-    assert fact.valid_to is not None
-    return str(Span.from_valid(fact.valid_from, fact.valid_to))

@@ -21,6 +21,7 @@ from vintage.graph.store.protocol import Store, StoreTx
 from vintage.queries.lineage.subjects import resolve_in
 from vintage.queries.metrics import plans
 from vintage.queries.metrics.answers import MetricAnswer, SubjectAnswer
+from vintage.queries.metrics.basis import BasisChange, basis_changes, judge, restated_note
 from vintage.queries.metrics.chosen import Chosen, find_all
 from vintage.queries.metrics.definitions import Metric
 from vintage.queries.metrics.fiscal import (
@@ -37,6 +38,7 @@ from vintage.queries.metrics.windows import Window, windows
 
 _MARGIN = timedelta(days=800)  # two years and some, around an explicit span
 _LTM_LOOKBACK = timedelta(days=5 * 366)
+Basis = Mapping[str, list[BasisChange]]  # per predicate, the filings that started a new basis
 
 
 def ask(
@@ -104,7 +106,7 @@ def _subject(tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: s
             f"no {period} in {subject}'s fiscal calendar as known at {cutoff.date()}: it "
             "reported no year-long period" + ("" if year_end else " and declared no fiscal "
                                               "year-end (MM-DD)")))
-    basis = plans.basis_changes(known.facts)
+    basis = basis_changes(known.facts)
     roles = _tables(metric, subject, known.facts)
     skipped: list[str] = []
     for window in windows(cal, period, spans):
@@ -114,8 +116,11 @@ def _subject(tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: s
             skipped.append(f"{window.label}: {exc}")
             continue
         if node is not None:
+            leaves = plans.leaves(node)
+            # Said of the answer itself: inputs left on an older basis, and which are restated.
+            said = [*judge(leaves, known.confirmed, basis).old, restated_note(leaves)]
             return Chosen(scope, subject, cutoff, asked or cutoff, hindsight, window, node,
-                          known, skipped)
+                          known, [*skipped, *(s for s in said if s)])
     mixed = any("mix vintages" in reason for reason in skipped)
     if mixed and period.kind != "ltm":
         return _on_the_earlier_basis(tx, store, scope, metric, subject, cutoff, period, basis,
@@ -126,7 +131,7 @@ def _subject(tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: s
 
 def _on_the_earlier_basis(
     tx: StoreTx, store: Store, scope: Scope, metric: Metric, subject: str, cutoff: datetime,
-    period: PeriodSpec, basis: Mapping[str, list[plans.BasisChange]], skipped: list[str],
+    period: PeriodSpec, basis: Basis, skipped: list[str],
     hindsight: bool, asked: datetime,
 ) -> SubjectAnswer | Chosen:
     """A fixed period whose current inputs straddle a restatement: answer it as it was known
@@ -173,7 +178,7 @@ def _tables(metric: Metric, subject: str, facts: list[Fact]) -> Tables:
 
 
 def _plan(metric: Metric, window: Window, roles: Tables, known: Known,
-          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> PlanNode | None:
+          basis: Basis, skipped: list[str]) -> PlanNode | None:
     node = _first_base(metric, window, roles, known, basis, skipped)
     if node is None or not metric.growth:
         return node
@@ -182,7 +187,7 @@ def _plan(metric: Metric, window: Window, roles: Tables, known: Known,
     if prior is None:
         skipped.append(f"{window.label}: no value a year earlier to grow from")
         return None
-    why = plans.mixing(plans.leaves(node) + plans.leaves(prior), known.confirmed, basis)
+    why = judge(plans.leaves(node) + plans.leaves(prior), known.confirmed, basis).mixed
     if why is not None:
         skipped.append(f"{window.label}: the year-over-year comparison would mix vintages: {why}")
         return None
@@ -191,15 +196,17 @@ def _plan(metric: Metric, window: Window, roles: Tables, known: Known,
 
 
 def _first_base(metric: Metric, window: Window, roles: Tables, known: Known,
-                basis: Mapping[str, list[plans.BasisChange]],
-                skipped: list[str]) -> PlanNode | None:
+                basis: Basis, skipped: list[str]) -> PlanNode | None:
     """The metric's own definition for this window, else its fallback's (gross profit as
     revenue - cost of revenue where it is not reported); why neither works goes to skipped."""
     tried: list[str] = []
     variant: Metric | None = metric
     while variant is not None:
+        mark = len(tried)
         node = _base(variant, window, roles[variant.version], known, basis, tried)
         if node is not None:
+            # What the chosen definition avoided (a mixed or older plan) is said with it.
+            skipped += tried[mark:]
             return node
         variant = variant.fallback
     skipped += tried
@@ -207,7 +214,7 @@ def _first_base(metric: Metric, window: Window, roles: Tables, known: Known,
 
 
 def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: Known,
-          basis: Mapping[str, list[plans.BasisChange]], skipped: list[str]) -> PlanNode | None:
+          basis: Basis, skipped: list[str]) -> PlanNode | None:
     chosen: dict[str, PlanNode] = {}
     for role in sorted(metric.inputs):
         candidates = window.plans(roles[role])
@@ -217,15 +224,21 @@ def _base(metric: Metric, window: Window, roles: Mapping[str, Series], known: Kn
                            f"{', ...' if len(tried) > 2 else ''}) "
                            f"{_missing(window, roles[role])}")
             return None
-        reasons = [plans.mixing(plans.leaves(c), known.confirmed, basis) for c in candidates]
-        usable = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
+        verdicts = [judge(plans.leaves(c), known.confirmed, basis) for c in candidates]
+        # Never a mixed plan; one wholly on the current basis before one left on an older one.
+        usable = sorted((i for i, v in enumerate(verdicts) if v.mixed is None),
+                        key=lambda i: not verdicts[i].current)
         if not usable:
-            skipped.append(f"{window.label}: {role} would mix vintages: {reasons[0]}")
+            skipped.append(f"{window.label}: {role} would mix vintages: {verdicts[0].mixed}")
             return None
-        if reasons[0] is not None:
-            skipped.append(f"{window.label}: mixed vintage avoided for {role} ({reasons[0]}); "
-                           f"computed as {method_of(usable[0])}")
-        chosen[role] = usable[0]
+        preferred, best = verdicts[0], usable[0]
+        if best != 0 and preferred.mixed is not None:
+            skipped.append(f"{window.label}: mixed vintage avoided for {role} "
+                           f"({preferred.mixed}); computed as {method_of(candidates[best])}")
+        elif best != 0:
+            skipped.append(f"{window.label}: older basis avoided for {role} "
+                           f"({preferred.old[0]}); computed as {method_of(candidates[best])}")
+        chosen[role] = candidates[best]
     if metric.formula.strip() in chosen:
         return chosen[metric.formula.strip()]
     first = chosen[sorted(chosen)[0]]
