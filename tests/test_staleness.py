@@ -6,7 +6,8 @@ outside the read's instants marks nothing (docs/semantics.md, "Staleness")."""
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from tests.factories import ACTOR, PinnedClock, memory, mine
 from vintage.graph.core.model import Scope
@@ -48,14 +49,14 @@ def moved(store: Store, scope: Scope, clock: PinnedClock, memory_id: str, value:
     return done.memory_id
 
 
-def pack(store: Store, scope: Scope, query: str, *, cutoff: object = None,
+def pack(store: Store, scope: Scope, query: str, *, cutoff: datetime | None = None,
          fmt: Format = Format.MARKDOWN) -> Pack:
-    request = SearchRequest(query=query, scope=mine(scope), cutoff=cutoff)  # type: ignore[arg-type]
+    request = SearchRequest(query=query, scope=mine(scope), cutoff=cutoff)
     return build_pack(store, minilm(), request, budget=2000, for_thread="t-1", actor=ACTOR,
                       format=fmt)
 
 
-def trace_of(store: Store, scope: Scope, p: Pack) -> dict[str, object]:
+def trace_of(store: Store, scope: Scope, p: Pack) -> dict[str, Any]:
     (event,) = [e for e in store.events(scope.tenant) if e.id == p.injection_id]
     return dict(json.loads(str(event.details["trace"])))
 
@@ -72,7 +73,7 @@ def test_an_inference_the_cascade_closed_is_said_by_the_read_naming_premise_when
     (notice,) = [c for c in got.closed if c.item == airport]
     assert (notice.premise, notice.key, notice.reason, notice.by, notice.when, notice.closed) \
         == (city, "home.city", SUPERSEDED, boston, clock.now, True)
-    assert [c["item"] for c in trace_of(store, scope, got)["closed"]] == [airport]  # type: ignore[index]
+    assert [c["item"] for c in trace_of(store, scope, got)["closed"]] == [airport]
 
 
 def test_a_closure_two_hops_on_names_the_premise_that_changed_not_the_inference_between(
@@ -104,7 +105,7 @@ def test_a_summary_whose_premise_expired_is_handed_over_marked_stale_in_english_
     as_json = pack(store, scope, "杭州出行的记忆摘要", fmt=Format.JSON)
     (row,) = [i for i in json.loads(as_json.text)["evidence"] if i["id"] == summary]
     assert row["stale"]["premise"] == hotel
-    assert trace_of(store, scope, got)["stale"][summary]["reason"] == EXPIRED  # type: ignore[index]
+    assert trace_of(store, scope, got)["stale"][summary]["reason"] == EXPIRED
 
 
 def test_an_update_after_the_reads_cutoff_marks_nothing_and_closes_nothing_then(

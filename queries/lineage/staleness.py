@@ -74,6 +74,18 @@ class Stale:
                 "when": None if self.when is None else self.when.isoformat(),
                 "by": self.by, "depth": self.depth, "closed": self.closed}
 
+    @classmethod
+    def of_document(cls, doc: Mapping[str, Any] | None) -> Stale | None:
+        """Read back from :meth:`document` (the CLI's HTTP client)."""
+        if doc is None:
+            return None
+        when = doc.get("when")
+        return cls(str(doc["item"]), str(doc["premise"]), str(doc["subject"]), str(doc["key"]),
+                   str(doc["reason"]),
+                   None if when is None else datetime.fromisoformat(str(when)),
+                   None if doc.get("by") is None else str(doc["by"]), int(doc["depth"]),
+                   bool(doc.get("closed", False)))
+
     def phrase(self) -> str:
         """One line a reader (and an agent) understands, in the pack and on the terminal."""
         said = f"premise {self.subject} {self.key} ({self.premise}) {self.reason}"
