@@ -72,8 +72,8 @@ def test_http_search_context_facts_and_explanation_carry_the_same_marking(
                                 headers=headers).json()
     assert pack["stale"][ids["summary"]]["premise"] == ids["hotel"]
     assert [c["item"] for c in pack["closed"]] == [ids["airport"]]
-    facts = embedded.client.get("/v1/facts", params={"predicate": SUMMARY_PREDICATE, "subject": "user:42"},
-                                headers=headers).json()
+    facts = embedded.client.get("/v1/facts", headers=headers, params={
+        "predicate": SUMMARY_PREDICATE, "subject": "user:42"}).json()
     assert [i["stale"]["premise"] for i in facts["items"]] == [ids["hotel"]]
     why = embedded.client.get(f"/v1/facts/{ids['airport']}/explanation",
                               headers=headers).json()
