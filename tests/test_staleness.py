@@ -74,6 +74,12 @@ def test_an_inference_the_cascade_closed_is_said_by_the_read_naming_premise_when
     assert (notice.premise, notice.key, notice.reason, notice.by, notice.when, notice.closed) \
         == (city, "home.city", SUPERSEDED, boston, clock.now, True)
     assert [c["item"] for c in trace_of(store, scope, got)["closed"]] == [airport]
+    # Nothing else answers for the airport: the text an agent reads says why, value withheld.
+    (line,) = [ln for ln in got.text.splitlines() if airport in ln]
+    assert line.startswith("- user:42 travel.home_airport: closed; premise user:42 home.city")
+    assert line.count(boston) == 1 and "DEN" not in got.text
+    as_json = json.loads(pack(store, scope, "which airport do I fly from", fmt=Format.JSON).text)
+    assert [(c["item"], c["by"]) for c in as_json["closed"]] == [(airport, boston)]
 
 
 def test_a_closure_two_hops_on_names_the_premise_that_changed_not_the_inference_between(

@@ -70,6 +70,8 @@ class StaleOut(Out):
     by: str | None
     depth: int
     closed: bool
+    item_subject: str = Field("", description="The stale item's own subject and key.")
+    item_key: str = ""
 
 
 class FactOut(FactView):

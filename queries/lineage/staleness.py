@@ -66,13 +66,17 @@ class Stale:
     by: str | None  # the version that superseded it (None for the other reasons)
     depth: int  # 1: a direct premise; 2: a premise of a premise ...
     closed: bool = False  # the cascade closed the item: it is not handed over
+    # The item's own subject and key (what a question about it asks), never its value.
+    item_subject: str = ""
+    item_key: str = ""
 
     def document(self) -> dict[str, Any]:
         """The JSON form (trace, HTTP, MCP): ids and instants, never a value."""
         return {"item": self.item, "premise": self.premise, "subject": self.subject,
                 "key": self.key, "reason": self.reason,
                 "when": None if self.when is None else self.when.isoformat(),
-                "by": self.by, "depth": self.depth, "closed": self.closed}
+                "by": self.by, "depth": self.depth, "closed": self.closed,
+                "item_subject": self.item_subject, "item_key": self.item_key}
 
     @classmethod
     def of_document(cls, doc: Mapping[str, Any] | None) -> Stale | None:
@@ -84,7 +88,8 @@ class Stale:
                    str(doc["reason"]),
                    None if when is None else datetime.fromisoformat(str(when)),
                    None if doc.get("by") is None else str(doc["by"]), int(doc["depth"]),
-                   bool(doc.get("closed", False)))
+                   bool(doc.get("closed", False)), str(doc.get("item_subject", "")),
+                   str(doc.get("item_key", "")))
 
     def phrase(self) -> str:
         """One line a reader (and an agent) understands, in the pack and on the terminal."""
@@ -143,10 +148,12 @@ def decide(tx: StoreTx, ids: Sequence[str], read: ReadInstants,
     wanted = sorted({p for found in upstream.values() for p in found})
     if not wanted:
         return {}
-    facts = tx.get_facts(wanted)
-    versions = tx.versions(sorted({f.key for f in facts.values()}))
+    facts = tx.get_facts(sorted(set(wanted) | set(upstream)))
+    versions = tx.versions(sorted({facts[p].key for p in wanted if p in facts}))
     verdicts: dict[str, tuple[Fact, str, datetime | None, Fact | None]] = {}
-    for pid, premise in facts.items():
+    for pid in wanted:
+        if (premise := facts.get(pid)) is None:
+            continue
         successor = _successor(premise, versions.get(premise.key, []))
         said = stale_premise(premise, read, successor)
         if said is not None:
@@ -156,9 +163,11 @@ def decide(tx: StoreTx, ids: Sequence[str], read: ReadInstants,
         named = _named(found, verdicts, made)
         if named is not None:
             premise, reason, when, successor = verdicts[named]
+            own = facts.get(item)
             out[item] = Stale(item, named, premise.subject, premise.predicate, reason, when,
                               successor.id if successor is not None and reason == SUPERSEDED
-                              else None, found[named], closed)
+                              else None, found[named], closed,
+                              own.subject if own else "", own.predicate if own else "")
     return out
 
 

@@ -36,6 +36,7 @@ from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.asof import as_known
 from vintage.queries.lineage.staleness import Stale
+from vintage.queries.search import notices
 from vintage.queries.search.fit import Fitted, Header, Layout, Position, empty_fits, fit
 from vintage.queries.search.items import Format, Item
 from vintage.queries.search.request import MAX_LIMIT, Found, SearchRequest, SearchResult, legal_spec
@@ -94,17 +95,23 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     shown = {i.id: i for i in pinned + evidence}
     items = tuple(shown[i] for i in fitted.rendered.shown)
     subjects = sorted({i.subject for i in items})
+    text, closed_said = notices.said(fitted.rendered.text, format, notices.unanswered(
+        result.closed, {(i.subject, i.predicate) for i in items}), counter, budget)
+    tokens = counter.count(text) if closed_said else fitted.tokens
     document = trace(spec, asked, result, pinned, fitted, format, counter.name, budget)
+    document |= {"closed_said": list(closed_said), "tokens": tokens,
+                 "header_tokens": fitted.header_tokens + tokens - fitted.tokens}
     record_injection(store, request.scope.tenant, thread=for_thread, subject=None,
                      memory_ids=[i.id for i in items], left_out=fitted.cut, actor=actor,
                      event_id=injection,
-                     more={"subjects": json.dumps(subjects), "tokens": fitted.tokens,
+                     more={"subjects": json.dumps(subjects), "tokens": tokens,
                            "budget": budget, "trace": json.dumps(document, sort_keys=True)})
-    return Pack(injection, for_thread, format, fitted.rendered.text, fitted.tokens, budget,
+    return Pack(injection, for_thread, format, text, tokens, budget,
                 counter.name, items, sum(1 for i in items if i.id in chosen), fitted.cut,
                 fitted.rendered.trimmed, fitted.positions,
                 tuple(i.id for i in pinned) + tuple(i.id for i in evidence),
-                fitted.header_tokens, dict(fitted.item_tokens), result.closed)
+                fitted.header_tokens + tokens - fitted.tokens, dict(fitted.item_tokens),
+                result.closed)
 
 
 def item_of(found: Found) -> Item:
