@@ -405,7 +405,7 @@ def test_nothing_illegal_is_returned_in_any_mode(
 SAID = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
         "--owner", "user:42", "--reason", "asked us to remember", "--user", "42"]
 RESULT_KEYS = {"id", "subject", "predicate", "value", "unit", "status", "score", "signals",
-               "sources", "valid", "knowledge"}
+               "sources", "valid", "knowledge", "stale"}
 
 
 def test_vintage_search_json_prints_each_result_with_its_signals_sources_and_times(
@@ -421,7 +421,7 @@ def test_vintage_search_json_prints_each_result_with_its_signals_sources_and_tim
                           "--json"], capsys, monkeypatch)
     assert code == 0, err
     printed = json.loads(out)
-    assert set(printed) == {"query", "mode", "results", "excluded", "legal", "matched"}
+    assert set(printed) == {"query", "mode", "results", "excluded", "legal", "matched", "closed"}
     assert (printed["query"], printed["mode"], printed["legal"]) == ("E4031", "hybrid", 5)
     first, _ = printed["results"]
     assert set(first) == RESULT_KEYS

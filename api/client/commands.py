@@ -34,6 +34,7 @@ from vintage.client.keys import KEY_COMMANDS
 from vintage.client.memory import MEMORY_COMMANDS, decide
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.temporal import parse_instant
+from vintage.queries.lineage.staleness import Stale
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.memory.recall import MemoryView
 from vintage.queries.search.fusion import Mode
@@ -57,7 +58,8 @@ def search(remote: Remote, p: dict[str, Any]) -> None:
     found = tuple(found_of(r, rank) for rank, r in enumerate(answer["results"], 1))
     render_search.search(_out, SearchResult(
         query=answer["query"], mode=Mode(answer["mode"]), results=found, considered=found,
-        legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"]),
+        legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"],
+        closed=tuple(c for c in map(Stale.of_document, answer.get("closed", [])) if c)),
         p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
@@ -70,7 +72,7 @@ def found_of(r: dict[str, Any], rank: int) -> Found:
                  valid=(parse_instant(r["valid"][0], "valid"), _maybe(r["valid"][1])),
                  knowledge=(parse_instant(r["knowledge"][0], "knowledge"),
                             _maybe(r["knowledge"][1])),
-                 conflicts_with=(), rank=rank)
+                 conflicts_with=(), rank=rank, stale=Stale.of_document(r.get("stale")))
 
 
 def _maybe(text: str | None) -> Any:

@@ -57,6 +57,23 @@ class Ready(Out):
     schema_: Literal["applied"] = Field("applied", alias="schema")
 
 
+class StaleOut(Out):
+    """Why an item is stale (docs/semantics.md, "Staleness"): the premise that stopped holding,
+    why, when and by what; ``closed``: the cascade closed the item, so it is not handed over."""
+
+    item: str
+    premise: str
+    subject: str
+    key: str
+    reason: Literal["superseded", "retracted", "expired", "below authority"]
+    when: datetime | None
+    by: str | None
+    depth: int
+    closed: bool
+    item_subject: str = Field("", description="The stale item's own subject and key.")
+    item_key: str = ""
+
+
 class FactOut(FactView):
     """A visible fact with the sources that support it, earliest first."""
 
@@ -64,6 +81,7 @@ class FactOut(FactView):
         FACT_EXAMPLE | {"sources": [SOURCE_EXAMPLE]}]})
 
     sources: tuple[SourceView, ...]
+    stale: StaleOut | None = None  # a premise it rests on stopped holding as of the read
 
 
 class FactsPage(Out):

@@ -22,11 +22,12 @@ from vintage.graph.core.kinds import FactKind
 from vintage.graph.core.model import Value
 from vintage.graph.memory.gate import FACT_KIND, MemoryKind
 from vintage.http import guard
-from vintage.http.models import SOURCE_EXAMPLE, Instant, Out
+from vintage.http.models import SOURCE_EXAMPLE, Instant, Out, StaleOut
 from vintage.http.models_memory import In, Name, Scoped
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
+from vintage.queries.search.pack import Pack
 from vintage.queries.search.request import MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, SearchResult
 from vintage.render.search import result_json
 
@@ -97,6 +98,10 @@ def search_request(p: Principal, body: Asked, **more: Any) -> SearchRequest:
         all_scopes=body.all_scopes, actor=p.actor, **fields | more)
 
 
+CLOSED = ("What the cascade closed that this read would have matched, each naming the premise "
+          "that changed, when and by what (never the closed value: it is not evidence).")
+
+
 class FoundOut(Out):
     """One answer, as ``vintage search --json`` prints it; ``signals`` say why it ranked."""
 
@@ -111,6 +116,8 @@ class FoundOut(Out):
     sources: list[SourceView]
     valid: tuple[datetime, datetime | None]
     knowledge: tuple[datetime, datetime | None]
+    stale: StaleOut | None = Field(None, description="Set when a premise it rests on stopped "
+                                                     "holding as of the read's instants.")
 
 
 FOUND_EXAMPLE: dict[str, Any] = {
@@ -135,12 +142,14 @@ class SearchOut(Out):
     excluded: dict[str, int]
     legal: int
     matched: int
+    closed: list[StaleOut] = Field(default_factory=list, description=CLOSED)
 
 
 def search_out(result: SearchResult) -> SearchOut:
     return SearchOut(query=result.query, mode=result.mode,
                      results=[FoundOut(**result_json(f)) for f in result.results],
-                     excluded=dict(result.excluded), legal=result.legal, matched=result.matched)
+                     excluded=dict(result.excluded), legal=result.legal, matched=result.matched,
+                     closed=[StaleOut(**c.document()) for c in result.closed])
 
 
 class ContextOut(Out):
@@ -166,6 +175,21 @@ class ContextOut(Out):
     items: list[str] = Field(description="Ids of the items handed over, in order.")
     pinned: int = Field(description="How many of `items` are pinned constraints.")
     cut: list[str] = Field(description="Considered, and left out by the budget.")
+    stale: dict[str, StaleOut] = Field(default_factory=dict, description="The items handed "
+                                       "over marked stale, by id (also said on their lines).")
+    closed: list[StaleOut] = Field(default_factory=list, description=CLOSED)
+
+
+def context_out(pack: Pack) -> ContextOut:
+    """The pack as HTTP and MCP hand it over."""
+    return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
+                      text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
+                      item_tokens=pack.item_tokens, budget=pack.budget,
+                      tokenizer=pack.tokenizer, items=[i.id for i in pack.items],
+                      pinned=pack.pinned, cut=list(pack.cut),
+                      stale={i.id: StaleOut(**i.stale.document()) for i in pack.items
+                             if i.stale is not None},
+                      closed=[StaleOut(**c.document()) for c in pack.closed])
 
 
 class Verdict(Out):

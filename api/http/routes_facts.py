@@ -30,6 +30,7 @@ from vintage.http.models import (
     Instant,
     MetricQuery,
     Reason,
+    StaleOut,
     exit_out,
 )
 from vintage.http.problems import documented
@@ -54,7 +55,8 @@ GRAPHML = "application/graphml+xml"
 
 def _fact_out(a: asof_queries.Answer) -> FactOut:
     return FactOut(**FactView.of(a.fact).model_dump(),
-                   sources=tuple(SourceView.of(s) for s in a.sources))
+                   sources=tuple(SourceView.of(s) for s in a.sources),
+                   stale=None if a.stale is None else StaleOut(**a.stale.document()))
 
 
 @router.get("/facts", response_model=FactsPage, responses=documented(400, 403))

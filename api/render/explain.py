@@ -22,6 +22,10 @@ BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 def explanation(console: Console, exp: Explanation) -> None:
     for line in step_lines(exp.root):
         console.print(line, soft_wrap=True, highlight=False)
+    if exp.stale is not None:
+        said = "closed" if exp.stale.closed else "stale"
+        console.print(f"[red]{said}[/red]: {safe(exp.stale.phrase())}", soft_wrap=True,
+                      highlight=False)
 
 
 def step_lines(step: Step, role: str | None = None) -> list[str]:

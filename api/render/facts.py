@@ -44,6 +44,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
                    f.invalidated_at.isoformat() if f.invalidated_at else None],
         "sources": [{"id": s.id, "kind": s.kind.value, "form": s.form, "uri": s.uri,
                      "available_at": s.available_at.isoformat()} for s in answer.sources],
+        "stale": None if answer.stale is None else answer.stale.document(),
     }
 
 
@@ -54,7 +55,8 @@ def answers_table(title: str, answers: Sequence[Answer]) -> Table:
         f = a.fact
         grid.add_row(
             safe(f.subject), safe(f.predicate), f"{when(f.valid_from)}..{when(f.valid_to)}",
-            number(f.value, f.unit), when(f.available_at), when(f.superseded_at),
+            number(f.value, f.unit) + (f" (STALE: {safe(a.stale.phrase())})" if a.stale else ""),
+            when(f.available_at), when(f.superseded_at),
             safe(", ".join(f"{s.form or s.kind.value} {s.id}" for s in a.sources)),
         )
     return grid

@@ -27,6 +27,7 @@ def result_json(found: Found) -> dict[str, Any]:
         "sources": [s.model_dump(mode="json") for s in found.sources],
         "valid": [_instant(t) for t in found.valid],
         "knowledge": [_instant(t) for t in found.knowledge],
+        "stale": None if found.stale is None else found.stale.document(),
     }
 
 
@@ -38,12 +39,14 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
         print_json(console, json.dumps({
             "query": result.query, "mode": result.mode.value,
             "results": [result_json(f) for f in result.results],
-            "excluded": result.excluded, "legal": result.legal, "matched": result.matched}))
+            "excluded": result.excluded, "legal": result.legal, "matched": result.matched,
+            "closed": [c.document() for c in result.closed]}))
         return
     grid = table(f"search {safe(result.query)} ({result.mode.value})", "#", "score", "subject",
                  "predicate", "value", "status", "valid", "sources", "id")
     for f in result.results:
         status = f.status + (f" with {', '.join(f.conflicts_with)}" if f.conflicts_with else "")
+        status += " STALE" if f.stale is not None else ""
         value = number(f.value, f.unit)
         grid.add_row(str(f.rank), f"{f.score:.4f}", safe(f.subject), safe(f.predicate), value,
                      safe(status), _period(f.valid),
@@ -53,6 +56,12 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
     console.print(f"[dim]{len(result.results)} shown of {result.legal} legal; "
                   f"{result.matched} matched the words"
                   + (f", excluded: {safe(excluded)}" if excluded else "") + "[/dim]")
+    # Said after the table, one line each: which premise, why, when and by what.
+    for f in result.results:
+        if f.stale is not None:
+            console.print(f"stale {safe(f.id)}: {safe(f.stale.phrase())}")
+    for c in result.closed:
+        console.print(f"closed {safe(c.item)}: {safe(c.phrase())}")
 
 
 def indexed(console: Console, count: int, model: str, dropped: int | None = None) -> None:

@@ -61,6 +61,8 @@ class Handed:
     seconds: float
     header_tokens: int | None = None  # None: the pack does not say
     item_tokens: dict[str, int] | None = None
+    # What the read says the cascade closed: (closed item id, the premise ids it names).
+    closed: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 class Rung(Protocol):
@@ -115,13 +117,14 @@ class EngineRung:
         seconds = time.perf_counter() - started
         items = tuple(Shown(id=i.id, subject=i.subject, key=i.predicate, value=i.value,
                             status=i.status, sources=len(i.sources),
-                            conflicts_with=tuple(i.conflicts_with), valid=i.valid)
+                            conflicts_with=tuple(i.conflicts_with), valid=i.valid,
+                            stale=(i.stale.premise,) if i.stale is not None else ())
                       for i in pack.items)
-        # The pack has no relevance verdict and no staleness flags yet (issue 40): the rung
-        # reports what it has, and the checks that need them fail as measured.
+        # The pack has no relevance verdict yet (issue 40): the checks that need it fail.
         return Handed(items, pack.considered, pack.text, pack.tokens, pack.budget,
                       nothing_relevant=False, seconds=seconds,
-                      header_tokens=pack.header_tokens, item_tokens=dict(pack.item_tokens))
+                      header_tokens=pack.header_tokens, item_tokens=dict(pack.item_tokens),
+                      closed=tuple((c.item, (c.premise,)) for c in pack.closed))
 
 
 def _metric(store: Store, replay: Replay, a: sc.Ask) -> Handed:

@@ -181,6 +181,9 @@ class AskExpect(Strict):
     exclude: tuple[str, ...] = ()  # step names: never a candidate, never handed over
     absent_text: tuple[str, ...] = ()  # strings the handed text must not contain
     stale: str | None = None  # the answer must be flagged stale, naming this premise (a step)
+    # How: "closed" (the cascade closed the item and the read says so, naming the premise) or
+    # "marked" (the item is handed over marked stale, naming it); None: either.
+    treatment: Literal["closed", "marked"] | None = None
     not_stale: bool = False  # nothing handed over may be flagged stale
     max_tokens: int | None = None
 

@@ -147,10 +147,14 @@ def ask_checks(s: sc.Scenario, a: sc.Ask, handed: Handed, given: Answer, replay:
                   f"{len(handed.items)} items handed over as evidence")
         if want.stale is not None:
             premise = ids_of(replay, want.stale)
-            flagged = any(set(i.stale) & premise for i in handed.items)
-            check("context", "stale premise flagged", flagged, want.stale)
+            marked = any(set(i.stale) & premise for i in handed.items)
+            closed = any(set(named) & premise for _, named in handed.closed)
+            flagged = {"closed": closed, "marked": marked}.get(want.treatment or "",
+                                                               marked or closed)
+            check("context", "stale premise flagged", flagged,
+                  f"{want.stale} ({want.treatment or 'closed or marked'})")
         if want.not_stale:
-            flagged_any = [i.id for i in handed.items if i.stale]
+            flagged_any = [i.id for i in handed.items if i.stale] + [c for c, _ in handed.closed]
             check("context", "nothing falsely stale", not flagged_any,
                   f"{len(flagged_any)} flagged")
         check("context", "tokens reported",

@@ -16,6 +16,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Fact, Scope, Source, assertion_key
 from vintage.graph.core.temporal import Interval, all_time
 from vintage.graph.store.protocol import Store
+from vintage.queries.lineage.staleness import ReadInstants, Stale, staleness
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Answer:
 
     fact: Fact
     sources: tuple[Source, ...]
+    stale: Stale | None = None  # a premise it rests on stopped holding as of the read
 
 
 def as_known(fact: Fact, known_at: datetime | None, system_at: datetime) -> Fact:
@@ -82,8 +84,11 @@ def facts_as_of(
     ).resolved(store.now())
     assert spec.known_at is not None and spec.system_at is not None
     known, system = spec.known_at, spec.system_at
-    return [Answer(f if hindsight else as_known(f, known, system), cited)
-            for f, cited in store.read_cited(spec, limit)]
+    found = store.read_cited(spec, limit)
+    read = ReadInstants(known, system, spec.valid.start if spec.valid.is_instant else None)
+    marks = staleness(store, scope.tenant, [f.id for f, _ in found], read)
+    return [Answer(f if hindsight else as_known(f, known, system), cited, marks.get(f.id))
+            for f, cited in found]
 
 
 def history(

@@ -17,6 +17,7 @@ from vintage.graph.store.protocol import (
     Walk,
 )
 from vintage.queries.lineage.asof import as_known
+from vintage.queries.lineage.staleness import ReadInstants, Stale, decide
 from vintage.queries.lineage.views import DerivationView, FactView, SourceView
 
 MAX_DEPTH = 256
@@ -54,6 +55,9 @@ class Explanation(BaseModel):
 
     system_at: datetime
     root: Step
+    # A premise of the fact (at any depth) that stopped holding by ``system_at`` (docs/semantics.md,
+    # "Staleness"); ``closed``: the fact itself no longer holds (the cascade closed it).
+    stale: Stale | None = None
 
 
 def explain(store: Store, scope: Scope, fact_id: str, system_at: datetime | None = None,
@@ -96,7 +100,9 @@ def _explain(tx: StoreTx, fact_id: str, at: datetime) -> Explanation:
             superseded_by=tuple(sorted(newer.ids(FACT))) if f.id == fact_id else (),
         )
 
-    return Explanation(system_at=at, root=build(root, frozenset()))
+    ended = root.superseded_at is not None and root.superseded_at <= at
+    stale = decide(tx, [fact_id], ReadInstants(at, at), closed=ended).get(fact_id)
+    return Explanation(system_at=at, root=build(root, frozenset()), stale=stale)
 
 
 class _Tree:

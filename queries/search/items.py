@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from vintage.graph.core.model import Fact, Source, Value
 from vintage.graph.memory.conflicts import VARIANT
 from vintage.graph.memory.gate import MEMORY_EPOCH
+from vintage.queries.lineage.staleness import Stale
 from vintage.queries.lineage.views import SourceView
 
 # C0, DEL, C1, and the invisible characters that reorder or split text.
@@ -59,6 +60,7 @@ class Item:
     rank: int = 0  # in the search's considered list (pinned constraints: 0)
     score: float = 0.0
     signals: Mapping[str, float] = field(default_factory=dict)
+    stale: Stale | None = None  # a premise it rests on stopped holding (said on its line)
 
     @classmethod
     def of_fact(cls, fact: Fact, sources: tuple[Source, ...],
@@ -155,8 +157,10 @@ def markdown_line(item: Item, n: int, numbers: Mapping[str, int],
                                       if k in first) + f" ({first['kind']})"
         if len(item.sources) > 1:
             source += f" +{len(item.sources) - 1} more"
+    # Said on the item's own line, so no cut of the pack separates a value from its warning.
+    stale = f" | STALE: {item.stale.phrase()}" if item.stale is not None else ""
     line = (f"- [{n}] {item.subject} {item.predicate} = {text}{' ' + unit if unit else ''}"
-            f" | {status} | {when} | {source} | explain {item.id}")
+            f" | {status} | {when} | {source}{stale} | explain {item.id}")
     return one_line(line)
 
 
@@ -178,4 +182,6 @@ def json_line(item: Item, n: int, shown: tuple[Value, bool]) -> str:
     doc["source"] = _pointer(item.sources[0]) if item.sources else None
     if len(item.sources) > 1:
         doc["more_sources"] = len(item.sources) - 1
+    if item.stale is not None:
+        doc["stale"] = item.stale.document()
     return one_line(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))

@@ -35,6 +35,8 @@ from vintage.graph.retrieval.counting import token_counter
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.asof import as_known
+from vintage.queries.lineage.staleness import Stale
+from vintage.queries.search import notices
 from vintage.queries.search.fit import Fitted, Header, Layout, Position, empty_fits, fit
 from vintage.queries.search.items import Format, Item
 from vintage.queries.search.request import MAX_LIMIT, Found, SearchRequest, SearchResult, legal_spec
@@ -64,6 +66,8 @@ class Pack:
     considered: tuple[str, ...] = ()  # the legal candidates ranked, best first (the trace's)
     header_tokens: int = 0  # of ``tokens``: all but the items' lines (header, section titles)
     item_tokens: dict[str, int] = field(default_factory=dict)  # each item's line, by id
+    # What the cascade closed that the read would have matched (in the trace, never evidence).
+    closed: tuple[Stale, ...] = ()
 
 
 def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budget: int,
@@ -91,17 +95,23 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     shown = {i.id: i for i in pinned + evidence}
     items = tuple(shown[i] for i in fitted.rendered.shown)
     subjects = sorted({i.subject for i in items})
+    text, closed_said = notices.said(fitted.rendered.text, format, notices.unanswered(
+        result.closed, {(i.subject, i.predicate) for i in items}), counter, budget)
+    tokens = counter.count(text) if closed_said else fitted.tokens
     document = trace(spec, asked, result, pinned, fitted, format, counter.name, budget)
+    document |= {"closed_said": list(closed_said), "tokens": tokens,
+                 "header_tokens": fitted.header_tokens + tokens - fitted.tokens}
     record_injection(store, request.scope.tenant, thread=for_thread, subject=None,
                      memory_ids=[i.id for i in items], left_out=fitted.cut, actor=actor,
                      event_id=injection,
-                     more={"subjects": json.dumps(subjects), "tokens": fitted.tokens,
+                     more={"subjects": json.dumps(subjects), "tokens": tokens,
                            "budget": budget, "trace": json.dumps(document, sort_keys=True)})
-    return Pack(injection, for_thread, format, fitted.rendered.text, fitted.tokens, budget,
+    return Pack(injection, for_thread, format, text, tokens, budget,
                 counter.name, items, sum(1 for i in items if i.id in chosen), fitted.cut,
                 fitted.rendered.trimmed, fitted.positions,
                 tuple(i.id for i in pinned) + tuple(i.id for i in evidence),
-                fitted.header_tokens, dict(fitted.item_tokens))
+                fitted.header_tokens + tokens - fitted.tokens, dict(fitted.item_tokens),
+                result.closed)
 
 
 def item_of(found: Found) -> Item:
@@ -109,7 +119,7 @@ def item_of(found: Found) -> Item:
                 value=found.value, unit=found.unit, status=found.status, valid=found.valid,
                 known_from=found.knowledge[0], sources=found.sources,
                 conflicts_with=found.conflicts_with, rank=found.rank, score=found.score,
-                signals=dict(found.signals))
+                signals=dict(found.signals), stale=found.stale)
 
 
 def constraints(store: Store, request: SearchRequest) -> tuple[Item, ...]:
@@ -154,6 +164,8 @@ def trace(spec: AsOf, request: SearchRequest, result: SearchResult,
                     "without": [i for i in final if not carried.get(i)]},
         "positions": [{"id": p.id, "line": p.line, "token": p.token}
                       for p in fitted.positions],
+        "stale": {f.id: f.stale.document() for f in result.considered if f.stale is not None},
+        "closed": [c.document() for c in result.closed],
     }
 
 

@@ -18,6 +18,7 @@ from vintage.graph.core.kinds import FactKind, Status
 from vintage.graph.core.model import Scope, Value
 from vintage.graph.core.temporal import Interval, all_time, as_of
 from vintage.graph.store.protocol import Store
+from vintage.queries.lineage.staleness import Stale
 from vintage.queries.lineage.subjects import resolve_subjects
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.checks import Checked
@@ -44,6 +45,9 @@ class SearchRequest:
     actor: str | None = None
     form: str | None = None  # two-stage: a source form (10-Q, 10-K)
     period: str | None = None  # two-stage: a calendar year or quarter ('2018', '2018Q1')
+    # The authority a premise must keep for what rests on it not to be stale (None: any): the
+    # hook a question's risk fills (queries.lineage.staleness).
+    min_authority: int | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class Found:
     knowledge: tuple[datetime, datetime | None]  # as known at the cutoff: no hindsight
     conflicts_with: tuple[str, ...]  # the other sides of its conflict set, shown with it
     rank: int  # its position among ``considered``, from 1
+    stale: Stale | None = None  # the premise it rests on that stopped holding, if any
 
 
 @dataclass(frozen=True)
@@ -75,9 +80,11 @@ class SearchResult:
     excluded: dict[str, int]  # of ``matched``: hard-filter reason -> count (core.exclusion)
     depth: int = 0  # how many of each leg's best were fused (``fusion.deep_enough``)
     rescored: int = 0  # candidates cut legs were asked for by id at the final depth (``_rescore``)
+    # What the cascade closed that the read would have matched, each naming its premise.
+    closed: tuple[Stale, ...] = ()
 
 
-def found(c: Checked, rank: int) -> Found:
+def found(c: Checked, rank: int, stale: Stale | None = None) -> Found:
     """The answer's view of a checked candidate, at its rank among the considered."""
     f = c.fact
     return Found(
@@ -85,7 +92,7 @@ def found(c: Checked, rank: int) -> Found:
         status=f.status.value, kind=f.kind.value, score=c.scored.score,
         signals=dict(c.scored.signals), sources=tuple(SourceView.of(s) for s in c.sources),
         valid=(f.valid_from, f.valid_to), knowledge=(f.available_at, f.superseded_at),
-        conflicts_with=c.conflicts_with, rank=rank)
+        conflicts_with=c.conflicts_with, rank=rank, stale=stale)
 
 
 

@@ -47,8 +47,10 @@ from vintage.graph.retrieval.index import SearchStore, TextQuery
 from vintage.graph.retrieval.indexer import Progress, refresh
 from vintage.graph.retrieval.terms import identifiers, terms
 from vintage.graph.store.protocol import Store, StoreError
+from vintage.queries.lineage.staleness import ReadInstants, staleness
 from vintage.queries.search.candidates import Candidates, read_candidates
 from vintage.queries.search.checks import Checked, arrange
+from vintage.queries.search.closed import closed_for
 from vintage.queries.search.fusion import (
     REACH,
     Mode,
@@ -134,10 +136,17 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
             # The counts do not change with the depth: a deeper round ranks the legs alone.
             query = replace(query, per_leg=REACH * depth, counted=False)
             hits = ranker.rank(spec, query)
-    shown = tuple(found(c, n) for n, c in enumerate(considered, start=1))
+    # Staleness is marked after the checks, on what is shown, at the read's own instants.
+    assert spec.known_at is not None and spec.system_at is not None
+    read = ReadInstants(spec.known_at, spec.system_at, request.valid_at, request.min_authority)
+    marks = staleness(store, tenant, [c.fact.id for c in considered], read)
+    shown = tuple(found(c, n, marks.get(c.fact.id))
+                  for n, c in enumerate(considered, start=1))
+    closed = closed_for(store, ranker, spec, query, request.mode, request.limit, read)
     return SearchResult(request.query, request.mode, _head(shown, request.limit),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
-                        depth, len(set().union(*(r.asked for r in rescored.values()))))
+                        depth, len(set().union(*(r.asked for r in rescored.values()))),
+                        closed)
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],

@@ -1,0 +1,80 @@
+"""The closed treatment of staleness, at read time: the derived facts and inferences the cascade
+closed because a premise was superseded, that this read would have matched had they still held
+(docs/semantics.md, "Staleness").
+
+Found from the read's own legal set: its versions that replaced an earlier one known by the
+cutoff name the superseded premises; the store's downstream walk from those reaches what they
+derived; a reached fact whose knowledge ended by the cutoff, and that the read's filters admit
+as known just before its closure, is closed. The query's ranking then decides which of them the
+read would have matched: each is ranked as known just before its closure, by the legs of the
+read's mode, and the best ``limit`` are kept. Each is decided by
+``vintage.queries.lineage.staleness.decide``, which names the premise, when and by what.
+
+A notice names ids, subjects, keys and instants, never the closed item's value: it is not
+evidence. A candidate inference (what a model inferred, held for review) is noticed too: the
+question that would have found it learns why nothing answers. Scoped reads only: a read of the
+tenant's shared facts (filings) reaches derived metric facts, which a restatement recomputes
+(``vintage ingest --recompute``) rather than leaving closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from vintage.graph.core.asof import AsOf, to_predicate
+from vintage.graph.core.kinds import Status
+from vintage.graph.retrieval.index import SearchStore, TextQuery
+from vintage.graph.store.protocol import Store, StoreTx
+from vintage.queries.lineage.staleness import BEFORE, ReadInstants, Stale, decide
+from vintage.queries.search.fusion import Mode, legs_of
+
+
+def closed_for(store: Store, ranker: SearchStore, spec: AsOf, query: TextQuery, mode: Mode,
+               limit: int, read: ReadInstants) -> tuple[Stale, ...]:
+    """The closed items the read would have matched, best first, at most ``limit``."""
+    if not spec.scope.keys or spec.shared_only:
+        return ()
+    found = store.reading(spec.scope.tenant, lambda tx: _closed(tx, spec, read))
+    if not found:
+        return ()
+    best: dict[str, float] = {}
+    by_closure: dict[datetime, list[str]] = {}
+    for fid, ended in found.items():
+        by_closure.setdefault(ended, []).append(fid)
+    for ended, ids in sorted(by_closure.items()):
+        before = replace(spec, ids=tuple(sorted(ids)), known_at=ended - BEFORE,
+                         statuses=spec.statuses | {Status.CANDIDATE})
+        hits = ranker.rank(before, replace(query, per_leg=len(ids), counted=False,
+                                           indexed_by=None))
+        for ranked in legs_of(mode, hits).values():
+            for n, (fid, _) in enumerate(ranked):
+                best[fid] = max(best.get(fid, 0.0), 1.0 / (1 + n))
+    kept = sorted(best, key=lambda i: (-best[i], i))[:limit]
+    decided = store.reading(spec.scope.tenant, lambda tx: decide(tx, kept, read, closed=True))
+    return tuple(decided[i] for i in kept if i in decided)
+
+
+def _closed(tx: StoreTx, spec: AsOf, read: ReadInstants) -> dict[str, datetime]:
+    """The derived facts the cascade closed by the cutoff that the read's filters admit as
+    known just before their closure: id -> the instant their knowledge ended."""
+    anyway = replace(spec, statuses=spec.statuses | {Status.CANDIDATE}, ids=None)
+    current = tx.read(anyway)
+    replaced = _superseded(tx, [f.key for f in current if f.revision > 1], read.known_at)
+    if not replaced:
+        return {}
+    down = tx.downstream(sorted(replaced), read.system_at)
+    ended = {fid: e.knowledge for fid, e in down.ends.items()
+             if fid in down.reached and e.knowledge is not None and e.knowledge <= read.known_at}
+    facts = tx.get_facts(sorted(ended))
+    return {fid: when for fid, when in ended.items() if fid in facts
+            and to_predicate(replace(anyway, known_at=when - BEFORE))(facts[fid])}
+
+
+def _superseded(tx: StoreTx, keys: Sequence[str], known_at: datetime) -> list[str]:
+    """The versions of these assertions whose knowledge a later version ended by the cutoff."""
+    if not keys:
+        return []
+    return [v.id for versions in tx.versions(sorted(set(keys))).values() for v in versions
+            if v.superseded_at is not None and v.superseded_at <= known_at]
