@@ -43,10 +43,11 @@ from vintage.http.models_memory import (
     MemoryWrite,
 )
 from vintage.http.problems import MEMORY_CONFLICT, MEMORY_REFUSED, documented, problem
+from vintage.http.strict import StrictRoute
 from vintage.queries.memory.recall import MemoryView, audit, recall
 from vintage.queries.memory.summaries import summarise
 
-router = APIRouter(prefix="/v1", tags=["memory"])
+router = APIRouter(prefix="/v1", tags=["memory"], route_class=StrictRoute)
 ETAG = re.compile(r'^"(\d{1,18})"$')
 WRITTEN = frozenset({Decision.ACTIVE, Decision.CANDIDATE})
 MemoryId = Annotated[str, Path(min_length=1, max_length=512, examples=["m-8d1f-1"])]

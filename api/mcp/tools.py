@@ -22,6 +22,7 @@ from vintage.graph.memory.forget import forget as forget_memory
 from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
 from vintage.graph.memory.remember import Remembered
 from vintage.graph.memory.requests import correct_by_id, remember_checked
+from vintage.graph.memory.scoping import require_read_scope
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.http import guard
@@ -123,7 +124,9 @@ class Tools:
         body = ContextBody(query=query, budget=budget, for_thread=for_thread, format=format,
                            mode=mode, subjects=subjects, cutoff=cutoff, user=user,
                            project=project, thread=thread, all_scopes=all_scopes)
-        pack = build_pack(self.store, self.embedder, search_request(p, body), budget=budget,
+        asked = search_request(p, body)
+        require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
+        pack = build_pack(self.store, self.embedder, asked, budget=budget,
                           for_thread=for_thread or thread or "", actor=p.actor, format=format)
         return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
                           text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,

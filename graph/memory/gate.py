@@ -111,6 +111,11 @@ class MemoryIn(BaseModel):
     @field_validator("value")
     @classmethod
     def _checked(cls, value: Value) -> Value:
+        # A memory that says nothing (empty, blank, or NUL characters only) would answer a
+        # question with an empty string and could never be told from a missing one.
+        if isinstance(value, str) and not value.replace("\x00", "").strip():
+            raise ValueError("a memory value is empty (blank or NUL characters only): give "
+                             "what is to be remembered")
         return check_value(value)
 
     @field_validator("ttl_seconds")

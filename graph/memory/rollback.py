@@ -10,6 +10,7 @@ transaction that writes, after the subjects' locks.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -84,7 +85,9 @@ def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: Snaps
         return RolledBack(None, 0, 0)
     details: dict[str, str | int | float | bool] = {
         "decision": "rollback", "to": to.isoformat(), "restored": len(changed) + len(reopened),
-        "retired": len(retired)}
+        "retired": len(retired),
+        # The subjects it changed (ids, never content), so that ``audit --subject`` finds it.
+        "subjects": json.dumps(sorted({f.subject for f in (*changed, *reopened, *retired)}))}
 
     def restore(tx: StoreTx, report: WriteReport | None = None) -> None:
         tx.invalidate_facts([Invalidation(f.id, now) for f in retired])
