@@ -42,7 +42,7 @@ def loads(text: str | bytes) -> Any:
 
 def _nonzero_digits(text: str) -> bool:
     found = _MANTISSA.match(text.strip())
-    return bool(found) and any(d in "123456789" for d in "".join(found.groups()))
+    return found is not None and any(d in "123456789" for d in "".join(found.groups()))
 
 
 def _spelled_infinite(text: str) -> bool:

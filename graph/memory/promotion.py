@@ -79,15 +79,14 @@ def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: dateti
                                     "source_version": None, "observed_at": at,
                                     "authority": None})
     done = remember(store, evidence, actor=actor, note=note)
-    if done.decision is not Decision.DUPLICATE:
-        return done  # a refusal
+    if done.decision is not Decision.DUPLICATE or done.reason == RETRY:
+        return done  # a refusal, or the same report again: a repeat (HTTP 200), counted once
     # The gate calls a success "the same value from another source" (it is a support); the
     # caller asked for an outcome, so it hears what that support means, and the version's
-    # status, not "duplicate". The same task again counts once (a retry).
+    # status, not "duplicate".
     held = Decision.ACTIVE if current.status is Status.ACTIVE else Decision.CANDIDATE
-    return replace(done, decision=held, reason=(
-        f"task {task} was already reported as a success: it counts once" if done.reason == RETRY
-        else f"succeeded on task {task}: counts toward promotion"))
+    return replace(done, decision=held,
+                   reason=f"succeeded on task {task}: counts toward promotion")
 
 
 def tally(store: Store, tenant: str, key: str) -> Tally:
