@@ -43,6 +43,9 @@ def context_cmd(
         "--subject", help="Only these subjects (repeatable).")] = None,
     cutoff: Annotated[str | None, typer.Option(help="Knowledge cutoff (default: now).")]
         = None,
+    valid_at: Annotated[str | None, typer.Option(
+        help="Valid instant: what held then, as known at the cutoff (default: the cutoff).")]
+        = None,
     for_thread: Annotated[str | None, typer.Option(
         "--for-thread", help="The thread the context is built for (default: --thread).")]
         = None,
@@ -64,6 +67,7 @@ def context_cmd(
         query=query, scope=scope_of(options, user, project, thread), mode=mode,
         subjects=tuple(subject) if subject else None,
         cutoff=parse_instant(cutoff, "cutoff") if cutoff else None, all_scopes=all_scopes,
+        valid_at=parse_instant(valid_at, "valid_at") if valid_at else None,
         actor=who)
     # A context names its scope as every memory read does (docs/memory.md): exit 2 without one.
     require_read_scope(request.scope, "a context", all_scopes=all_scopes)

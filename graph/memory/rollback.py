@@ -109,7 +109,7 @@ def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: Snaps
                      valid_from=f.valid_from, valid_to=f.valid_to, kind=f.kind,
                      status=f.status, source=sources[Authority(f.authority)].id,
                      owner=f.owner, retention_reason=f.retention_reason,
-                     expires_at=f.expires_at) for f in changed]
+                     expires_at=f.expires_at, key=f.key) for f in changed]
     report = record_in(
         tx, now, scope, Batch(sources=list(sources.values()), facts=drafts), actor=actor,
         reason=why, expected={f.key: current[f.key].revision for f in changed},
