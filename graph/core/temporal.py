@@ -76,7 +76,8 @@ def parse_instant(text: object, field: str = "instant") -> datetime:
             return day_start(date.fromisoformat(raw))
         parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise TimeError(f"{field}: {text!r} is not an ISO date or datetime") from exc
+        raise TimeError(f"{field}: {raw[:40]!r} is not an ISO 8601 date or datetime "
+                        "(YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS with an offset)") from exc
     return require_utc(parsed, field)
 
 
