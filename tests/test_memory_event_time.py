@@ -6,6 +6,7 @@ retention, counted at the read's knowledge cutoff. Both backends."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ from vintage.queries.memory.recall import recall
 SHANGHAI = {"key": "home.city", "value": "Shanghai", "valid_from": "2025-03-01T00:00:00Z"}
 
 
-def at(text: str):
+def at(text: str) -> datetime:
     return parse_instant(text)
 
 
