@@ -53,6 +53,7 @@ _YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
 FISCAL_YEAR_END = "vintage:FiscalYearEnd"
 DECLARED_FROM = day_start(date(1970, 1, 1))
 _UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
+_ISO_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -173,10 +174,16 @@ def _number(text: str) -> int | float:
 
 
 def _day(row: dict[str, Any], name: str, required: bool = True) -> date | None:
+    given = row.get(name)
+    if isinstance(given, int | float):  # JSON lines: a number is not a date (20240331)
+        raise _RowError(name, f"expected an ISO date as text (YYYY-MM-DD), got the number "
+                              f"{given!r}")
     text = _text(row, name, required)
     if not text:
         return None
     try:
+        if not _ISO_DAY.match(text):  # date.fromisoformat also takes 20240331
+            raise ValueError(text)
         return date.fromisoformat(text)
     except ValueError:
         raise _RowError(name, f"not an ISO date (YYYY-MM-DD): {text[:40]!r}") from None

@@ -37,7 +37,8 @@ def boom(*_: object, **__: object) -> NoReturn:
     (["remember", "fact", "user:1", "k", "{", "--typed"],
      "error: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
     (["facts", "x", "--subject", "S", "--cutoff", "31/12/2018"],
-     "error: cutoff: '31/12/2018' is not an ISO date or datetime"),
+     "error: cutoff: '31/12/2018' is not an ISO 8601 date or datetime (YYYY-MM-DD, or "
+     "YYYY-MM-DDTHH:MM:SS with an offset)"),
 ])
 def test_a_refused_request_is_one_line_and_exit_2(
     args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -370,3 +370,27 @@ def test_over_the_server_a_table_the_job_refuses_is_one_line_and_exit_2(
     assert refused.returncode == 2 and refused.stdout == "", refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
     assert "(HTTP 4" in refused.stderr
+
+
+def test_event_time_is_stated_read_and_corrected_over_the_server(served: Served) -> None:
+    moved = [*REMEMBER[:3], "home.city", "Shanghai", *REMEMBER[5:8], "msg-city",
+             *REMEMBER[9:], "--valid-from", "2025-03-01"]
+    written = vintage("--server", served.base, *moved, key=served.writer)
+    assert written.returncode == 0, written.stderr
+    memory_id = json.loads(written.stdout)["memory"]
+    before = ["memories", "user:42", "--key", "home.city", "--valid-at", "2025-01-15", "--json"]
+    listed = vintage("--server", served.base, *before, key=served.writer)
+    assert (listed.returncode, json.loads(listed.stdout)) == (0, []), listed.stderr
+    fixed = vintage("--server", served.base, "correct", memory_id, "Shanghai", "--source-id",
+                    "msg-city-2", "--valid-from", "2024-12-01", "--json", key=served.writer)
+    assert fixed.returncode == 0, fixed.stderr
+    (held,) = json.loads(vintage("--server", served.base, *before, key=served.writer).stdout)
+    assert (held["value"], held["valid_from"]) == ("Shanghai", "2024-12-01T00:00:00Z")
+    pack = vintage("--server", served.base, "context", "--query", "where does the user live",
+                   "--budget", "300", "--for-thread", "t-1", "--valid-at", "2024-06-01",
+                   key=served.writer)
+    assert pack.returncode == 0 and "Shanghai" not in pack.stdout, pack.stderr
+    backwards = vintage("--server", served.base, *moved[:-2], "--valid-from", "2025-03-01",
+                        "--valid-to", "2025-01-01", key=served.writer)
+    assert backwards.returncode == 2 and backwards.stderr.count("\n") == 1
+    assert "must be after valid_from" in backwards.stderr

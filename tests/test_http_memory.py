@@ -167,7 +167,7 @@ def test_outcomes_on_distinct_tasks_promote_an_experience(embedded: Api) -> None
     assert post(embedded, agent, "/v1/memories", lesson, 201)["decision"] == "candidate"
     which = {"subject": "agent:billing", "key": "refunds"}
     for task in ("ticket-1", "ticket-2"):
-        seen = post(embedded, agent, "/v1/memories/outcomes", which | {"task": task})
+        seen = post(embedded, agent, "/v1/memories/outcomes", which | {"task": task}, 201)
     assert seen["validated_tasks"] == 2
     promoted = post(embedded, agent, "/v1/memories/promotion", which, 201)
     assert promoted["decision"] == "active"

@@ -159,6 +159,15 @@ CASES: dict[str, tuple[Callable[[Path], Made], str, int, str, str]] = {
     "a predicate over 512 characters": (
         facts("k.csv", csv_text(predicate="kpi:" + "R" * 600)), "k.csv", 2, "predicate",
         f"longer than {MAX_NAME_CHARS} characters"),
+    "a jsonl period end given as a number": (
+        facts("k.jsonl", jsonl_text(period_end=20240331)), "k.jsonl", 1, "period_end",
+        "expected an ISO date as text (YYYY-MM-DD), got the number 20240331"),
+    "a csv period end in digits only": (
+        facts("k.csv", csv_text(period_end="20240331")), "k.csv", 2, "period_end",
+        "not an ISO date (YYYY-MM-DD): '20240331'"),
+    "a csv available_at in digits only": (
+        facts("k.csv", csv_text(available_at="20240501")), "k.csv", 2, "available_at",
+        "'20240501' is not an ISO 8601 date or datetime"),
 }
 
 
@@ -179,7 +188,7 @@ def test_bad_input_is_one_line_naming_file_row_and_field_exit_2_and_nothing_writ
     code, out, err = run([*store_args, "ingest", command, str(path), *more], capsys,
                          monkeypatch, columns=100_000)
     assert (code, out) == (2, "")
-    line = err.strip()
+    line = err.removesuffix("\n")  # one line: no blank line before it (a progress bar's)
     assert "\n" not in line and "Traceback" not in err and "internal error" not in err
     head = f"error: {tmp_path / file}: row {row}, field '"
     assert line.startswith(head)

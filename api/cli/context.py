@@ -15,6 +15,7 @@ import typer
 from vintage.cli.memory import Project, Thread, User, scope_of
 from vintage.cli.options import AllScopes, AsJson, Options
 from vintage.graph.core.temporal import parse_instant
+from vintage.graph.memory.scoping import require_read_scope
 from vintage.graph.retrieval.embedder import embedder_from_env
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
@@ -42,6 +43,9 @@ def context_cmd(
         "--subject", help="Only these subjects (repeatable).")] = None,
     cutoff: Annotated[str | None, typer.Option(help="Knowledge cutoff (default: now).")]
         = None,
+    valid_at: Annotated[str | None, typer.Option(
+        help="Valid instant: what held then, as known at the cutoff (default: the cutoff).")]
+        = None,
     for_thread: Annotated[str | None, typer.Option(
         "--for-thread", help="The thread the context is built for (default: --thread).")]
         = None,
@@ -63,7 +67,10 @@ def context_cmd(
         query=query, scope=scope_of(options, user, project, thread), mode=mode,
         subjects=tuple(subject) if subject else None,
         cutoff=parse_instant(cutoff, "cutoff") if cutoff else None, all_scopes=all_scopes,
+        valid_at=parse_instant(valid_at, "valid_at") if valid_at else None,
         actor=who)
+    # A context names its scope as every memory read does (docs/memory.md): exit 2 without one.
+    require_read_scope(request.scope, "a context", all_scopes=all_scopes)
     with options.opened() as store:
         pack = build_pack(store, embedder_from_env(), request, budget=budget,
                           for_thread=for_thread or thread or "", actor=who, format=format)

@@ -74,7 +74,7 @@ def _ingest(options: Options, files: list[Path], as_json: bool, load: Ingest) ->
     summaries: list[Summary] = []
     with options.opened() as store, Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        console=_err, transient=True, disable=as_json,
+        console=_err, transient=True, disable=as_json or not _err.is_terminal,
     ) as bar:
         for path in files:
             task = bar.add_task(safe(path.name), total=None)

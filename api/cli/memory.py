@@ -10,6 +10,7 @@ printed (and audited) and the exit code is 3, so that scripts can tell it from a
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -35,6 +36,15 @@ User = Annotated[str | None, typer.Option(help="Scope: the user the memory belon
 Project = Annotated[str | None, typer.Option(help="Scope: a project.")]
 Thread = Annotated[str | None, typer.Option(help="Scope: a conversation thread.")]
 REFUSED_EXIT = 3
+ValidFrom = Annotated[str | None, typer.Option(
+    help="Event time: from when it holds in the world (default: when it was observed, for a "
+         "statement about the present; a restated value keeps its own).")]
+ValidTo = Annotated[str | None, typer.Option(
+    help="Event time: until when it holds (exclusive; default: open).")]
+
+
+def instant_or_none(text: str | None, field: str) -> datetime | None:
+    return parse_instant(text, field) if text else None
 
 
 def scope_of(options: Options, user: str | None, project: str | None,
@@ -81,6 +91,7 @@ def remember_cmd(
     user: User = None, project: Project = None, thread: Thread = None,
     ttl: Annotated[int | None, typer.Option(
         help="Seconds until it expires: 1 to 3155760000 (100 years).")] = None,
+    valid_from: ValidFrom = None, valid_to: ValidTo = None,
     evidence: Annotated[list[str] | None, typer.Option(help="Memory ids (inferences).")] = None,
     consent: Annotated[bool, typer.Option(help="Explicit consent for sensitive content.")]
         = False,
@@ -100,6 +111,8 @@ def remember_cmd(
         observed_at=parse_instant(observed_at, "observed_at") if observed_at else None,
         owner=owner, retention_reason=reason, user=user, project=project, thread=thread,
         ttl_seconds=ttl, evidence=tuple(evidence or ()), consent=consent,
+        valid_from=instant_or_none(valid_from, "valid_from"),
+        valid_to=instant_or_none(valid_to, "valid_to"),
     )
     with options.opened() as store:
         done = remember_checked(store, draft, actor=options.actor, expected=expected_revision)
@@ -115,6 +128,9 @@ def memories_cmd(
     system_at: Annotated[str | None, typer.Option(
         help="As the engine held them then (default now): sees past a later invalidation.")]
         = None,
+    valid_at: Annotated[str | None, typer.Option(
+        help="Holding at this instant of event time (default: --at), as known at --at.")]
+        = None,
     candidates: Annotated[bool, typer.Option(help="Include candidates.")] = False,
     hindsight: Annotated[bool, typer.Option(
         "--hindsight", help="Show a knowledge end learned after --at (off: it reads as open).")]
@@ -129,8 +145,8 @@ def memories_cmd(
         found = recall(store, scope_of(options, user, project, thread), subject, key,
                        at=parse_instant(at, "at") if at else None,
                        system_at=parse_instant(system_at, "system_at") if system_at else None,
-                       candidates=candidates, all_scopes=all_scopes, actor=options.actor,
-                       hindsight=hindsight)
+                       valid_at=instant_or_none(valid_at, "valid_at"), candidates=candidates,
+                       all_scopes=all_scopes, actor=options.actor, hindsight=hindsight)
     render_memory.memories(_out, subject, found, as_json)
 
 

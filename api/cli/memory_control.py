@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.memory import Project, Thread, User, decided, scope_of
+from vintage.cli.memory import Project, Thread, User, decided, instant_or_none, scope_of
 from vintage.cli.options import AsJson, Options, typed_value
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
@@ -37,6 +37,11 @@ def correct_cmd(
     source_id: Annotated[str, typer.Option(help="Id of the user's message.")],
     observed_at: Annotated[str | None, typer.Option(help="When the user said it (default "
                                                          "now).")] = None,
+    valid_from: Annotated[str | None, typer.Option(
+        help="Event time: from when the corrected value holds (default: the version's).")]
+        = None,
+    valid_to: Annotated[str | None, typer.Option(
+        help="Event time: until when it holds, exclusive (default: the version's).")] = None,
     consent: Annotated[bool, typer.Option(help="Explicit consent for sensitive content.")]
         = False,
     typed: Annotated[bool, typer.Option(help="Read VALUE as a JSON literal (7, true).")]
@@ -50,7 +55,9 @@ def correct_cmd(
     when = parse_instant(observed_at, "observed_at") if observed_at else None
     with options.opened() as store:
         done = correct_by_id(store, tenant, memory, corrected, source_id=source_id,
-                             observed_at=when, actor=options.actor, consent=consent)
+                             observed_at=when, actor=options.actor, consent=consent,
+                             valid_from=instant_or_none(valid_from, "valid_from"),
+                             valid_to=instant_or_none(valid_to, "valid_to"))
     decided(done, as_json)
 
 

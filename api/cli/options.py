@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from vintage.graph.core import literals
 from vintage.graph.core.asof import TenantRequired
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope
@@ -82,6 +83,6 @@ def typed_value(text: str, typed: bool) -> Any:
     if not typed:
         return text
     try:
-        return json.loads(text)
+        return literals.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidArgument(str(exc)) from None

@@ -83,6 +83,7 @@ def context(remote: Remote, p: dict[str, Any]) -> None:
     body = scoped(p) | {
         "query": p["query"], "budget": p["budget"], "subjects": p["subject"],
         "cutoff": instant(p["cutoff"], "cutoff"), "for_thread": p["for_thread"],
+        "valid_at": instant(p["valid_at"], "valid_at"),
         "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]}
     typer.echo(remote.call("POST", "/v1/context", body=body)["text"])
 
@@ -94,6 +95,8 @@ def remember(remote: Remote, p: dict[str, Any]) -> None:
         "source_id": p["source_id"], "source_version": p["source_version"],
         "observed_at": instant(p["observed_at"], "observed_at"), "owner": p["owner"],
         "retention_reason": p["reason"], "ttl_seconds": p["ttl"],
+        "valid_from": instant(p["valid_from"], "valid_from"),
+        "valid_to": instant(p["valid_to"], "valid_to"),
         "evidence": p["evidence"], "consent": p["consent"]}
     if p["expected_revision"] is not None:
         raise InvalidArgument("--expected-revision is not available over --server yet (the "
@@ -105,7 +108,8 @@ def memories(remote: Remote, p: dict[str, Any]) -> None:
     query = scoped(p) | {
         "subject": p["subject"], "key": p["key"], "at": instant(p["at"], "at"),
         "system_at": instant(p["system_at"], "system_at"),
-        "candidates": p["candidates"] or None, "hindsight": p["hindsight"] or None,
+        "valid_at": instant(p["valid_at"], "valid_at"), "candidates": p["candidates"] or None,
+        "hindsight": p["hindsight"] or None,
         "all_scopes": p["all_scopes"] or None}
     found = [MemoryView.model_validate(m) for m in remote.pages("/v1/memories", query)]
     render_memory.memories(_out, p["subject"], found, p["as_json"])

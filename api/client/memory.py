@@ -82,6 +82,8 @@ def correct(remote: Remote, p: dict[str, Any]) -> None:
     decide(remote, f"/v1/memories/{segment(p['memory'])}/correction", {
         "value": typed_value(p["value"], p["typed"]), "source_id": p["source_id"],
         "observed_at": instant(p["observed_at"], "observed_at"),
+        "valid_from": instant(p["valid_from"], "valid_from"),
+        "valid_to": instant(p["valid_to"], "valid_to"),
         "consent": p["consent"] or None}, p["as_json"])
 
 

@@ -18,7 +18,8 @@ from vintage.queries.lineage.views import FactView, SourceView
 
 
 def _instant(value: Any) -> Any:
-    return parse_instant(value) if isinstance(value, str) else value
+    # A number is refused, not read as seconds since 1970 (pydantic's lax default).
+    return value if isinstance(value, datetime) else parse_instant(value)
 
 
 Instant = Annotated[datetime, BeforeValidator(_instant)]

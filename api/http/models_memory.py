@@ -21,6 +21,9 @@ from vintage.queries.memory.recall import MemoryView
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Name = Annotated[str, Field(min_length=1, max_length=256)]
 ScopePart = Annotated[str | None, Field(None, pattern=r"^[A-Za-z0-9_.:@/-]{1,128}$")]
+VALID_FROM = ("Event time: from when it holds in the world (default: observed_at, for a "
+              "statement about the present; a restated value keeps its own).")
+VALID_TO = "Event time: until when it holds, exclusive (default: open)."
 
 
 class In(BaseModel):
@@ -60,6 +63,8 @@ class MemoryWrite(Named):
     owner: Name | None = None
     retention_reason: Text | None = None
     ttl_seconds: int | None = Field(None, ge=1)
+    valid_from: Instant | None = Field(None, description=VALID_FROM)
+    valid_to: Instant | None = Field(None, description=VALID_TO)
     evidence: list[Name] = Field(default_factory=list, max_length=100)
     consent: bool = False
 
@@ -97,6 +102,8 @@ class MemoriesQuery(Scoped):
     key: Name | None = None
     at: Instant | None = Field(None, description="As known and holding then (default now).")
     system_at: Instant | None = Field(None, description="As the engine held them then.")
+    valid_at: Instant | None = Field(None, description="Holding at this instant of event time "
+                                                        "(default: at), as known at `at`.")
     candidates: bool = False
     hindsight: bool = False
     all_scopes: bool = Field(False, description="Every scope of the tenant (admin, audited).")
@@ -127,6 +134,10 @@ class Correction(In):
     value: Value
     source_id: Name
     observed_at: Instant | None = None
+    valid_from: Instant | None = Field(None, description="Event time: from when the corrected "
+                                                          "value holds (default: the version's).")
+    valid_to: Instant | None = Field(None, description="Event time: until when, exclusive "
+                                                        "(default: the version's).")
     consent: bool = False
 
 

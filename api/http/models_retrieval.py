@@ -81,6 +81,9 @@ class ContextBody(Asked):
     for_thread: Name | None = Field(None, description="The thread the pack is built for "
                                                       "(default: `thread`).")
     format: Format = Format.MARKDOWN
+    valid_at: Instant | None = Field(None, description="Valid instant: what held then, as "
+                                                       "known at the cutoff (default: the "
+                                                       "cutoff).")
 
 
 def search_request(p: Principal, body: Asked, **more: Any) -> SearchRequest:

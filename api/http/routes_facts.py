@@ -34,6 +34,7 @@ from vintage.http.models import (
     exit_out,
 )
 from vintage.http.problems import documented
+from vintage.http.strict import StrictRoute
 from vintage.queries.lineage import asof as asof_queries
 from vintage.queries.lineage.explain import Explanation, explain
 from vintage.queries.lineage.export import graphml, prov_json
@@ -46,7 +47,7 @@ from vintage.queries.metrics.definitions import resolve_metric
 from vintage.queries.metrics.periods import parse_period
 from vintage.queries.metrics.question import ask
 
-router = APIRouter(prefix="/v1", tags=["facts"])
+router = APIRouter(prefix="/v1", tags=["facts"], route_class=StrictRoute)
 Id = Annotated[str, Path(min_length=1, max_length=512, examples=["f-2c1b0a9e8d7c6b5a-1"])]
 SourceId = Annotated[str, Path(min_length=1, max_length=512,
                                examples=["0001652044-19-000004"])]

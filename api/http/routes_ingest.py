@@ -27,11 +27,12 @@ from vintage.http.jobs import Progress
 from vintage.http.models_ingest import CompanyfactsQuery, JobOut, TableQuery
 from vintage.http.problems import documented
 from vintage.http.routes_memory import user_and_project
+from vintage.http.strict import StrictRoute
 from vintage.ingest.batches import Summary
 from vintage.ingest.facts_table import ingest_table, parse_table
 from vintage.ingest.sec.companyfacts import ingest_companyfacts
 
-router = APIRouter(prefix="/v1", tags=["ingest"])
+router = APIRouter(prefix="/v1", tags=["ingest"], route_class=StrictRoute)
 MAX_UPLOAD_BYTES = 2**30  # the largest companyfacts files are a few hundred MB unpacked
 GZIP_MAGIC = b"\x1f\x8b"
 BODY = {"requestBody": {"required": True, "content": {

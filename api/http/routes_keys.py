@@ -15,8 +15,9 @@ from vintage.graph.store.protocol import UnknownReference
 from vintage.http.auth import Authenticated, Caller
 from vintage.http.models import Out, Reason
 from vintage.http.problems import documented
+from vintage.http.strict import StrictRoute
 
-router = APIRouter(prefix="/v1", tags=["keys"])
+router = APIRouter(prefix="/v1", tags=["keys"], route_class=StrictRoute)
 KEY_EXAMPLE: dict[str, Any] = {
     "key_id": "k3f9a0c1d2e4b5a6", "role": "agent", "user": "42", "project": None,
     "name": "support-bot", "created_at": "2026-06-01T12:00:00Z",

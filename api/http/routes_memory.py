@@ -43,10 +43,11 @@ from vintage.http.models_memory import (
     MemoryWrite,
 )
 from vintage.http.problems import MEMORY_CONFLICT, MEMORY_REFUSED, documented, problem
+from vintage.http.strict import StrictRoute
 from vintage.queries.memory.recall import MemoryView, audit, recall
 from vintage.queries.memory.summaries import summarise
 
-router = APIRouter(prefix="/v1", tags=["memory"])
+router = APIRouter(prefix="/v1", tags=["memory"], route_class=StrictRoute)
 ETAG = re.compile(r'^"(\d{1,18})"$')
 WRITTEN = frozenset({Decision.ACTIVE, Decision.CANDIDATE})
 MemoryId = Annotated[str, Path(min_length=1, max_length=512, examples=["m-8d1f-1"])]
@@ -141,7 +142,8 @@ def memories(caller: Authenticated, q: Annotated[MemoriesQuery, Query()]) -> Mem
     query = q.model_dump(exclude={"limit", "cursor"})
     at = pages.decode(q.cursor, query, {"at": q.at or now, "system_at": q.system_at or now})
     found = recall(caller.store, scope, q.subject, q.key, at=at.pinned["at"],
-                   system_at=at.pinned["system_at"], candidates=q.candidates,
+                   system_at=at.pinned["system_at"], valid_at=q.valid_at,
+                   candidates=q.candidates,
                    hindsight=q.hindsight, all_scopes=q.all_scopes, actor=caller.actor)
     items, more = pages.page(found, query, at, q.limit)
     return MemoriesPage(items=[MemoryOut(**m.model_dump()) for m in items], next_cursor=more)
@@ -157,7 +159,8 @@ def correct(caller: Authenticated, memory_id: MemoryId, body: Correction,
     check_write(caller.principal, SourceKind.USER_MESSAGE, **user_and_project(held))
     done = correct_by_id(caller.store, caller.tenant, memory_id, body.value,
                          source_id=body.source_id, observed_at=body.observed_at,
-                         actor=caller.actor, consent=body.consent)
+                         actor=caller.actor, consent=body.consent, valid_from=body.valid_from,
+                         valid_to=body.valid_to)
     return decided(done, response)
 
 

@@ -46,8 +46,9 @@ from vintage.http.models_control import Resolve as ResolveIn
 from vintage.http.models_memory import Decided
 from vintage.http.problems import documented
 from vintage.http.routes_memory import decided, user_and_project
+from vintage.http.strict import StrictRoute
 
-router = APIRouter(prefix="/v1", tags=["memory"])
+router = APIRouter(prefix="/v1", tags=["memory"], route_class=StrictRoute)
 
 
 @router.get("/conflicts", response_model=Conflicts, responses=documented(400, 403))

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Path, Query, Request
 
 from vintage.graph.access import Forbidden, Principal
 from vintage.graph.core.model import Scope
+from vintage.graph.memory.scoping import require_read_scope
 from vintage.graph.store.protocol import UnknownReference
 from vintage.http.auth import Authenticated, Caller, service
 from vintage.http.models_retrieval import (
@@ -37,11 +38,12 @@ from vintage.http.models_retrieval import (
     search_request,
 )
 from vintage.http.problems import documented
+from vintage.http.strict import StrictRoute
 from vintage.queries.search.pack import build_pack
 from vintage.queries.search.run import search
 from vintage.queries.search.trace import Injection, judge, mark_used, read_injection
 
-router = APIRouter(prefix="/v1", tags=["retrieval"])
+router = APIRouter(prefix="/v1", tags=["retrieval"], route_class=StrictRoute)
 InjectionId = Annotated[str, Path(min_length=1, max_length=512, examples=["e-4b1d"])]
 
 
@@ -59,6 +61,7 @@ def context(caller: Authenticated, body: ContextBody, request: Request) -> Conte
     first), at most ``budget`` tokens; the handover is recorded as an injection with its
     trace."""
     asked = search_request(caller.principal, body)
+    require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
     pack = build_pack(caller.store, service(request).embedder(), asked, budget=body.budget,
                       for_thread=body.for_thread or body.thread or "", actor=caller.actor,
                       format=body.format)

@@ -25,12 +25,13 @@ from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_sco
 from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.remember import Remembered
 from vintage.graph.memory.requests import correct_by_id, remember_checked
+from vintage.graph.memory.scoping import require_read_scope
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.http import guard
 from vintage.http.models import Instant
 from vintage.http.models_control import Conflicts, Forgotten, review_out
-from vintage.http.models_memory import Decided
+from vintage.http.models_memory import VALID_FROM, VALID_TO, Decided
 from vintage.http.models_retrieval import (
     ContextBody,
     ContextOut,
@@ -119,6 +120,8 @@ class Tools:
         format: Format = Format.MARKDOWN, mode: Mode = Mode.HYBRID, subjects: Subjects = None,
         cutoff: Instant | None = None, user: User = None, project: Project = None,
         thread: Thread = None, all_scopes: AllScopes = False,
+        valid_at: Annotated[Instant | None, Field(description="Valid instant: what held then "
+                                                  "(default: the cutoff).")] = None,
     ) -> ContextOut:
         """The context pack for a query, cut to a token budget: pinned constraints first, then
         the evidence best-ranked first. The handover is recorded (an injection with its
@@ -126,8 +129,11 @@ class Tools:
         p = self.principal()
         body = ContextBody(query=query, budget=budget, for_thread=for_thread, format=format,
                            mode=mode, subjects=subjects, cutoff=cutoff, user=user,
-                           project=project, thread=thread, all_scopes=all_scopes)
-        pack = build_pack(self.store, self.embedder, search_request(p, body), budget=budget,
+                           project=project, thread=thread, all_scopes=all_scopes,
+                           valid_at=valid_at)
+        asked = search_request(p, body)
+        require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
+        pack = build_pack(self.store, self.embedder, asked, budget=budget,
                           for_thread=for_thread or thread or "", actor=p.actor, format=format)
         return context_out(pack)
 
@@ -142,6 +148,8 @@ class Tools:
         observed_at: Instant | None = None, owner: Name | None = None,
         retention_reason: Text | None = None,
         ttl_seconds: Annotated[int | None, Field(ge=1)] = None,
+        valid_from: Annotated[Instant | None, Field(description=VALID_FROM)] = None,
+        valid_to: Annotated[Instant | None, Field(description=VALID_TO)] = None,
         evidence: Annotated[list[Name] | None, Field(max_length=100)] = None,
         consent: bool = False, user: User = None, project: Project = None,
         thread: Thread = None,
@@ -157,6 +165,7 @@ class Tools:
                          source_kind=source_kind, source_id=source_id,
                          source_version=source_version, observed_at=observed_at, owner=owner,
                          retention_reason=retention_reason, ttl_seconds=ttl_seconds,
+                         valid_from=valid_from, valid_to=valid_to,
                          evidence=tuple(evidence or ()), consent=consent,
                          user=scope.keys.get("user"), project=scope.keys.get("project"),
                          thread=scope.keys.get("thread"))
@@ -166,6 +175,12 @@ class Tools:
         self, memory_id: Annotated[Name, Field(description="The version the user was shown.")],
         value: Value, source_id: Name, observed_at: Instant | None = None,
         consent: bool = False,
+        valid_from: Annotated[Instant | None, Field(description="Event time: from when the "
+                                                    "corrected value holds (default: the "
+                                                    "version's).")] = None,
+        valid_to: Annotated[Instant | None, Field(description="Event time: until when, "
+                                                  "exclusive (default: the version's).")]
+            = None,
     ) -> Decided:
         """The user corrects the memory version they were shown (it must still be current).
         A correction is the user's word: an agent key may not make it."""
@@ -176,7 +191,8 @@ class Tools:
                     project=held.keys.get("project"))
         return decided(correct_by_id(self.store, p.tenant, memory_id, value,
                                      source_id=source_id, observed_at=observed_at,
-                                     actor=p.actor, consent=consent))
+                                     actor=p.actor, consent=consent, valid_from=valid_from,
+                                     valid_to=valid_to))
 
     def forget(
         self, reason: Text, subject: Name | None = None, key: Name | None = None,

@@ -38,14 +38,22 @@ def memories(console: Console, subject: str, found: Sequence[MemoryView], as_jso
         print_json(console, json.dumps([m.model_dump(mode="json") for m in found]))
         return
     grid = table(f"memories of {safe(subject)}", "id", "key", "value", "kind", "status", "rev",
-                 "source", "known from", "expires", "owner", "why kept")
+                 "source", "holds", "known from", "expires", "owner", "why kept")
     for m in found:
         grid.add_row(safe(m.id), safe(m.key), safe(m.value, lines=True), safe(m.kind),
                      safe(m.status), str(m.revision),
-                     safe(", ".join(f"{s.kind} {s.id}" for s in m.sources)),
+                     safe(", ".join(f"{s.kind} {s.id}" for s in m.sources)), holds(m),
                      m.known_from.isoformat(), m.expires_at.isoformat() if m.expires_at else "",
                      safe(m.owner or ""), safe(m.retention_reason or "", lines=True))
     console.print(grid)
+
+
+def holds(m: MemoryView) -> str:
+    """The event time, ``from..to`` (open: ``from..``); blank for a memory stored before
+    memories had one, never the epoch."""
+    if m.valid_from is None:
+        return ""
+    return f"{m.valid_from.isoformat()}..{m.valid_to.isoformat() if m.valid_to else ''}"
 
 
 def audit(console: Console, events: Sequence[Event], as_json: bool) -> None:

@@ -9,6 +9,7 @@ nobody gave."""
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 INT64_MIN: Final = -(2**63)
@@ -16,3 +17,22 @@ INT64_MAX: Final = 2**63 - 1
 MAX_TEXT_BYTES: Final = 16 * 1024  # a value, reason, formula or other free text, UTF-8 encoded
 MAX_NAME_CHARS: Final = 512  # an id, key, predicate, unit, or a short text: a name, a form
 MAX_URI_CHARS: Final = 2048  # a source's URL (what browsers and servers commonly take)
+
+Value = bool | int | float | str
+
+
+def check_value(value: Value) -> Value:
+    """A value within the bounds above (and a number, not NaN or infinity), or ValueError."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError("integer outside the 64-bit range")
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError("NaN and infinity are not values")
+        return value
+    if len(value.encode()) > MAX_TEXT_BYTES:
+        raise ValueError(f"text value larger than {MAX_TEXT_BYTES} bytes")
+    return value

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import uuid
-from datetime import datetime
-from typing import Annotated, Any
+from datetime import UTC, datetime
+from typing import Annotated, Any, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -53,25 +52,9 @@ def _at_most(chars: int) -> AfterValidator:
 Label = Annotated[str, _at_most(limits.MAX_NAME_CHARS)]  # a short text: a name, a form, a title
 Uri = Annotated[str, _at_most(limits.MAX_URI_CHARS)]
 UtcInstant = Annotated[datetime, AfterValidator(require_utc)]
-Value = bool | int | float | str
-
-
-def check_value(value: Value) -> Value:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        if not limits.INT64_MIN <= value <= limits.INT64_MAX:
-            raise ValueError("integer outside the 64-bit range")
-        return value
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            raise ValueError("NaN and infinity are not values")
-        return value
-    if len(value.encode()) > limits.MAX_TEXT_BYTES:
-        raise ValueError(f"text value larger than {limits.MAX_TEXT_BYTES} bytes")
-    return value
-
-
+UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+Value: TypeAlias = limits.Value
+check_value = limits.check_value
 Text = Annotated[str, AfterValidator(check_value)]  # free text: a reason, a formula
 
 
@@ -168,6 +151,10 @@ class FactIn(BaseModel):
     # A TTL's end: from then on the fact no longer holds on the valid axis, so reads for "now"
     # miss it while as-of reads before it still see it. Not part of the assertion key.
     expires_at: UtcInstant | None = None
+    # The assertion this version belongs to, when the caller names it: a memory is one
+    # assertion per (scope, subject, key) whatever its event time, so that a restated valid
+    # time is a new version of it, not a second assertion beside it. None: the period's.
+    key: Name | None = None
 
     @field_validator("value", mode="before")
     @classmethod
@@ -195,6 +182,8 @@ class FactIn(BaseModel):
         return self
 
     def assertion_key(self, scope: Scope) -> str:
+        if self.key is not None:
+            return self.key
         return assertion_key(scope, self.subject, self.predicate, self.valid_from, self.valid_to,
                              self.unit)
 
@@ -207,6 +196,11 @@ class FactIn(BaseModel):
             parts.append(self.status.value)
         if self.expires_at is not None:
             parts.append(self.expires_at.isoformat())
+        if self.key is not None and (self.valid_from != UNIX_EPOCH or self.valid_to is not None):
+            # A named assertion's period may change: a new version then. A memory written
+            # before memories had an event time (valid from the epoch) hashes as it did.
+            parts.extend(("valid", self.valid_from.isoformat(),
+                          self.valid_to.isoformat() if self.valid_to else None))
         return digest(*parts)
 
 

@@ -18,6 +18,7 @@ Query vocabulary, after XTDB's ``TemporalBounds``:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -61,16 +62,34 @@ def day_start(value: date) -> datetime:
     return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 
-def parse_instant(text: str, field: str = "instant") -> datetime:
+def parse_instant(text: object, field: str = "instant") -> datetime:
     """Parse ``YYYY-MM-DD`` (start of day, UTC) or an ISO-8601 datetime with an offset."""
+    if not isinstance(text, str):  # a JSON or YAML number is not a date, whatever it counts
+        raise TimeError(f"{field}: expected an ISO 8601 date or datetime as text "
+                        f"(YYYY-MM-DD, or with a time and an offset), got {_kind(text)}")
     raw = text.strip()
+    if not _EXTENDED.match(raw):  # 20240501 and 1700000000 would parse as something else
+        raise TimeError(f"{field}: {raw[:40]!r} is not an ISO 8601 date or datetime "
+                        "(YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS with an offset)")
     try:
         if len(raw) == 10:
             return day_start(date.fromisoformat(raw))
         parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise TimeError(f"{field}: {text!r} is not an ISO date or datetime") from exc
+        raise TimeError(f"{field}: {raw[:40]!r} is not an ISO 8601 date or datetime "
+                        "(YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS with an offset)") from exc
     return require_utc(parsed, field)
+
+
+_EXTENDED = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:$|[T ])")
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    return f"a {type(value).__name__}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.model import Fact, Scope, Value
-from vintage.graph.memory.gate import MEMORY_KIND, MemoryIn, memory_key
+from vintage.graph.memory.gate import MEMORY_KIND, MemoryIn, event_time_of, memory_key
 from vintage.graph.memory.remember import Remembered, current_version, remember
 from vintage.graph.memory.scoping import require_scope
 from vintage.graph.store.protocol import ConflictError, Store, StoreError, UnknownReference
@@ -43,9 +43,20 @@ def current(store: Store, scope: Scope, subject: str, key: str) -> Fact:
 
 
 def draft_of(fact: Fact, tenant: str, *, value: Value | None = None,
-             observed_at: datetime | None = None, **source: Any) -> MemoryIn:
-    """A write of the same memory (kind, subject, key, scope, owner, retention reason, and the
-    expiry instant when ``observed_at`` is given) with ``value`` (default: the stored one)."""
+             observed_at: datetime | None = None, valid_from: datetime | None = None,
+             valid_to: datetime | None = None, **source: Any) -> MemoryIn:
+    """A write of the same memory (kind, subject, key, scope, owner, retention reason, event
+    time, and the expiry instant when ``observed_at`` is given) with ``value`` (default: the
+    stored one). ``valid_from``/``valid_to`` restate the event time (given alone, the other
+    end is kept, or open; a memory stored without one starts when it is observed)."""
+    held = event_time_of(fact)
+    if valid_from is None and valid_to is None and held is not None:
+        valid_from, valid_to = held
+    elif valid_from is None and held is not None:
+        valid_from = held[0]
+    elif valid_to is None and held is not None and held[1] is not None \
+            and valid_from is not None and held[1] > valid_from:
+        valid_to = held[1]  # a new start inside the old period keeps its end
     scope = Scope.from_terms(tenant, list(fact.scope))
     if set(scope.keys) - _MEMORY_SCOPE:
         raise UnknownReference(f"{fact.id} was not written as a memory (scope "
@@ -62,15 +73,22 @@ def draft_of(fact: Fact, tenant: str, *, value: Value | None = None,
         value=fact.value if value is None else value, observed_at=observed_at,
         owner=fact.owner, retention_reason=fact.retention_reason,
         user=scope.keys.get("user"), project=scope.keys.get("project"),
-        thread=scope.keys.get("thread"), ttl_seconds=ttl, **source,
+        thread=scope.keys.get("thread"), ttl_seconds=ttl, valid_from=valid_from,
+        valid_to=valid_to, **source,
     )
 
 
 def correct(store: Store, tenant: str, memory_id: str, value: Value, *, source_id: str,
-            observed_at: datetime, actor: str, consent: bool = False) -> Remembered:
+            observed_at: datetime, actor: str, consent: bool = False,
+            valid_from: datetime | None = None,
+            valid_to: datetime | None = None) -> Remembered:
+    """The user restates one memory version: ``value`` over the version's event time, or over
+    ``valid_from``/``valid_to`` when given (a correction fixes what was said; it does not move
+    when it held unless told)."""
     fact = stored(store, tenant, memory_id)
-    m = draft_of(fact, tenant, value=value, observed_at=observed_at,
-                 source_kind=SourceKind.USER_MESSAGE, source_id=source_id, consent=consent)
+    m = draft_of(fact, tenant, value=value, observed_at=observed_at, valid_from=valid_from,
+                 valid_to=valid_to, source_kind=SourceKind.USER_MESSAGE, source_id=source_id,
+                 consent=consent)
     now, _ = current_version(store, tenant, m.assertion_key())
     if now is None:
         raise ConflictError(f"{memory_id} is no longer held: nothing current to correct")

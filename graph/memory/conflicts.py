@@ -22,7 +22,7 @@ from datetime import datetime
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import SourceKind, Status
-from vintage.graph.core.model import Fact, FactIn, Scope, SourceIn, Subject, Value
+from vintage.graph.core.model import Fact, FactIn, Scope, SourceIn, Subject, Value, assertion_key
 from vintage.graph.memory.gate import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
 from vintage.graph.memory.primitives import memory_tx
 from vintage.graph.memory.scoping import record_wide_read, require_read_scope, require_scope
@@ -70,11 +70,14 @@ def open_conflict(tx: StoreTx, now: datetime, m: MemoryIn, key: str, current: Fa
     if match is not None:  # one more source for a side: support, no new side
         facts.append(_side(match, match.value, m.source_id, unit=match.unit))
     else:
+        variant = VARIANT + m.source_id  # a side is an assertion of its own, by its unit
+        valid_from, valid_to = m.event_time(None)
         facts.append(FactIn(
-            subject=m.subject, predicate=m.key, value=m.value, unit=VARIANT + m.source_id,
-            valid_from=MEMORY_EPOCH, kind=FACT_KIND[m.kind], status=Status.CONFLICTED,
-            source=m.source_id, owner=m.owner, retention_reason=m.retention_reason,
-            expires_at=m.expires_at))
+            subject=m.subject, predicate=m.key, value=m.value, unit=variant,
+            valid_from=valid_from, valid_to=valid_to, kind=FACT_KIND[m.kind],
+            key=assertion_key(m.scope(), m.subject, m.key, MEMORY_EPOCH, None, variant),
+            status=Status.CONFLICTED, source=m.source_id, owner=m.owner,
+            retention_reason=m.retention_reason, expires_at=m.expires_at))
 
     def link(tx: StoreTx, report: WriteReport) -> None:
         sides = [current.id] if joining else report.created[:1]
@@ -93,7 +96,8 @@ def open_conflict(tx: StoreTx, now: datetime, m: MemoryIn, key: str, current: Fa
 
 def _side(like: Fact, value: Value, source_id: str, unit: str | None) -> FactIn:
     return FactIn(subject=like.subject, predicate=like.predicate, value=value, unit=unit,
-                  valid_from=MEMORY_EPOCH, kind=like.kind, status=Status.CONFLICTED,
+                  valid_from=like.valid_from, valid_to=like.valid_to, key=like.key,
+                  kind=like.kind, status=Status.CONFLICTED,
                   source=source_id, owner=like.owner, retention_reason=like.retention_reason,
                   expires_at=like.expires_at)
 
@@ -139,9 +143,9 @@ def resolve(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
     if main is None:
         raise UnknownReference(f"no open conflict on {subject} {key} in this scope")
     decision = SourceIn(id=source_id, kind=SourceKind.USER_MESSAGE, available_at=observed_at)
-    kept = FactIn(subject=subject, predicate=key, value=keep, valid_from=MEMORY_EPOCH,
-                  kind=main.kind, status=Status.ACTIVE, source=source_id, owner=owner,
-                  retention_reason=main.retention_reason)
+    kept = FactIn(subject=subject, predicate=key, value=keep, valid_from=main.valid_from,
+                  valid_to=main.valid_to, key=main.key, kind=main.kind, status=Status.ACTIVE,
+                  source=source_id, owner=owner, retention_reason=main.retention_reason)
     return record(store, scope, Batch(sources=[decision], facts=[kept]), actor=actor,
                   reason=f"resolve conflict: {reason}", expected={main.key: main.revision},
                   details={"decision": "resolved", "subject": subject, "key": key},

@@ -1,10 +1,13 @@
 """Agent memory: what a memory write carries, and the gate that decides what becomes of it.
 
 A memory is a fact about a subject (``user:42``) under a key (``shipping.preference``), held in
-the caller's scope (tenant, and user / project / thread where given). Its valid time starts at
-``MEMORY_EPOCH`` so that one (scope, subject, key) is one assertion whose versions form its
-history; a TTL ends it on the valid axis (``expires_at``). The gate is pure: given the draft and
-the memory's current version, it returns the decision and why (``remember`` writes it).
+the caller's scope (tenant, and user / project / thread where given). One (scope, subject, key)
+is one assertion whose versions form its history (its key is hashed with ``MEMORY_EPOCH``, never
+with its event time). Each version holds in the world over its event time ``[valid_from,
+valid_to)``: given by the caller ("moved to Shanghai in March 2025"), else from when it was
+observed (a statement about the present), open-ended. A TTL is retention: it ends what the engine
+holds at ``expires_at`` on the knowledge axis (docs/memory.md). The gate is pure: given the draft
+and the memory's current version, it returns the decision and why (``remember`` writes it).
 
 Authority, highest first (``vintage.graph.core.model.Authority``): the user's own statement; an
 authoritative document or tool result; a summary a person approved; a multi-turn inference; a
@@ -16,39 +19,37 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
-
-from vintage.graph.core.kinds import Authority, FactKind, SourceKind, Status, capped_authority
+from vintage.graph.core.kinds import Authority, FactKind, SourceKind, Status
 from vintage.graph.core.model import (
     Fact,
-    Name,
-    Scope,
-    UtcInstant,
-    Value,
-    assertion_key,
-    check_value,
 )
 from vintage.graph.memory import experience
+from vintage.graph.memory.draft import (
+    MAX_TTL_SECONDS,
+    MEMORY_EPOCH,
+    REQUIRED,
+    MemoryIn,
+    MemoryKind,
+    event_time_of,
+    memory_key,
+    memory_scope,
+    same_statement,
+    same_value,
+)
 from vintage.graph.memory.injection import scan_write
 from vintage.graph.memory.scoping import subject_refusal
 from vintage.graph.memory.sensitive import sensitive_write
 
-MEMORY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-REQUIRED = ("source_kind", "source_id", "observed_at", "owner", "retention_reason")
+# What a write carries lives in ``draft``; callers import it from here, with the gate.
+__all__ = [
+    "FACT_KIND", "MAX_TTL_SECONDS", "MEMORY_EPOCH", "MEMORY_KIND", "NOT_EVIDENCE", "REQUIRED",
+    "Decision", "MemoryIn", "MemoryKind", "Verdict", "event_time_of", "gate", "memory_key",
+    "memory_scope", "refused", "same_statement", "same_value",
+]
+
 NOT_EVIDENCE = frozenset({SourceKind.AGENT_OUTPUT})
-# 100 years of 365.25 days: longer means no expiry (omit the TTL); unbounded overflows dates.
-MAX_TTL_SECONDS = 36525 * 24 * 3600
-
-
-class MemoryKind(StrEnum):
-    PREFERENCE = "preference"
-    FACT = "fact"
-    EXPERIENCE = "experience"
-    TASK_STATE = "task_state"
-    INFERENCE = "inference"
 
 
 FACT_KIND: dict[MemoryKind, FactKind] = {
@@ -69,93 +70,6 @@ class Decision(StrEnum):
     CONFLICT = "conflict"
 
 
-def memory_scope(tenant: str, user: str | None = None, project: str | None = None,
-                 thread: str | None = None) -> Scope:
-    """A memory's scope: the tenant, and the user, project and thread that are given."""
-    keys = {k: v for k, v in (("user", user), ("project", project), ("thread", thread)) if v}
-    return Scope(tenant=tenant, keys=keys)
-
-
-def memory_key(scope: Scope, subject: str, key: str) -> str:
-    """A memory's assertion key: one (scope, subject, key) is one assertion, whose versions
-    form its history."""
-    return assertion_key(scope, subject, key, MEMORY_EPOCH, None, None)
-
-
-class MemoryIn(BaseModel):
-    """One memory write. The four reviewer fields (source, observed time, owner, retention
-    reason) are optional here so that a write missing one is *refused by the gate* (an audited
-    decision naming the field) rather than rejected as malformed."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: MemoryKind
-    tenant: Name
-    subject: Name
-    key: Name
-    value: Value
-    source_kind: SourceKind | None = None
-    source_id: str | None = None
-    source_version: str | None = None
-    observed_at: UtcInstant | None = None
-    owner: str | None = None
-    retention_reason: str | None = None
-    user: str | None = None
-    project: str | None = None
-    thread: str | None = None
-    ttl_seconds: int | None = None
-    evidence: tuple[str, ...] = ()
-    consent: bool = False
-    authority: Authority | None = None  # lower than the source kind's ceiling, never higher
-
-    @field_validator("value")
-    @classmethod
-    def _checked(cls, value: Value) -> Value:
-        return check_value(value)
-
-    @field_validator("ttl_seconds")
-    @classmethod
-    def _ttl_bounded(cls, ttl: int | None) -> int | None:
-        if ttl is not None and not 0 < ttl <= MAX_TTL_SECONDS:
-            raise ValueError(f"a TTL is 1 to {MAX_TTL_SECONDS} seconds (100 years); got {ttl}; "
-                             "omit it for a memory that does not expire")
-        return ttl
-
-    @model_validator(mode="after")
-    def _canonical(self) -> MemoryIn:
-        if self.kind is MemoryKind.EXPERIENCE:  # one experience, one text
-            object.__setattr__(self, "value", experience.canonical(self.value))
-        try:
-            self.expires_at  # noqa: B018 (computed here once, so that it cannot fail later)
-        except OverflowError:
-            raise ValueError("observed_at plus ttl_seconds lies after the year 9999") from None
-        return self
-
-    def assertion_key(self) -> str:
-        return memory_key(self.scope(), self.subject, self.key)
-
-    def scope(self) -> Scope:
-        return memory_scope(self.tenant, self.user, self.project, self.thread)
-
-    def missing(self) -> str | None:
-        for name in REQUIRED:
-            value = getattr(self, name)
-            if value is None or (isinstance(value, str) and not value.strip()):
-                return name
-        return None
-
-    @property
-    def effective_authority(self) -> Authority:
-        assert self.source_kind is not None
-        return capped_authority(self.source_kind, self.authority)
-
-    @property
-    def expires_at(self) -> datetime | None:
-        if self.ttl_seconds is None or self.observed_at is None:
-            return None
-        return self.observed_at + timedelta(seconds=self.ttl_seconds)
-
-
 @dataclass(frozen=True)
 class Verdict:
     decision: Decision
@@ -169,11 +83,6 @@ class Verdict:
 
 def refused(reason: str) -> Verdict:
     return Verdict(Decision.REFUSED, reason)
-
-
-def same_value(a: Value, b: Value) -> bool:
-    """Equal and of one type: ``1`` and ``True`` are different memories."""
-    return a == b and type(a) is type(b)
 
 
 def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
@@ -204,7 +113,7 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
     if current is None:
         return _noted(Verdict(Decision(wanted.value), f"new {m.kind.value}", wanted), held)
     assert m.observed_at is not None
-    repeat = same_value(current.value, m.value) and (
+    repeat = same_statement(current, m) and (
         m.source_id in current_sources or m.source_kind in NOT_EVIDENCE)
     if m.observed_at < current.available_at and not repeat:
         return refused(f"observed at {m.observed_at.isoformat()}, before the current version "
@@ -255,7 +164,7 @@ def _against(m: MemoryIn, wanted: Status, current: Fact,
              current_sources: Collection[str]) -> Verdict:
     authority, held = m.effective_authority, Authority(current.authority)
     echo = m.source_kind in NOT_EVIDENCE
-    if same_value(current.value, m.value):
+    if same_statement(current, m):
         if m.source_id in current_sources or echo:
             why = ("agent output repeating a memory is not evidence: no support added" if echo
                    else "the same write again (same source): one memory")
@@ -301,8 +210,8 @@ def _in_conflict(m: MemoryIn, wanted: Status, current: Fact, current_sources: Co
         return Verdict(Decision.ACTIVE, "settles the open conflict: "
                        + ("the user's correction" if authority is Authority.USER_STATEMENT
                           else "a higher-authority source"), Status.ACTIVE)
-    if same_value(current.value, m.value) or any(same_value(r.value, m.value) for r in rivals):
-        if same_value(current.value, m.value) and m.source_id in current_sources:
+    if same_statement(current, m) or any(same_value(r.value, m.value) for r in rivals):
+        if same_statement(current, m) and m.source_id in current_sources:
             return Verdict(Decision.DUPLICATE, "the same write again (same source): one memory")
         return Verdict(Decision.CONFLICT, "the same value as one side of the open conflict: "
                                           "support added; still for review")

@@ -18,7 +18,7 @@ experience starts with no validations and a repeated report is a retry); a failu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
@@ -33,6 +33,7 @@ from vintage.graph.memory.remember import (
     remember,
     write_verdict,
 )
+from vintage.graph.memory.said import RETRY
 from vintage.graph.store.protocol import Store, StoreTx
 
 DEFAULT_VALIDATIONS = 2
@@ -77,7 +78,15 @@ def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: dateti
                                     "source_id": f"outcome:{task}@{current.id}",
                                     "source_version": None, "observed_at": at,
                                     "authority": None})
-    return remember(store, evidence, actor=actor, note=note)
+    done = remember(store, evidence, actor=actor, note=note)
+    if done.decision is not Decision.DUPLICATE or done.reason == RETRY:
+        return done  # a refusal, or the same report again: a repeat (HTTP 200), counted once
+    # The gate calls a success "the same value from another source" (it is a support); the
+    # caller asked for an outcome, so it hears what that support means, and the version's
+    # status, not "duplicate".
+    held = Decision.ACTIVE if current.status is Status.ACTIVE else Decision.CANDIDATE
+    return replace(done, decision=held,
+                   reason=f"succeeded on task {task}: counts toward promotion")
 
 
 def tally(store: Store, tenant: str, key: str) -> Tally:
@@ -119,8 +128,13 @@ def promote(store: Store, m: MemoryIn, *, actor: str, by_user: bool = False,
     if held is not None:  # self-reported outcomes never clear it: a person must
         return decide(store, m, key, refused(f"held back: {held}; only the user's explicit "
                                              "action promotes it"), current, actor)
+    if not by_user and m.kind is not MemoryKind.EXPERIENCE:  # outcomes are an experience's
+        return decide(store, m, key, refused(
+            f"a candidate {m.kind.value} is promoted by the user's explicit action only "
+            "(--by-user --source-id MESSAGE); task outcomes promote experiences"),
+            current, actor)
     seen = tally(store, m.tenant, key)
-    if not by_user and (m.kind is not MemoryKind.EXPERIENCE or seen.succeeded < needed
+    if not by_user and (seen.succeeded < needed
                         or seen.rate < min_success_rate):
         return decide(store, m, key, refused(
             f"promotion needs successes on {needed} distinct tasks (has {seen.succeeded}) and "

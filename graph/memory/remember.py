@@ -37,7 +37,6 @@ from vintage.graph.core.model import (
 from vintage.graph.memory.conflicts import open_conflict, open_sides, retire_rivals
 from vintage.graph.memory.gate import (
     FACT_KIND,
-    MEMORY_EPOCH,
     NOT_EVIDENCE,
     Decision,
     MemoryIn,
@@ -168,10 +167,12 @@ def write_verdict(tx: StoreTx, now: datetime, m: MemoryIn, key: str, verdict: Ve
     gate saw."""
     assert verdict.status is not None and m.source_kind is not None
     assert m.source_id is not None and m.observed_at is not None
+    valid_from, valid_to = m.event_time(current)
     draft = FactIn(
-        subject=m.subject, predicate=m.key, value=m.value, valid_from=MEMORY_EPOCH,
-        kind=FACT_KIND[m.kind], status=verdict.status, source=m.source_id, owner=m.owner,
-        retention_reason=m.retention_reason, expires_at=m.expires_at,
+        subject=m.subject, predicate=m.key, value=m.value, valid_from=valid_from,
+        valid_to=valid_to, key=key, kind=FACT_KIND[m.kind], status=verdict.status,
+        source=m.source_id, owner=m.owner, retention_reason=m.retention_reason,
+        expires_at=m.expires_at,
     )
     source = SourceIn(id=m.source_id, kind=m.source_kind, available_at=m.observed_at,
                       version=m.source_version, authority=m.authority)

@@ -39,11 +39,15 @@ def remember_checked(store: Store, m: MemoryIn, *, actor: str,
 
 
 def correct_by_id(store: Store, tenant: str, memory_id: str, value: Value, *, source_id: str,
-                  observed_at: datetime | None, actor: str, consent: bool = False) -> Remembered:
+                  observed_at: datetime | None, actor: str, consent: bool = False,
+                  valid_from: datetime | None = None,
+                  valid_to: datetime | None = None) -> Remembered:
     """The user's correction of the memory version they were shown (``amend.correct``),
-    observed now unless ``observed_at`` says when."""
+    observed now unless ``observed_at`` says when, over the version's event time unless
+    ``valid_from``/``valid_to`` restate it."""
     return correct(store, tenant, memory_id, value, source_id=source_id,
-                   observed_at=observed_at or store.now(), actor=actor, consent=consent)
+                   observed_at=observed_at or store.now(), actor=actor, consent=consent,
+                   valid_from=valid_from, valid_to=valid_to)
 
 
 def record_outcome(store: Store, scope: Scope, subject: str, key: str, *, task: str,

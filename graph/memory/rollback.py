@@ -10,6 +10,7 @@ transaction that writes, after the subjects' locks.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -84,7 +85,9 @@ def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: Snaps
         return RolledBack(None, 0, 0)
     details: dict[str, str | int | float | bool] = {
         "decision": "rollback", "to": to.isoformat(), "restored": len(changed) + len(reopened),
-        "retired": len(retired)}
+        "retired": len(retired),
+        # The subjects it changed (ids, never content), so that ``audit --subject`` finds it.
+        "subjects": json.dumps(sorted({f.subject for f in (*changed, *reopened, *retired)}))}
 
     def restore(tx: StoreTx, report: WriteReport | None = None) -> None:
         tx.invalidate_facts([Invalidation(f.id, now) for f in retired])
@@ -106,7 +109,7 @@ def _restore(tx: StoreTx, now: datetime, scope: Scope, to: datetime, then: Snaps
                      valid_from=f.valid_from, valid_to=f.valid_to, kind=f.kind,
                      status=f.status, source=sources[Authority(f.authority)].id,
                      owner=f.owner, retention_reason=f.retention_reason,
-                     expires_at=f.expires_at) for f in changed]
+                     expires_at=f.expires_at, key=f.key) for f in changed]
     report = record_in(
         tx, now, scope, Batch(sources=list(sources.values()), facts=drafts), actor=actor,
         reason=why, expected={f.key: current[f.key].revision for f in changed},

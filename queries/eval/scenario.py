@@ -24,7 +24,7 @@ FAMILIES = (
     "isolation", "correction", "never-provided", "past-instant", "exact-code", "retraction",
     "erasure", "self-echo", "retry-duplicate-concurrent", "poisoning", "sensitive", "expiry",
     "cascading-staleness", "false-stale", "premise-resistance", "restatement",
-    "not-yet-public", "ltm-windows",
+    "not-yet-public", "ltm-windows", "event-time",
 )
 LANGUAGES = ("en", "zh")
 FIRST_STEP = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # when a scenario's first step has no `at`
@@ -75,6 +75,9 @@ class Remember(StepBase):
     source: SourceRef = Field(default_factory=SourceRef)
     observed_at: datetime | None = None  # default: the step's instant
     ttl: int | None = None
+    # Event time (default: from the observed time, open): "moved there in March 2025".
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
     consent: bool = False
     evidence: tuple[str, ...] = ()  # names of earlier steps (an inference's premises)
     repeat: int = Field(1, ge=1, le=20)  # the same event delivered again (duplicates)
@@ -87,6 +90,8 @@ class Correct(StepBase):
     target: str  # a step's name
     value: Any
     source: SourceRef = Field(default_factory=SourceRef)
+    valid_from: datetime | None = None  # default: the corrected version's event time
+    valid_to: datetime | None = None
 
 
 class Invalidate(StepBase):

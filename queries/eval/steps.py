@@ -47,7 +47,8 @@ def remember_step(store: Store, embedder: Embedder, done: Replay, s: sc.Remember
         source_version=s.source.version, observed_at=observed,
         owner=s.principal.user or s.principal.actor, retention_reason=RETENTION,
         user=s.principal.user, project=s.principal.project, thread=s.principal.thread,
-        ttl_seconds=s.ttl, evidence=evidence, consent=s.consent)
+        ttl_seconds=s.ttl, evidence=evidence, consent=s.consent,
+        valid_from=_instant(s.valid_from), valid_to=_instant(s.valid_to))
     _fill(w, scope, s.subject, s.key, s.value, observed)
     w.assertion = memory_key(scope, s.subject, s.key)
     deliveries = s.repeat + (1 if s.retry else 0)
@@ -85,7 +86,12 @@ def _correct(store: Store, embedder: Embedder, done: Replay, s: sc.Correct,
         raise UserError(f"{s.target} wrote nothing to correct")
     _decided(w, correct_by_id(store, done.tenant, shown[0], s.value,
                               source_id=s.source.id or w.name, observed_at=w.at,
-                              actor=s.principal.actor))
+                              actor=s.principal.actor, valid_from=_instant(s.valid_from),
+                              valid_to=_instant(s.valid_to)))
+
+
+def _instant(at: datetime | None) -> datetime | None:
+    return None if at is None else sc._utc(at)
 
 
 def _invalidate(store: Store, embedder: Embedder, done: Replay, s: sc.Invalidate,

@@ -22,7 +22,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Event, Scope, Value
 from vintage.graph.core.temporal import as_of
-from vintage.graph.memory.gate import FACT_KIND, MEMORY_KIND
+from vintage.graph.memory.gate import FACT_KIND, MEMORY_KIND, event_time_of
 from vintage.graph.memory.ranking import FULL, weights
 from vintage.graph.memory.scoping import record_wide_read, require_read_scope
 from vintage.graph.store.protocol import Store
@@ -43,6 +43,9 @@ class MemoryView(BaseModel):
     owner: str | None
     retention_reason: str | None
     scope: tuple[str, ...]
+    # Event time: when it holds in the world (None, None: stored before memories had one).
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
     known_from: datetime
     known_until: datetime | None
     expires_at: datetime | None
@@ -53,11 +56,14 @@ class MemoryView(BaseModel):
 def recall(
     store: Store, scope: Scope, subject: str, key: str | None = None, *,
     at: datetime | None = None, system_at: datetime | None = None,
-    candidates: bool = False, hindsight: bool = False, all_scopes: bool = False,
+    valid_at: datetime | None = None, candidates: bool = False, hindsight: bool = False,
+    all_scopes: bool = False,
     actor: str | None = None, read: str = "memories",
 ) -> list[MemoryView]:
     """The memories of ``subject`` (under ``key``, if given) as observed by ``at`` and
-    holding then (a TTL not yet reached), as the engine holds them at ``system_at`` (default
+    holding then (a TTL not yet reached) or, given ``valid_at``, holding at that instant of
+    event time (as known at ``at``: a TTL counts at ``at``, it ends what the engine holds),
+    as the engine holds them at ``system_at`` (default
     now: the contract's default, docs/contract.md, "The as-of predicate"; give ``system_at``
     to see past an invalidation, retraction or rollback made since). Each as known then: a
     correction observed after ``at`` leaves ``known_until`` open unless ``hindsight``.
@@ -71,9 +77,9 @@ def recall(
     now = store.now()
     t, held = at or now, system_at or now
     statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if candidates else set())
-    spec = AsOf(scope, known_at=t, system_at=held, valid=as_of(t), subjects=(subject,),
-                predicates=None if key is None else (key,), statuses=frozenset(statuses),
-                kinds=tuple(FACT_KIND.values()))
+    spec = AsOf(scope, known_at=t, system_at=held, valid=as_of(valid_at or t),
+                subjects=(subject,), predicates=None if key is None else (key,),
+                statuses=frozenset(statuses), kinds=tuple(FACT_KIND.values()), unexpired_at=t)
     answers = [Answer(f if hindsight else as_known(f, t, held), cited)
                for f, cited in store.read_cited(spec)]
     ranked = weights(store, scope.tenant, [a.fact.id for a in answers], t)
@@ -83,6 +89,8 @@ def recall(
             kind=MEMORY_KIND[a.fact.kind].value, value=a.fact.value, status=a.fact.status.value,
             revision=a.fact.revision, owner=a.fact.owner,
             retention_reason=a.fact.retention_reason, scope=a.fact.scope,
+            valid_from=(event_time_of(a.fact) or (None, None))[0],
+            valid_to=(event_time_of(a.fact) or (None, None))[1],
             known_from=a.fact.available_at, known_until=a.fact.superseded_at,
             expires_at=a.fact.expires_at, sources=tuple(SourceView.of(s) for s in a.sources),
             weight=ranked[a.fact.id],

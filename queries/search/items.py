@@ -117,10 +117,11 @@ def _instant(at: datetime) -> str:
 
 
 def _time(item: Item) -> tuple[str, str, str | None]:
-    """("observed", when, None) for a memory (valid from the epoch on, open), else
-    ("valid", from, to)."""
+    """("observed", when, None) for a memory that holds from when it was said, open-ended (a
+    statement about the present; or one stored before memories had an event time, valid from
+    the epoch), else ("valid", from, to): "moved to Shanghai in March 2025"."""
     start, end = item.valid
-    if start == MEMORY_EPOCH and end is None:
+    if start in (MEMORY_EPOCH, item.known_from) and end is None:
         return "observed", _instant(item.known_from), None
     return "valid", _instant(start), None if end is None else _instant(end)
 

@@ -1,0 +1,130 @@
+"""A memory value or instant nobody could have meant is refused in one line and writes nothing:
+a number a 64-bit float cannot hold (it would be stored as 0 or infinity), an empty, blank or
+NUL-only value, and a number where a date is expected. The command line on both backends; HTTP
+and MCP where they take the same input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.factories import run
+from tests.http_api import Api, problem_of
+from tests.test_mcp import key_of, over_mcp, preference, text
+from vintage.graph.retrieval.embedder import minilm
+from vintage.graph.store.protocol import Store
+from vintage.mcp.server import build_server
+
+SAID = ["--source-kind", "user_message", "--source-id", "msg-1", "--observed-at",
+        "2026-05-01T10:00:00Z", "--owner", "user:42", "--reason", "asked", "--user", "42"]
+OUT_OF_RANGE = {"1e-400": "too small for a 64-bit float: it would be stored as 0",
+                "2.5E-999": "too small for a 64-bit float: it would be stored as 0",
+                "1e400": "too large for a 64-bit float"}  # NaN and Infinity: refused already
+EMPTY = {"empty": "", "blank": " \t\n ", "NUL only": "\x00\x00", "NUL and blanks": " \x00 "}
+
+
+def nothing_held(store_args: list[str], capsys: pytest.CaptureFixture[str],
+                 monkeypatch: pytest.MonkeyPatch) -> bool:
+    code, out, _ = run([*store_args, "memories", "user:42", "--user", "42", "--json"], capsys,
+                       monkeypatch)
+    return code == 0 and json.loads(out) == []
+
+
+@pytest.mark.parametrize("literal", list(OUT_OF_RANGE))
+def test_a_typed_number_a_float_cannot_hold_is_refused_not_stored_as_zero_or_infinity(
+    literal: str, store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*store_args, "remember", "preference", "user:42", "tiny", literal,
+                          "--typed", *SAID], capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and OUT_OF_RANGE[literal] in err and "Traceback" not in err
+    assert nothing_held(store_args, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("value", list(EMPTY))
+def test_an_empty_blank_or_nul_only_value_is_refused(
+    value: str, store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([*store_args, "remember", "preference", "user:42", "note",
+                          EMPTY[value], *SAID], capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err == ("error: value: a memory value is empty (blank or NUL characters only): "
+                   "give what is to be remembered\n")
+    assert nothing_held(store_args, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("when", ["20260501", "1777629600"])
+def test_digits_where_an_observed_time_is_expected_are_refused_naming_the_format(
+    when: str, store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said = [*SAID[:5], when, *SAID[6:]]
+    code, out, err = run([*store_args, "remember", "preference", "user:42", "k", "v", *said],
+                         capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err == (f"error: observed_at: '{when}' is not an ISO 8601 date or datetime "
+                   "(YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS with an offset)\n")
+    assert nothing_held(store_args, capsys, monkeypatch)
+
+
+def raw_memory(api: Api, value: str, **fields: Any) -> str:
+    """A remember body with ``value`` spliced in as a raw JSON literal."""
+    body = json.dumps(api.memory(value="@", **fields))
+    return body.replace('"@"', value)
+
+
+@pytest.mark.parametrize("literal", ["1e-400", "1e400", "-1E+999"])
+def test_over_http_a_number_literal_a_float_cannot_hold_is_a_400_and_writes_nothing(
+    literal: str, api: Api,
+) -> None:
+    user = api.key("writer", user="42")
+    sent = api.client.post("/v1/memories", content=raw_memory(api, literal),
+                           headers=user.headers | {"content-type": "application/json"})
+    found = problem_of(sent, 400, "invalid-argument")
+    assert "64-bit float" in found["detail"]
+    assert api.client.get("/v1/memories", headers=user.headers,
+                          params={"subject": "user:42"}).json()["items"] == []
+
+
+@pytest.mark.parametrize("value", list(EMPTY))
+def test_over_http_an_empty_value_is_refused_and_writes_nothing(value: str, api: Api) -> None:
+    user = api.key("writer", user="42")
+    sent = api.client.post("/v1/memories", json=api.memory(value=EMPTY[value]),
+                           headers=user.headers)
+    assert sent.status_code == 422 and "a memory value is empty" in sent.text
+    assert api.client.get("/v1/memories", headers=user.headers,
+                          params={"subject": "user:42"}).json()["items"] == []
+
+
+def test_over_http_a_number_where_an_instant_is_expected_is_refused_not_read_as_seconds(
+    api: Api,
+) -> None:
+    user = api.key("writer", user="42")
+    sent = api.client.post("/v1/memories", json=api.memory(observed_at=1777629600),
+                           headers=user.headers)
+    assert sent.status_code == 422
+    assert "expected an ISO 8601 date or datetime as text" in sent.text
+    assert "the number 1777629600" in sent.text
+    assert api.client.get("/v1/memories", headers=user.headers,
+                          params={"subject": "user:42"}).json()["items"] == []
+
+
+def test_over_mcp_an_empty_value_and_a_number_for_an_instant_are_tool_errors(
+    store: Store, tenant: str,
+) -> None:
+    server = build_server(store, key_of(store, tenant, "writer", user="42"), minilm())
+
+    async def talk(client: Any) -> list[Any]:
+        return [await client.call_tool("remember", preference("42", " \x00 ")),
+                await client.call_tool("remember", preference("42", "ship to the office",
+                                                              observed_at=1777629600)),
+                await client.call_tool("search", {"query": "ship", "candidates": True})]
+
+    empty, seconds, found = over_mcp(server, talk)
+    assert empty.is_error and "a memory value is empty" in text(empty)
+    assert seconds.is_error and "expected an ISO 8601 date or datetime" in text(seconds)
+    assert found.structured_content["results"] == []
