@@ -47,6 +47,7 @@ from vintage.cli.options import (
 )
 from vintage.cli.sources import sources_app
 from vintage.cli.store import store_app
+from vintage.cli.tools import tools_app
 from vintage.client.commands import KeepsArgs, run_remote
 from vintage.graph.core.errors import UserError
 from vintage.graph.core.temporal import parse_instant
@@ -72,6 +73,7 @@ cli_facts.register(app)
 cli_stats.register(app)
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(sources_app, name="sources")
+app.add_typer(tools_app, name="tools")
 app.add_typer(keys_app, name="keys")
 app.add_typer(store_app, name="store")
 cli_serve.register(app)

@@ -71,6 +71,10 @@ def remember_cmd(
     source_id: Annotated[str | None, typer.Option(help="Id of the message, tool call, ...")]
         = None,
     source_version: Annotated[str | None, typer.Option(help="Document / tool version.")] = None,
+    tool: Annotated[str | None, typer.Option(
+        help="The tool a tool_result comes from (registered: vintage tools register).")]
+        = None,
+    tool_version: Annotated[str | None, typer.Option(help="The tool's version.")] = None,
     observed_at: Annotated[str | None, typer.Option(
         help="When it was observed: from 1900 to now plus VINTAGE_CLOCK_SKEW seconds (300).")]
         = None,
@@ -95,7 +99,8 @@ def remember_cmd(
     draft = MemoryIn(
         kind=kind, tenant=scope.tenant, subject=subject, key=key,
         value=typed_value(value, typed), source_kind=source_kind,
-        source_id=source_id, source_version=source_version,
+        source_id=source_id, source_version=source_version, tool=tool,
+        tool_version=tool_version,
         observed_at=parse_instant(observed_at, "observed_at") if observed_at else None,
         owner=owner, retention_reason=reason, user=user, project=project, thread=thread,
         ttl_seconds=ttl, evidence=tuple(evidence or ()), consent=consent,

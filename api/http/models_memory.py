@@ -55,7 +55,10 @@ class MemoryWrite(Named):
     source_kind: SourceKind | None = None
     source_id: Name | None = None
     source_version: Name | None = None
-    tool: Name | None = Field(None, description="The tool a `tool_result` comes from.")
+    tool: Name | None = Field(None, description="The tool a `tool_result` comes from; "
+                              "registered (`POST /v1/tools`), its results carry authority.")
+    tool_version: Name | None = Field(None, description="The tool's version (the source "
+                                      "version of a `tool_result`).")
     observed_at: Instant | None = None
     owner: Name | None = None
     retention_reason: Text | None = None

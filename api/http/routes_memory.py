@@ -96,7 +96,7 @@ def remember_memory(caller: Authenticated, body: MemoryWrite, response: Response
     scope = guard.write_scope(p, user=body.user, project=body.project, thread=body.thread)
     if body.source_kind is not None:
         check_write(p, body.source_kind, tool=body.tool, **user_and_project(scope))
-    fields = body.model_dump(exclude={"user", "project", "thread", "tool"})
+    fields = body.model_dump(exclude={"user", "project", "thread"})
     draft = MemoryIn(**fields, tenant=p.tenant, user=scope.keys.get("user"),
                      project=scope.keys.get("project"), thread=scope.keys.get("thread"))
     if if_none_match is not None:

@@ -37,6 +37,7 @@ from vintage.http.models_retrieval import (
     search_out,
     search_request,
 )
+from vintage.mcp.registry import Registry
 from vintage.queries.lineage.explain import Explanation
 from vintage.queries.lineage.explain import explain as explain_fact
 from vintage.queries.lineage.impact import Impact
@@ -67,11 +68,11 @@ class Refused(InvalidArgument):
     """A write the memory gate refused or held for review: said as the tool's error."""
 
 
-class Tools:
+class Tools(Registry):
     """The tools of one server, bound to one store, one key and one embedder."""
 
     NAMES = ("search", "context", "remember", "correct", "forget", "asof", "explain",
-             "impact")
+             "impact", *Registry.NAMES)
 
     def __init__(self, store: Store, key: str, embedder: Embedder) -> None:
         self.store = store
@@ -137,8 +138,10 @@ class Tools:
                                                                     "come from; the key decides "
                                                                     "whether it may.")] = None,
         source_id: Name | None = None, source_version: Name | None = None,
-        tool: Annotated[Name | None, Field(description="The tool a tool_result comes from.")]
+        tool: Annotated[Name | None, Field(description="The tool a tool_result comes from; "
+                                                       "registered, it carries authority.")]
             = None,
+        tool_version: Annotated[Name | None, Field(description="The tool's version.")] = None,
         observed_at: Instant | None = None, owner: Name | None = None,
         retention_reason: Text | None = None,
         ttl_seconds: Annotated[int | None, Field(ge=1)] = None,
@@ -155,7 +158,8 @@ class Tools:
                         project=scope.keys.get("project"))
         draft = MemoryIn(kind=kind, tenant=p.tenant, subject=subject, key=key, value=value,
                          source_kind=source_kind, source_id=source_id,
-                         source_version=source_version, observed_at=observed_at, owner=owner,
+                         source_version=source_version, tool=tool, tool_version=tool_version,
+                         observed_at=observed_at, owner=owner,
                          retention_reason=retention_reason, ttl_seconds=ttl_seconds,
                          evidence=tuple(evidence or ()), consent=consent,
                          user=scope.keys.get("user"), project=scope.keys.get("project"),
