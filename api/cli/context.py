@@ -13,7 +13,8 @@ from typing import Annotated
 import typer
 
 from vintage.cli.memory import Project, Thread, User, scope_of
-from vintage.cli.options import AllScopes, AsJson, Options
+from vintage.cli.options import AllScopes, AsJson, MinAuthority, Options, RiskLevel
+from vintage.graph.core.kinds import required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.retrieval.embedder import embedder_from_env
 from vintage.queries.search.fusion import Mode
@@ -52,7 +53,7 @@ def context_cmd(
     actor: Annotated[str | None, typer.Option(
         "--actor", help="Who builds the context (default: the global --actor).")] = None,
     user: User = None, project: Project = None, thread: Thread = None,
-    all_scopes: AllScopes = False,
+    all_scopes: AllScopes = False, min_authority: MinAuthority = None, risk: RiskLevel = None,
 ) -> None:
     """The context pack for QUERY from a scope (--user, --project or --thread; or
     --all-scopes, audited): pinned constraints, then the evidence best-ranked first, at most
@@ -63,11 +64,13 @@ def context_cmd(
         query=query, scope=scope_of(options, user, project, thread), mode=mode,
         subjects=tuple(subject) if subject else None,
         cutoff=parse_instant(cutoff, "cutoff") if cutoff else None, all_scopes=all_scopes,
-        actor=who)
+        actor=who, min_authority=required_authority(min_authority, risk))
     with options.opened() as store:
         pack = build_pack(store, embedder_from_env(), request, budget=budget,
                           for_thread=for_thread or thread or "", actor=who, format=format)
     typer.echo(pack.text)
+    if pack.refusal is not None:  # beside the pack, which says it too
+        typer.echo(f"refused: {pack.refusal}", err=True)
     # What the pack cost, beside it (stdout is exactly what the agent is handed): the total,
     # the header's share and each item's line
     # (docs/retrieval.md, "Context packs and the injection trace").

@@ -14,8 +14,8 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.options import AllScopes, AsJson, Options, typed_value
-from vintage.graph.core.kinds import SourceKind
+from vintage.cli.options import AllScopes, AsJson, MinAuthority, Options, RiskLevel, typed_value
+from vintage.graph.core.kinds import SourceKind, required_authority
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.conflicts import review
@@ -124,7 +124,8 @@ def memories_cmd(
         "--hindsight", help="Show a knowledge end learned after --at (off: it reads as open).")]
         = False,
     user: User = None, project: Project = None, thread: Thread = None,
-    all_scopes: AllScopes = False, as_json: AsJson = False,
+    all_scopes: AllScopes = False, min_authority: MinAuthority = None, risk: RiskLevel = None,
+    as_json: AsJson = False,
 ) -> None:
     """A subject's memories in a scope (--user, --project or --thread; or --all-scopes,
     audited) with source, times, status and retention reason."""
@@ -134,7 +135,8 @@ def memories_cmd(
                        at=parse_instant(at, "at") if at else None,
                        system_at=parse_instant(system_at, "system_at") if system_at else None,
                        candidates=candidates, all_scopes=all_scopes, actor=options.actor,
-                       hindsight=hindsight)
+                       hindsight=hindsight,
+                       min_authority=required_authority(min_authority, risk))
     render_memory.memories(_out, subject, found, as_json)
 
 

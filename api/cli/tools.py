@@ -86,8 +86,9 @@ def unregistered(name: str, version: str | None, event: str) -> None:
 
 
 def show_tools(found: Sequence[Tool], as_json: bool) -> None:
-    rows: list[dict[str, Any]] = [{"name": t.name, "version": None if t.version == ANY_VERSION else t.version,
-             "reporters": list(t.reporters), "event": t.event} for t in found]
+    rows: list[dict[str, Any]] = [
+        {"name": t.name, "version": None if t.version == ANY_VERSION else t.version,
+         "reporters": list(t.reporters), "event": t.event} for t in found]
     if as_json:
         print_json(_out, json.dumps(rows))
         return

@@ -33,6 +33,7 @@ from vintage.client.keys import KEY_COMMANDS
 from vintage.client.memory import MEMORY_COMMANDS, decide
 from vintage.client.tools import TOOL_COMMANDS
 from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import authority_named, required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.memory.recall import MemoryView
@@ -52,12 +53,13 @@ def search(remote: Remote, p: dict[str, Any]) -> None:
         "valid_at": instant(p["valid_at"], "valid_at"),
         "system_at": instant(p["system_at"], "system_at"), "limit": p["limit"],
         "candidates": p["candidates"], "form": p["form"], "period": p["period"],
-        "all_scopes": p["all_scopes"]}
+        "all_scopes": p["all_scopes"]} | _required(p)
     answer = remote.call("POST", "/v1/search", body=body)
     found = tuple(found_of(r, rank) for rank, r in enumerate(answer["results"], 1))
     render_search.search(_out, SearchResult(
         query=answer["query"], mode=Mode(answer["mode"]), results=found, considered=found,
-        legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"]),
+        legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"],
+        required=required_authority(p["min_authority"], p["risk"])),
         p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
@@ -81,8 +83,19 @@ def context(remote: Remote, p: dict[str, Any]) -> None:
     body = scoped(p) | {
         "query": p["query"], "budget": p["budget"], "subjects": p["subject"],
         "cutoff": instant(p["cutoff"], "cutoff"), "for_thread": p["for_thread"],
-        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]}
-    typer.echo(remote.call("POST", "/v1/context", body=body)["text"])
+        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]} | _required(p)
+    answer = remote.call("POST", "/v1/context", body=body)
+    typer.echo(answer["text"])
+    if answer.get("refusal"):
+        typer.echo(f"refused: {answer['refusal']}", err=True)
+
+
+def _required(p: dict[str, Any]) -> dict[str, Any]:
+    """The read's minimum authority as the API takes it, checked here first (one line)."""
+    required_authority(p["min_authority"], p["risk"])
+    least = p["min_authority"]
+    return {"min_authority": least and authority_named(least).name.lower(),
+            "risk": p["risk"] and p["risk"].strip().lower()}
 
 
 def remember(remote: Remote, p: dict[str, Any]) -> None:
@@ -105,7 +118,7 @@ def memories(remote: Remote, p: dict[str, Any]) -> None:
         "subject": p["subject"], "key": p["key"], "at": instant(p["at"], "at"),
         "system_at": instant(p["system_at"], "system_at"),
         "candidates": p["candidates"] or None, "hindsight": p["hindsight"] or None,
-        "all_scopes": p["all_scopes"] or None}
+        "all_scopes": p["all_scopes"] or None} | _required(p)
     found = [MemoryView.model_validate(m) for m in remote.pages("/v1/memories", query)]
     render_memory.memories(_out, p["subject"], found, p["as_json"])
 

@@ -8,11 +8,11 @@ another user is 403); the tenant is never named, it is the key's.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.kinds import Risk, SourceKind
 from vintage.graph.core.model import Event, Value
 from vintage.graph.memory.gate import Decision, MemoryKind
 from vintage.http.models import Cursor, Instant, Limit, Out
@@ -21,6 +21,11 @@ from vintage.queries.memory.recall import MemoryView
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Name = Annotated[str, Field(min_length=1, max_length=256)]
 ScopePart = Annotated[str | None, Field(None, pattern=r"^[A-Za-z0-9_.:@/-]{1,128}$")]
+
+
+# An authority by name (``vintage.graph.core.kinds.Authority``), lowest first.
+AuthorityName = Literal["unknown_text", "model_guess", "multi_turn_inference",
+                        "approved_summary", "authoritative", "user_statement"]
 
 
 class In(BaseModel):
@@ -103,6 +108,10 @@ class MemoriesQuery(Scoped):
     candidates: bool = False
     hindsight: bool = False
     all_scopes: bool = Field(False, description="Every scope of the tenant (admin, audited).")
+    min_authority: AuthorityName | None = Field(None, description="Only memories holding at "
+                                                "least this authority.")
+    risk: Risk | None = Field(None, description="low, medium or high: a minimum authority "
+                                                "(the stricter of it and `min_authority`).")
     limit: Limit = 50
     cursor: Cursor = None
 

@@ -18,15 +18,16 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from vintage.graph.access import Principal
-from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.kinds import FactKind, Risk, required_authority
 from vintage.graph.core.model import Value
 from vintage.graph.memory.gate import FACT_KIND, MemoryKind
 from vintage.http import guard
 from vintage.http.models import SOURCE_EXAMPLE, Instant, Out
-from vintage.http.models_memory import In, Name, Scoped
+from vintage.http.models_memory import AuthorityName, In, Name, Scoped
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
+from vintage.queries.search.pack import Pack
 from vintage.queries.search.request import MAX_LIMIT, MAX_QUERY_CHARS, SearchRequest, SearchResult
 from vintage.render.search import result_json
 
@@ -53,6 +54,12 @@ class Asked(Scoped):
                                         description="Only these subjects: ids, CIKs or tickers.")
     cutoff: Instant | None = Field(None, description="Knowledge cutoff (default: now).")
     all_scopes: bool = Field(False, description="Every scope of the tenant (admin, audited).")
+    min_authority: AuthorityName | None = Field(None, description=(
+        "Only items holding at least this authority; the rest are excluded (their count under "
+        "`excluded`), and nothing left is a refusal naming what was missing."))
+    risk: Risk | None = Field(None, description=(
+        "The question's risk, mapped to a minimum authority: low model_guess, medium "
+        "approved_summary, high authoritative (the stricter of it and `min_authority`)."))
 
 
 class SearchBody(Asked):
@@ -94,7 +101,8 @@ def search_request(p: Principal, body: Asked, **more: Any) -> SearchRequest:
         query=body.query, scope=scope, mode=body.mode,
         subjects=tuple(body.subjects) if body.subjects else None,
         kinds=tuple(fact_kind(k) for k in kinds) if kinds else None, cutoff=body.cutoff,
-        all_scopes=body.all_scopes, actor=p.actor, **fields | more)
+        all_scopes=body.all_scopes, actor=p.actor,
+        min_authority=required_authority(body.min_authority, body.risk), **fields | more)
 
 
 class FoundOut(Out):
@@ -135,12 +143,15 @@ class SearchOut(Out):
     excluded: dict[str, int]
     legal: int
     matched: int
+    refusal: str | None = Field(None, description="Nothing held the authority the read "
+                                                  "required: what was missing.")
 
 
 def search_out(result: SearchResult) -> SearchOut:
     return SearchOut(query=result.query, mode=result.mode,
                      results=[FoundOut(**result_json(f)) for f in result.results],
-                     excluded=dict(result.excluded), legal=result.legal, matched=result.matched)
+                     excluded=dict(result.excluded), legal=result.legal, matched=result.matched,
+                     refusal=result.refusal)
 
 
 class ContextOut(Out):
@@ -166,6 +177,16 @@ class ContextOut(Out):
     items: list[str] = Field(description="Ids of the items handed over, in order.")
     pinned: int = Field(description="How many of `items` are pinned constraints.")
     cut: list[str] = Field(description="Considered, and left out by the budget.")
+    refusal: str | None = Field(None, description="No evidence held the authority the read "
+                                                  "required: what was missing.")
+
+
+def context_out(pack: Pack) -> ContextOut:
+    return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
+                      text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
+                      item_tokens=pack.item_tokens, budget=pack.budget,
+                      tokenizer=pack.tokenizer, items=[i.id for i in pack.items],
+                      pinned=pack.pinned, cut=list(pack.cut), refusal=pack.refusal)
 
 
 class Verdict(Out):

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 
 from vintage.graph.access import check_exit, check_write
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.kinds import SourceKind, required_authority
 from vintage.graph.core.model import Scope
 from vintage.graph.memory.amend import current
 from vintage.graph.memory.forget import forget
@@ -142,7 +142,8 @@ def memories(caller: Authenticated, q: Annotated[MemoriesQuery, Query()]) -> Mem
     at = pages.decode(q.cursor, query, {"at": q.at or now, "system_at": q.system_at or now})
     found = recall(caller.store, scope, q.subject, q.key, at=at.pinned["at"],
                    system_at=at.pinned["system_at"], candidates=q.candidates,
-                   hindsight=q.hindsight, all_scopes=q.all_scopes, actor=caller.actor)
+                   hindsight=q.hindsight, all_scopes=q.all_scopes, actor=caller.actor,
+                   min_authority=required_authority(q.min_authority, q.risk))
     items, more = pages.page(found, query, at, q.limit)
     return MemoriesPage(items=[MemoryOut(**m.model_dump()) for m in items], next_cursor=more)
 

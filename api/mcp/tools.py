@@ -16,7 +16,7 @@ from pydantic import Field
 
 from vintage.graph.access import Principal, check_exit, check_write, verify
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.kinds import Risk, SourceKind
 from vintage.graph.core.model import Scope, Value
 from vintage.graph.memory.forget import forget as forget_memory
 from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
@@ -27,13 +27,14 @@ from vintage.graph.store.protocol import Store
 from vintage.http import guard
 from vintage.http.models import Instant
 from vintage.http.models_control import Forgotten
-from vintage.http.models_memory import Decided
+from vintage.http.models_memory import AuthorityName, Decided
 from vintage.http.models_retrieval import (
     ContextBody,
     ContextOut,
     KindName,
     SearchBody,
     SearchOut,
+    context_out,
     search_out,
     search_request,
 )
@@ -61,6 +62,10 @@ AllScopes = Annotated[bool, Field(description="Every scope of the tenant (an adm
                                               "audited).")]
 Subjects = Annotated[list[str] | None, Field(description="Only these subjects: ids, CIKs or "
                                                          "tickers.")]
+MinAuthority = Annotated[AuthorityName | None, Field(description=(
+    "Only items holding at least this authority; nothing left is a refusal naming it."))]
+RiskLevel = Annotated[Risk | None, Field(description=(
+    "The question's risk: low, medium or high, mapped to a minimum authority."))]
 NOT_WRITTEN = frozenset({Decision.REFUSED, Decision.CONFLICT})
 
 
@@ -96,7 +101,7 @@ class Tools(Registry):
         period: Annotated[str | None, Field(description="Two-stage: a calendar year or "
                                                         "quarter (2018, 2018Q1).")] = None,
         user: User = None, project: Project = None, thread: Thread = None,
-        all_scopes: AllScopes = False,
+        all_scopes: AllScopes = False, min_authority: MinAuthority = None, risk: RiskLevel = None,
     ) -> SearchOut:
         """Find facts and memories by what they say. Only what the key's scope and the as-of
         instants make visible is ranked; naming no user, project or thread reads the tenant's
@@ -104,7 +109,8 @@ class Tools(Registry):
         body = SearchBody(query=query, mode=mode, subjects=subjects, kinds=kinds, cutoff=cutoff,
                           valid_at=valid_at, system_at=system_at, limit=limit,
                           candidates=candidates, form=form, period=period, user=user,
-                          project=project, thread=thread, all_scopes=all_scopes)
+                          project=project, thread=thread, all_scopes=all_scopes,
+                          min_authority=min_authority, risk=risk)
         request = search_request(self.principal(), body)
         return search_out(search_legal(self.store, self.embedder, request))
 
@@ -116,6 +122,7 @@ class Tools(Registry):
         format: Format = Format.MARKDOWN, mode: Mode = Mode.HYBRID, subjects: Subjects = None,
         cutoff: Instant | None = None, user: User = None, project: Project = None,
         thread: Thread = None, all_scopes: AllScopes = False,
+        min_authority: MinAuthority = None, risk: RiskLevel = None,
     ) -> ContextOut:
         """The context pack for a query, cut to a token budget: pinned constraints first, then
         the evidence best-ranked first. The handover is recorded (an injection with its
@@ -123,14 +130,11 @@ class Tools(Registry):
         p = self.principal()
         body = ContextBody(query=query, budget=budget, for_thread=for_thread, format=format,
                            mode=mode, subjects=subjects, cutoff=cutoff, user=user,
-                           project=project, thread=thread, all_scopes=all_scopes)
+                           project=project, thread=thread, all_scopes=all_scopes,
+                           min_authority=min_authority, risk=risk)
         pack = build_pack(self.store, self.embedder, search_request(p, body), budget=budget,
                           for_thread=for_thread or thread or "", actor=p.actor, format=format)
-        return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
-                          text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
-                      item_tokens=pack.item_tokens, budget=pack.budget,
-                          tokenizer=pack.tokenizer, items=[i.id for i in pack.items],
-                          pinned=pack.pinned, cut=list(pack.cut))
+        return context_out(pack)
 
     def remember(
         self, kind: MemoryKind, subject: Name, key: Name, value: Value,

@@ -38,7 +38,8 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
         print_json(console, json.dumps({
             "query": result.query, "mode": result.mode.value,
             "results": [result_json(f) for f in result.results],
-            "excluded": result.excluded, "legal": result.legal, "matched": result.matched}))
+            "excluded": result.excluded, "legal": result.legal, "matched": result.matched,
+            "refusal": result.refusal}))
         return
     grid = table(f"search {safe(result.query)} ({result.mode.value})", "#", "score", "subject",
                  "predicate", "value", "status", "valid", "sources", "id")
@@ -53,6 +54,8 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
     console.print(f"[dim]{len(result.results)} shown of {result.legal} legal; "
                   f"{result.matched} matched the words"
                   + (f", excluded: {safe(excluded)}" if excluded else "") + "[/dim]")
+    if result.refusal is not None:
+        console.print(f"refused: {safe(result.refusal)}")
 
 
 def indexed(console: Console, count: int, model: str, dropped: int | None = None) -> None:

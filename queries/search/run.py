@@ -137,7 +137,8 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     shown = tuple(found(c, n) for n, c in enumerate(considered, start=1))
     return SearchResult(request.query, request.mode, _head(shown, request.limit),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
-                        depth, len(set().union(*(r.asked for r in rescored.values()))))
+                        depth, len(set().union(*(r.asked for r in rescored.values()))),
+                        request.min_authority)
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
