@@ -76,7 +76,7 @@ def capped_authority(kind: SourceKind, claimed: Authority | None) -> Authority:
 
 class Risk(StrEnum):
     """How much a wrong answer costs the caller: a read's risk requires a minimum authority
-    (``RISK_AUTHORITY``; docs/contract.md, "Trust required by risk")."""
+    (``RISK_AUTHORITY``; docs/contract.md, "Retrieval and context")."""
 
     LOW = "low"
     MEDIUM = "medium"
