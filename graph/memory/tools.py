@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
@@ -30,6 +30,7 @@ from vintage.graph.memory.trust import TRUST
 from vintage.graph.store.protocol import Store
 
 ANY_VERSION = "*"
+_MICROSECOND = timedelta(microseconds=1)
 _KEY_ACTOR = re.compile(r"^key:([^()]+)(?:\((.*)\))?$")
 _NAME = re.compile(r"^[^\s\x00-\x1f]{1,128}$")
 
@@ -57,7 +58,11 @@ def _event(store: Store, tenant: str, name: str, version: str | None, *, registe
     reporters = tuple(sorted({_checked(r, "reporter") for r in reporters}))
     if not reason.strip():
         raise InvalidArgument("a tool registration needs a reason (it is logged)")
-    event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=TRUST,
+    # Events of one instant come in id order, which is random: a registration's event goes
+    # after the tenant's last trust event, so that the latest decision is the one read.
+    last = [e.at for e in store.events(tenant, actions=[TRUST])][-1:]
+    at = max([store.now(), *(t + _MICROSECOND for t in last)])
+    event = Event(id=new_event_id(), tenant=tenant, at=at, actor=actor, action=TRUST,
                   reason=reason,
                   details={"decision": "trusted" if registered else "distrusted",
                            "source": name, "source_kind": SourceKind.TOOL_RESULT.value,
@@ -90,11 +95,11 @@ def unregister_tool(store: Store, tenant: str, name: str, *, version: str | None
 
 
 def registered_tools(store: Store, tenant: str, at: datetime | None = None) -> list[Tool]:
-    """The tools registered in ``tenant`` at ``at`` (default now), by name and version."""
-    when = at or store.now()
+    """The tools registered in ``tenant`` at ``at`` (default: now, the latest decision
+    included, even one placed a microsecond ahead of the clock), by name and version."""
     state: dict[tuple[str, str], Tool | None] = {}
     for e in store.events(tenant, actions=[TRUST]):
-        if e.at > when:
+        if at is not None and e.at > at:
             break  # events come in (at, id) order
         if e.details.get("source_kind") != SourceKind.TOOL_RESULT.value:
             continue
