@@ -6,6 +6,8 @@ candidate (``POST /v1/memories``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,14 +42,21 @@ class ToolRegistration(BaseModel):
 
 
 class ToolWithdrawal(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"name": "crm-lookup", "version": "v3", "reason": "replaced by the new CRM"}]})
 
     name: str = ToolName
     version: str | None = Field(None, min_length=1, max_length=128)
     reason: str = Field("no longer trusted", min_length=1, max_length=2000)
 
 
+TOOL_EXAMPLE: dict[str, Any] = {"name": "crm-lookup", "version": "v3", "reporters": ["support-bot"],
+                "event": "e-5c2d"}
+
+
 class ToolOut(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [TOOL_EXAMPLE]})
+
     name: str
     version: str | None  # None: every version
     reporters: list[str]  # empty: any principal that may write a tool_result
@@ -60,10 +69,14 @@ class ToolOut(Out):
 
 
 class ToolsOut(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"items": [TOOL_EXAMPLE]}]})
+
     items: list[ToolOut]
 
 
 class ToolEvent(Out):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"event": "e-5c2d"}]})
+
     event: str
 
 
