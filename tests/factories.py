@@ -17,6 +17,7 @@ from vintage.graph.core.temporal import parse_instant
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.memory.gate import MemoryIn
 from vintage.graph.memory.remember import remember
+from vintage.graph.memory.tools import register_tool
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.sqlite.store import SqliteStore
@@ -134,6 +135,13 @@ def memory(scope: Scope, **fields: Any) -> MemoryIn:
     }
     base.update(fields)
     return MemoryIn.model_validate(base)
+
+
+def tools(store: Store, tenant: str, *names: str) -> None:
+    """Register each tool (every version, any reporter), as a tenant does before its tools'
+    results may make business facts active."""
+    for name in names:
+        register_tool(store, tenant, name, actor="user:admin", reason="the tenant's tool")
 
 
 REFUND = json.dumps({"trigger": "a customer asks for a refund",

@@ -73,6 +73,8 @@ def test_review_lists_a_conflict_and_resolve_settles_it(
 ) -> None:
     tool = ["--source-kind", "tool_result", "--source-version", "v3", "--observed-at",
             "2026-05-01T10:00:00Z", "--owner", "ops", "--reason", "account data", "--user", "42"]
+    for registered in ("crm-1", "billing-1"):
+        run([*store_args, "tools", "register", registered], capsys, monkeypatch)
     run([*store_args, "remember", "fact", "account:7", "plan", "enterprise", "--source-id",
          "crm-1", *tool], capsys, monkeypatch)
     code, out, _ = run([*store_args, "remember", "fact", "account:7", "plan", "team",

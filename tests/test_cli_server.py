@@ -16,12 +16,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from tests.test_http_api import KPIS
 from tests.test_http_serve import ROOT, free_port, up
+from tests.test_mcp import over_mcp
 from vintage.graph.access import create_key
+from vintage.graph.retrieval.embedder import minilm
 from vintage.graph.store.backends import open_store
+from vintage.mcp.server import build_server
 
 CLI = [sys.executable, "-c", "from vintage.cli.main import main; main()"]
 REMEMBER = ["remember", "preference", "user:42", "shipping.preference", "ship to the office",
@@ -394,3 +398,54 @@ def test_event_time_is_stated_read_and_corrected_over_the_server(served: Served)
                         "--valid-to", "2025-01-01", key=served.writer)
     assert backwards.returncode == 2 and backwards.stderr.count("\n") == 1
     assert "must be after valid_from" in backwards.stderr
+
+
+def claim(tool: str, key: str) -> list[str]:
+    return ["remember", "fact", "policy:returns", key, "7 days full refund", "--source-kind",
+            "tool_result", "--source-id", f"call-{key}", "--tool", tool, "--tool-version", "v2",
+            "--owner", "ops", "--reason", "policy", "--observed-at", "2026-01-01T00:00:00Z",
+            "--user", "42"]
+
+
+def test_the_cli_client_http_and_mcp_hold_a_made_up_tools_result_alike(
+    served: Served, tmp_path: Path,
+) -> None:
+    store = open_store(local_copy(served, tmp_path))  # the server holds its own store
+    try:
+        mcp = build_server(store, served.agent, minilm())
+        body = {"kind": "fact", "subject": "policy:returns", "key": "refund.mcp",
+                "value": "7 days full refund", "source_kind": "tool_result",
+                "source_id": "call-mcp", "tool": "refund-oracle", "tool_version": "v2",
+                "owner": "ops", "retention_reason": "policy",
+                "observed_at": "2026-01-01T00:00:00Z", "user": "42"}
+        by_mcp = over_mcp(mcp, lambda c: c.call_tool("remember", body)).structured_content
+    finally:
+        store.close()
+    by_cli = vintage("--server", served.base, *claim("refund-oracle", "refund.cli"), "--json",
+                     key=served.agent)
+    assert by_cli.returncode == 0, by_cli.stderr
+    http = httpx2.post(f"{served.base}/v1/memories", json=body | {
+        "key": "refund.http", "source_id": "call-http"},
+        headers={"Authorization": f"Bearer {served.agent}"}, timeout=30)
+    assert http.status_code == 201, http.text
+    said = [(d["decision"], d["reason"]) for d in (json.loads(by_cli.stdout), http.json(),
+                                                   by_mcp)]
+    assert said == [("candidate", "new fact; held as a candidate: tool refund-oracle is not "
+                                  "registered in this tenant (vintage tools register "
+                                  "refund-oracle)")] * 3
+
+
+def test_an_admin_registers_lists_and_withdraws_a_tool_over_the_server(served: Served) -> None:
+    made = vintage("--server", served.base, "tools", "register", "policy-api", "--version",
+                   "v2", "--reporter", "support-bot", key=served.admin)
+    assert made.returncode == 0 and made.stdout.startswith(
+        "registered tool policy-api version v2 (event e"), made.stderr
+    listed = vintage("--server", served.base, "tools", "list", "--json", key=served.admin)
+    assert json.loads(listed.stdout) == [{"name": "policy-api", "version": "v2",
+                                          "reporters": ["support-bot"],
+                                          "event": json.loads(listed.stdout)[0]["event"]}]
+    refused = vintage("--server", served.base, "tools", "list", key=served.writer)
+    assert refused.returncode == 2 and "needs an admin key" in refused.stderr
+    gone = vintage("--server", served.base, "tools", "unregister", "policy-api", "--version",
+                   "v2", key=served.admin)
+    assert gone.returncode == 0 and "no longer registered: tool policy-api" in gone.stdout

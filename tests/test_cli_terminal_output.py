@@ -90,6 +90,7 @@ def test_a_conflicted_flag_is_shown_in_the_context(
     tool = ["--source-kind", "tool_result", "--source-version", "v3", "--observed-at",
             "2026-05-01T10:00:00Z", "--owner", "ops", "--reason", "plan", "--project", "alpha"]
     for value, source in (("enterprise", "crm-1"), ("[team]", "billing-1")):
+        vintage(store_args, capsys, monkeypatch, "tools", "register", source)
         vintage(store_args, capsys, monkeypatch, "remember", "fact", "account:7", "plan",
                 value, "--source-id", source, *tool)
     code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "plan",

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.factories import ACTOR, PinnedClock, memory, mine
+from tests.factories import ACTOR, PinnedClock, memory, mine, tools
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import SCOPE, SUPERSEDED
 from vintage.graph.core.model import Scope
@@ -152,6 +152,7 @@ def test_a_budget_too_small_for_the_header_is_refused_and_records_nothing(
 def test_both_sides_of_a_conflict_are_handed_over_together(store: Store, scope: Scope) -> None:
     tool = {"source_kind": "tool_result", "source_version": "v3", "kind": "fact",
             "subject": "account:7", "key": "plan", "owner": "ops", "user": "42"}
+    tools(store, scope.tenant, "crm-1", "billing-1")
     for value, source in (("enterprise plan", "crm-1"), ("team plan", "billing-1")):
         remember(store, memory(scope, value=value, source_id=source, **tool), actor=ACTOR)
     said(store, scope, SHIPPING)

@@ -408,7 +408,7 @@ def test_the_whole_engine_answers_every_bundled_ask_as_last_recorded(
         store.close()
     engine = result.rungs[0]
     got = {f"{s}/{a}": o.value for (s, a), o in sorted(engine.outcomes.items())}
-    # Steps the engine refused with an error (today: registering a tool) are held too.
+    # Steps the engine refused with an error are held too.
     got |= {f"{c.scenario}/{c.detail.split(':')[0]}": f"{c.name}: failed" for c in engine.checks
             if c.name in ("replayed", "asked") and not c.passed}
     if os.environ.get("UPDATE_GOLDEN") == "1":

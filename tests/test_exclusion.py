@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from vintage.graph.core import exclusion
 from vintage.graph.core.asof import AsOf, to_predicate
-from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Fact, Scope
 from vintage.graph.core.temporal import UTC, Interval, as_of
 from vintage.graph.neo4j.store import Neo4jStore
@@ -51,7 +51,8 @@ def facts(draw: st.DrawFn) -> Fact:
         past_superseded_at=() if past is None else (past[0],),
         past_superseded_from=() if past is None else (past[1],),
         past_superseded_to=() if past is None else (past[1] + timedelta(days=3),),
-        authority=4, owner=None, retention_reason=None, content_hash="h", event_id="e",
+        authority=draw(st.sampled_from([1, 4, 5])), owner=None, retention_reason=None,
+        content_hash="h", event_id="e",
         expires_at=draw(maybe_day.filter(lambda t: t is None or t > vf)),
         erased_at=draw(st.one_of(st.none(), st.none(), st.none(), st.just(BASE))),
     )
@@ -77,6 +78,8 @@ def specs(draw: st.DrawFn) -> AsOf:
         predicates=draw(st.one_of(st.none(), st.just(("p",)))),
         kinds=draw(st.one_of(st.none(), st.just((FactKind.PREFERENCE,)))),
         ids=draw(st.one_of(st.none(), st.just(("a",)))),
+        min_authority=draw(st.one_of(st.none(), st.none(), st.sampled_from(
+            [Authority.AUTHORITATIVE, Authority.USER_STATEMENT]))),
     )
 
 

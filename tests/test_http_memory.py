@@ -53,6 +53,7 @@ def test_a_refusal_is_422_and_a_disagreement_409_each_naming_its_audited_decisio
     assert refused["decision"] == "refused" and "owner" in refused["detail"]
     tool = embedded.memory(kind="fact", key="plan", value="pro", source_kind="tool_result",
                            source_id="crm-1", source_version="v1")
+    registered(embedded, "crm-1", "billing-1")
     assert embedded.client.post("/v1/memories", json=tool,
                                 headers=user.headers).status_code == 201
     other = tool | {"value": "team", "source_id": "billing-1"}
@@ -142,10 +143,17 @@ def test_correct_summarise_demote_invalidate_rollback_and_forget(embedded: Api) 
     problem_of(nothing, 404, "not-found")
 
 
+def registered(api: Api, *tools: str) -> None:
+    admin = api.key("admin")
+    for name in tools:
+        post(api, admin, "/v1/tools", {"name": name, "reason": "the tenant's CRM"}, 201)
+
+
 def test_review_and_resolve_an_open_conflict(embedded: Api) -> None:
     user = embedded.key("writer", user="42")
     tool = embedded.memory(kind="fact", key="plan", value="pro", source_kind="tool_result",
                            source_id="crm-1", source_version="v1")
+    registered(embedded, "crm-1", "b-1")
     post(embedded, user, "/v1/memories", tool, 201)
     embedded.client.post("/v1/memories", json=tool | {"value": "team", "source_id": "b-1"},
                          headers=user.headers)

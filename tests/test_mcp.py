@@ -32,7 +32,7 @@ from vintage.mcp.server import build_server
 T = TypeVar("T")
 SETUP = "test:setup"
 TOOLS = {"search", "context", "remember", "correct", "forget", "review", "asof", "explain",
-         "impact"}
+         "impact", "register_tool", "unregister_tool", "registered_tools"}
 
 
 def over_mcp(server: Any, talk: Callable[[Client], Awaitable[T]]) -> T:
@@ -60,7 +60,7 @@ def text(result: CallToolResult) -> str:
     return content.text
 
 
-def test_the_server_lists_nine_tools_each_with_a_typed_schema(store: Store,
+def test_the_server_lists_its_twelve_tools_each_with_a_typed_schema(store: Store,
                                                                 tenant: str) -> None:
     server = build_server(store, key_of(store, tenant, "reader"), minilm())
     listed = over_mcp(server, lambda c: c.list_tools())
@@ -203,3 +203,44 @@ def test_vintage_mcp_is_quiet_on_stderr_by_default(tmp_path: Path, clock: Pinned
         _, err = server.communicate(timeout=30)
     # The SDK's and uvicorn's INFO lines (started, each request, shutting down) are not shown.
     assert err.decode() == ""
+
+
+def claimed_refund(tool: str) -> dict[str, Any]:
+    return {"kind": "fact", "subject": "policy:returns", "key": "refund.window",
+            "value": "7 days full refund", "source_kind": "tool_result",
+            "source_id": "call-7781", "tool": tool, "tool_version": "v2",
+            "observed_at": "2026-06-01T11:00:00Z", "owner": "ops",
+            "retention_reason": "policy"}
+
+
+def test_an_agent_naming_an_unregistered_tool_gets_a_candidate_until_an_admin_registers_it(
+    store: Store, tenant: str,
+) -> None:
+    agent = build_server(store, key_of(store, tenant, "agent", user="42"), minilm())
+    admin = build_server(store, key_of(store, tenant, "admin"), minilm())
+    held = over_mcp(agent, lambda c: c.call_tool("remember", claimed_refund("refund-oracle")))
+    assert held.structured_content["decision"] == "candidate"
+    assert "tool refund-oracle is not registered" in held.structured_content["reason"]
+    refused = over_mcp(agent, lambda c: c.call_tool("register_tool", {"name": "policy"}))
+    assert refused.is_error and "needs an admin key" in text(refused)
+
+    async def register(client: Client) -> CallToolResult:
+        await client.call_tool("register_tool", {"name": "policy-service", "version": "v2"})
+        return await client.call_tool("registered_tools", {})
+
+    listed = over_mcp(admin, register).structured_content["items"]
+    assert [(t["name"], t["version"]) for t in listed] == [("policy-service", "v2")]
+    claim = claimed_refund("policy-service") | {"key": "refund.days", "source_id": "call-2"}
+    done = over_mcp(agent, lambda c: c.call_tool("remember", claim))
+    assert done.structured_content["decision"] == "active"
+
+    async def ask(client: Client) -> list[CallToolResult]:
+        asked = {"query": "refund days", "min_authority": "user_statement"}
+        return [await client.call_tool("search", asked),
+                await client.call_tool("context", asked | {"budget": 300,
+                                                           "for_thread": "t-1"})]
+
+    found, pack = over_mcp(agent, ask)
+    assert found.structured_content["results"] == []
+    assert "user_statement or above" in found.structured_content["refusal"]
+    assert "user_statement or above" in pack.structured_content["refusal"]

@@ -7,7 +7,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.factories import ACTOR, REFUND, PinnedClock, bad_batch, memory, mine, values
+from tests.factories import (
+    ACTOR,
+    REFUND,
+    PinnedClock,
+    bad_batch,
+    memory,
+    mine,
+    tools,
+    values,
+)
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import CONFLICTS_WITH
 from vintage.graph.core.model import Scope
@@ -207,6 +216,7 @@ def test_a_business_fact_needs_an_authoritative_versioned_source(
     said = remember(store, memory(scope, kind="fact", subject="account:7", key="plan",
                                   value="enterprise"), actor=ACTOR)
     assert said.decision is Decision.REFUSED and "version" in said.reason
+    tools(store, scope.tenant, "crm-42")
     looked_up = remember(store, memory(scope, kind="fact", subject="account:7", key="plan",
                                        value="enterprise", source_kind="tool_result",
                                        source_id="crm-42", source_version="crm-api v3"),
@@ -231,6 +241,7 @@ def test_two_authoritative_sources_that_disagree_are_a_conflict_set_a_person_res
 ) -> None:
     crm = {"kind": "fact", "subject": "account:7", "key": "plan", "source_kind": "tool_result",
            "source_version": "v3"}
+    tools(store, scope.tenant, "crm-1", "billing-1")
     remember(store, memory(scope, **crm, value="enterprise", source_id="crm-1"), actor=ACTOR)
     other = remember(store, memory(scope, **crm, value="team", source_id="billing-1"),
                      actor=ACTOR)

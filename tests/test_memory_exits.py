@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.factories import ACTOR, REFUND, PinnedClock, memory, mine, values
+from tests.factories import ACTOR, REFUND, PinnedClock, memory, mine, tools, values
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import FactKind, Status
 from vintage.graph.core.model import Scope
@@ -182,6 +182,7 @@ def sides(store: Store, scope: Scope) -> list[tuple[Any, str]]:
 def test_a_conflict_set_grows_with_equal_authority_and_a_user_correction_settles_it(
     store: Store, scope: Scope,
 ) -> None:
+    tools(store, scope.tenant, "wms-1", "carrier-1", "tracker-1", "carrier-2")
     remember(store, state(scope, value="packing", source_id="wms-1"), actor=ACTOR)
     assert remember(store, state(scope, value="shipped", source_id="carrier-1"),
                     actor=ACTOR).decision is Decision.CONFLICT
@@ -206,6 +207,7 @@ def test_a_conflict_set_grows_with_equal_authority_and_a_user_correction_settles
 
 
 def test_forgetting_a_conflicted_memory_erases_every_side(store: Store, scope: Scope) -> None:
+    tools(store, scope.tenant, "wms-1", "carrier-1")
     remember(store, state(scope, value="packing", source_id="wms-1"), actor=ACTOR)
     remember(store, state(scope, value="shipped", source_id="carrier-1"), actor=ACTOR)
     where = Scope(tenant=scope.tenant, keys={"user": "42", "thread": "t-1"})

@@ -23,6 +23,7 @@ from tests.factories import (
     mine,
     run,
     source,
+    tools,
 )
 from tests.sec_files import GOOGL_FIRST, GOOGL_OPERATING_INCOME, data_file
 from vintage.graph.core.asof import AsOf
@@ -329,6 +330,7 @@ def test_both_sides_of_a_conflict_are_shown_together_and_count_as_one_answer(
 ) -> None:
     crm = {"kind": "fact", "subject": "account:7", "key": "plan", "source_kind": "tool_result",
            "source_version": "v3"}
+    tools(store, scope.tenant, "crm-1", "billing-1")
     remember(store, memory(scope, **crm, value="enterprise", source_id="crm-1"), actor=ACTOR)
     assert remember(store, memory(scope, **crm, value="team", source_id="billing-1"),
                     actor=ACTOR).decision is Decision.CONFLICT

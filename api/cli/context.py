@@ -13,7 +13,8 @@ from typing import Annotated
 import typer
 
 from vintage.cli.memory import Project, Thread, User, scope_of
-from vintage.cli.options import AllScopes, AsJson, Options
+from vintage.cli.options import AllScopes, AsJson, MinAuthority, Options, RiskLevel
+from vintage.graph.core.kinds import required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.scoping import require_read_scope
 from vintage.graph.retrieval.embedder import embedder_from_env
@@ -56,7 +57,7 @@ def context_cmd(
     actor: Annotated[str | None, typer.Option(
         "--actor", help="Who builds the context (default: the global --actor).")] = None,
     user: User = None, project: Project = None, thread: Thread = None,
-    all_scopes: AllScopes = False,
+    all_scopes: AllScopes = False, min_authority: MinAuthority = None, risk: RiskLevel = None,
 ) -> None:
     """The context pack for QUERY from a scope (--user, --project or --thread; or
     --all-scopes, audited): pinned constraints, then the evidence best-ranked first, at most
@@ -68,13 +69,15 @@ def context_cmd(
         subjects=tuple(subject) if subject else None,
         cutoff=parse_instant(cutoff, "cutoff") if cutoff else None, all_scopes=all_scopes,
         valid_at=parse_instant(valid_at, "valid_at") if valid_at else None,
-        actor=who)
+        actor=who, min_authority=required_authority(min_authority, risk))
     # A context names its scope as every memory read does (docs/memory.md): exit 2 without one.
     require_read_scope(request.scope, "a context", all_scopes=all_scopes)
     with options.opened() as store:
         pack = build_pack(store, embedder_from_env(), request, budget=budget,
                           for_thread=for_thread or thread or "", actor=who, format=format)
     typer.echo(pack.text)
+    if pack.refusal is not None:  # beside the pack, which says it too
+        typer.echo(f"refused: {pack.refusal}", err=True)
     # What the pack cost, beside it (stdout is exactly what the agent is handed): the total,
     # the header's share and each item's line
     # (docs/retrieval.md, "Context packs and the injection trace").

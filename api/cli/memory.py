@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.options import AllScopes, AsJson, Options, typed_value
-from vintage.graph.core.kinds import SourceKind
+from vintage.cli.options import AllScopes, AsJson, MinAuthority, Options, RiskLevel, typed_value
+from vintage.graph.core.kinds import SourceKind, required_authority
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.conflicts import review
@@ -82,6 +82,10 @@ def remember_cmd(
     source_id: Annotated[str | None, typer.Option(help="Id of the message, tool call, ...")]
         = None,
     source_version: Annotated[str | None, typer.Option(help="Document / tool version.")] = None,
+    tool: Annotated[str | None, typer.Option(
+        help="The tool a tool_result comes from (registered: vintage tools register).")]
+        = None,
+    tool_version: Annotated[str | None, typer.Option(help="The tool's version.")] = None,
     observed_at: Annotated[str | None, typer.Option(
         help="When it was observed: from 1900 to now plus VINTAGE_CLOCK_SKEW seconds (300).")]
         = None,
@@ -107,7 +111,8 @@ def remember_cmd(
     draft = MemoryIn(
         kind=kind, tenant=scope.tenant, subject=subject, key=key,
         value=typed_value(value, typed), source_kind=source_kind,
-        source_id=source_id, source_version=source_version,
+        source_id=source_id, source_version=source_version, tool=tool,
+        tool_version=tool_version,
         observed_at=parse_instant(observed_at, "observed_at") if observed_at else None,
         owner=owner, retention_reason=reason, user=user, project=project, thread=thread,
         ttl_seconds=ttl, evidence=tuple(evidence or ()), consent=consent,
@@ -136,7 +141,8 @@ def memories_cmd(
         "--hindsight", help="Show a knowledge end learned after --at (off: it reads as open).")]
         = False,
     user: User = None, project: Project = None, thread: Thread = None,
-    all_scopes: AllScopes = False, as_json: AsJson = False,
+    all_scopes: AllScopes = False, min_authority: MinAuthority = None, risk: RiskLevel = None,
+    as_json: AsJson = False,
 ) -> None:
     """A subject's memories in a scope (--user, --project or --thread; or --all-scopes,
     audited) with source, times, status and retention reason."""
@@ -146,7 +152,8 @@ def memories_cmd(
                        at=parse_instant(at, "at") if at else None,
                        system_at=parse_instant(system_at, "system_at") if system_at else None,
                        valid_at=instant_or_none(valid_at, "valid_at"), candidates=candidates,
-                       all_scopes=all_scopes, actor=options.actor, hindsight=hindsight)
+                       all_scopes=all_scopes, actor=options.actor, hindsight=hindsight,
+                       min_authority=required_authority(min_authority, risk))
     render_memory.memories(_out, subject, found, as_json)
 
 

@@ -72,6 +72,13 @@ def as_csv_unless_json(fmt: OutputFormat, as_json: bool) -> bool:
     if as_json and fmt is OutputFormat.CSV:
         raise typer.BadParameter("give --json or --format csv, not both", param_hint="--format")
     return fmt is OutputFormat.CSV
+MinAuthority = Annotated[str | None, typer.Option(
+    "--min-authority", help="Only items holding at least this authority: unknown_text, "
+                            "model_guess, multi_turn_inference, approved_summary, "
+                            "authoritative, user_statement.")]
+RiskLevel = Annotated[str | None, typer.Option(
+    "--risk", help="The question's risk, mapped to a minimum authority: low (model_guess), "
+                   "medium (approved_summary), high (authoritative).")]
 AllScopes = Annotated[bool, typer.Option(
     "--all-scopes", help="Read every scope of the tenant instead of naming --user, --project or "
                          "--thread (audited: an event names the actor and the read).")]

@@ -16,13 +16,15 @@ from vintage.cli.options import (
     AllScopes,
     AsJson,
     Format,
+    MinAuthority,
     Options,
     OutputFormat,
+    RiskLevel,
     as_csv_unless_json,
 )
 from vintage.cli.progress import counting
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.kinds import FactKind, required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.gate import FACT_KIND, MemoryKind
 from vintage.graph.retrieval import indexer
@@ -67,6 +69,7 @@ def search_cmd(
     period: Annotated[str | None, typer.Option(
         help="Two-stage: only facts of this calendar year or quarter (2018, 2018Q1).")] = None,
     candidates: Annotated[bool, typer.Option(help="Include candidates.")] = False,
+    min_authority: MinAuthority = None, risk: RiskLevel = None,
     as_json: AsJson = False,
     fmt: Format = OutputFormat.TABLE,
 ) -> None:
@@ -81,7 +84,8 @@ def search_cmd(
         valid_at=parse_instant(valid_at, "valid_at") if valid_at else None,
         system_at=parse_instant(system_at, "system_at") if system_at else None,
         limit=limit, candidates=candidates, all_scopes=all_scopes,
-        actor=actor or options.actor, form=form, period=period)
+        actor=actor or options.actor, form=form, period=period,
+        min_authority=required_authority(min_authority, risk))
     embedder = embedder_from_env()
     with options.opened() as store, counting("indexing facts first (a store's first search "
                                              "embeds every fact)") as told:

@@ -8,9 +8,9 @@ same JSON as locally). The tenant, scope and actor are the key's: ``--tenant`` a
 do not travel. ``search``, ``context``, ``remember``, ``memories`` and ``forget`` run here; the
 fact reads (``asof``, ``facts``, ``history``, ``explain``, ``impact``) in ``vintage.client.facts``;
 ``audit``, ``trace``, ``used`` and the other memory verbs in ``vintage.client.memory``; ``keys``
-in ``vintage.client.keys``; ``ingest`` (an upload followed as a job) and ``retract`` in
-``vintage.client.ingest``. Any other command (sources, serve, ...) is refused in one line naming
-it (exit 2), and so is an option the API cannot honour.
+in ``vintage.client.keys``; ``tools`` in ``vintage.client.tools``; ``ingest`` (an upload followed
+as a job) and ``retract`` in ``vintage.client.ingest``. Any other command (sources, serve, ...)
+is refused in one line naming it (exit 2), and so is an option the API cannot honour.
 
 A problem+json answer is one line on stderr: 401, 403, 404, 400, 409 and 422 are refusals (exit
 2), 503 or no answer at all is ``StoreUnreachable`` (exit 69), a gate's refusal or conflict is a
@@ -32,7 +32,9 @@ from vintage.client.http import Remote, instant, scoped
 from vintage.client.ingest import INGEST_COMMANDS
 from vintage.client.keys import KEY_COMMANDS
 from vintage.client.memory import MEMORY_COMMANDS, decide
+from vintage.client.tools import TOOL_COMMANDS
 from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import authority_named, required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.queries.lineage.staleness import Stale
 from vintage.queries.lineage.views import SourceView
@@ -53,13 +55,14 @@ def search(remote: Remote, p: dict[str, Any]) -> None:
         "valid_at": instant(p["valid_at"], "valid_at"),
         "system_at": instant(p["system_at"], "system_at"), "limit": p["limit"],
         "candidates": p["candidates"], "form": p["form"], "period": p["period"],
-        "all_scopes": p["all_scopes"]}
+        "all_scopes": p["all_scopes"]} | _required(p)
     answer = remote.call("POST", "/v1/search", body=body)
     found = tuple(found_of(r, rank) for rank, r in enumerate(answer["results"], 1))
     render_search.search(_out, SearchResult(
         query=answer["query"], mode=Mode(answer["mode"]), results=found, considered=found,
         legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"],
-        closed=tuple(c for c in map(Stale.of_document, answer.get("closed", [])) if c)),
+        closed=tuple(c for c in map(Stale.of_document, answer.get("closed", [])) if c),
+        required=required_authority(p["min_authority"], p["risk"])),
         p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
@@ -84,8 +87,19 @@ def context(remote: Remote, p: dict[str, Any]) -> None:
         "query": p["query"], "budget": p["budget"], "subjects": p["subject"],
         "cutoff": instant(p["cutoff"], "cutoff"), "for_thread": p["for_thread"],
         "valid_at": instant(p["valid_at"], "valid_at"),
-        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]}
-    typer.echo(remote.call("POST", "/v1/context", body=body)["text"])
+        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]} | _required(p)
+    answer = remote.call("POST", "/v1/context", body=body)
+    typer.echo(answer["text"])
+    if answer.get("refusal"):
+        typer.echo(f"refused: {answer['refusal']}", err=True)
+
+
+def _required(p: dict[str, Any]) -> dict[str, Any]:
+    """The read's minimum authority as the API takes it, checked here first (one line)."""
+    required_authority(p["min_authority"], p["risk"])
+    least = p["min_authority"]
+    return {"min_authority": least and authority_named(least).name.lower(),
+            "risk": p["risk"] and p["risk"].strip().lower()}
 
 
 def remember(remote: Remote, p: dict[str, Any]) -> None:
@@ -93,6 +107,7 @@ def remember(remote: Remote, p: dict[str, Any]) -> None:
         "kind": p["kind"], "subject": p["subject"], "key": p["key"],
         "value": typed_value(p["value"], p["typed"]), "source_kind": p["source_kind"],
         "source_id": p["source_id"], "source_version": p["source_version"],
+        "tool": p["tool"], "tool_version": p["tool_version"],
         "observed_at": instant(p["observed_at"], "observed_at"), "owner": p["owner"],
         "retention_reason": p["reason"], "ttl_seconds": p["ttl"],
         "valid_from": instant(p["valid_from"], "valid_from"),
@@ -110,7 +125,7 @@ def memories(remote: Remote, p: dict[str, Any]) -> None:
         "system_at": instant(p["system_at"], "system_at"),
         "valid_at": instant(p["valid_at"], "valid_at"), "candidates": p["candidates"] or None,
         "hindsight": p["hindsight"] or None,
-        "all_scopes": p["all_scopes"] or None}
+        "all_scopes": p["all_scopes"] or None} | _required(p)
     found = [MemoryView.model_validate(m) for m in remote.pages("/v1/memories", query)]
     render_memory.memories(_out, p["subject"], found, p["as_json"])
 
@@ -125,7 +140,8 @@ def forget(remote: Remote, p: dict[str, Any]) -> None:
 
 COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {
     "search": search, "context": context, "remember": remember, "memories": memories,
-    "forget": forget} | FACT_COMMANDS | MEMORY_COMMANDS | KEY_COMMANDS | INGEST_COMMANDS
+    "forget": forget} | FACT_COMMANDS | MEMORY_COMMANDS | KEY_COMMANDS | INGEST_COMMANDS \
+    | TOOL_COMMANDS
 
 
 def run_remote(ctx: typer.Context, server: str, key: str | None) -> None:

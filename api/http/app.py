@@ -33,6 +33,7 @@ from vintage.http import (
     routes_memory,
     routes_memory_control,
     routes_retrieval,
+    routes_tools,
 )
 from vintage.http.auth import service
 from vintage.http.limits import HeadLimits
@@ -43,6 +44,7 @@ from vintage.http.service import Service
 ROUTERS: tuple[APIRouter, ...] = (
     routes_facts.router, routes_memory.router, routes_memory_control.router,
     routes_ingest.router, routes_keys.router, routes_retrieval.router,
+    routes_tools.router,
 )
 TAGS = [
     {"name": "health", "description": "Liveness and readiness (no key needed)."},
@@ -51,6 +53,8 @@ TAGS = [
     {"name": "memory", "description": "Agent memory: every verb, through the gates."},
     {"name": "ingest", "description": "Uploads loaded by background jobs."},
     {"name": "keys", "description": "The tenant's API keys (admin keys only)."},
+    {"name": "tools", "description": "The tools whose results carry authority (admin keys "
+                                     "only)."},
     {"name": "retrieval", "description": "Search inside the legal set, context packs and "
                                          "their traces."},
 ]

@@ -8,11 +8,11 @@ another user is 403); the tenant is never named, it is the key's.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.kinds import Risk, SourceKind
 from vintage.graph.core.model import Event, Value
 from vintage.graph.memory.gate import Decision, MemoryKind
 from vintage.http.models import Cursor, Instant, Limit, Out
@@ -24,6 +24,11 @@ ScopePart = Annotated[str | None, Field(None, pattern=r"^[A-Za-z0-9_.:@/-]{1,128
 VALID_FROM = ("Event time: from when it holds in the world (default: observed_at, for a "
               "statement about the present; a restated value keeps its own).")
 VALID_TO = "Event time: until when it holds, exclusive (default: open)."
+
+
+# An authority by name (``vintage.graph.core.kinds.Authority``), lowest first.
+AuthorityName = Literal["unknown_text", "model_guess", "multi_turn_inference",
+                        "approved_summary", "authoritative", "user_statement"]
 
 
 class In(BaseModel):
@@ -58,7 +63,10 @@ class MemoryWrite(Named):
     source_kind: SourceKind | None = None
     source_id: Name | None = None
     source_version: Name | None = None
-    tool: Name | None = Field(None, description="The tool a `tool_result` comes from.")
+    tool: Name | None = Field(None, description="The tool a `tool_result` comes from; "
+                              "registered (`POST /v1/tools`), its results carry authority.")
+    tool_version: Name | None = Field(None, description="The tool's version (the source "
+                                      "version of a `tool_result`).")
     observed_at: Instant | None = None
     owner: Name | None = None
     retention_reason: Text | None = None
@@ -107,6 +115,10 @@ class MemoriesQuery(Scoped):
     candidates: bool = False
     hindsight: bool = False
     all_scopes: bool = Field(False, description="Every scope of the tenant (admin, audited).")
+    min_authority: AuthorityName | None = Field(None, description="Only memories holding at "
+                                                "least this authority.")
+    risk: Risk | None = Field(None, description="low, medium or high: a minimum authority "
+                                                "(the stricter of it and `min_authority`).")
     limit: Limit = 50
     cursor: Cursor = None
 

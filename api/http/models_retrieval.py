@@ -18,12 +18,12 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from vintage.graph.access import Principal
-from vintage.graph.core.kinds import FactKind
+from vintage.graph.core.kinds import FactKind, Risk, required_authority
 from vintage.graph.core.model import Value
 from vintage.graph.memory.gate import FACT_KIND, MemoryKind
 from vintage.http import guard
 from vintage.http.models import SOURCE_EXAMPLE, Instant, Out, StaleOut
-from vintage.http.models_memory import In, Name, Scoped
+from vintage.http.models_memory import AuthorityName, In, Name, Scoped
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
@@ -54,6 +54,12 @@ class Asked(Scoped):
                                         description="Only these subjects: ids, CIKs or tickers.")
     cutoff: Instant | None = Field(None, description="Knowledge cutoff (default: now).")
     all_scopes: bool = Field(False, description="Every scope of the tenant (admin, audited).")
+    min_authority: AuthorityName | None = Field(None, description=(
+        "Only items holding at least this authority; the rest are excluded (their count under "
+        "`excluded`), and nothing left is a refusal naming what was missing."))
+    risk: Risk | None = Field(None, description=(
+        "The question's risk, mapped to a minimum authority: low model_guess, medium "
+        "approved_summary, high authoritative (the stricter of it and `min_authority`)."))
 
 
 class SearchBody(Asked):
@@ -98,7 +104,8 @@ def search_request(p: Principal, body: Asked, **more: Any) -> SearchRequest:
         query=body.query, scope=scope, mode=body.mode,
         subjects=tuple(body.subjects) if body.subjects else None,
         kinds=tuple(fact_kind(k) for k in kinds) if kinds else None, cutoff=body.cutoff,
-        all_scopes=body.all_scopes, actor=p.actor, **fields | more)
+        all_scopes=body.all_scopes, actor=p.actor,
+        min_authority=required_authority(body.min_authority, body.risk), **fields | more)
 
 
 CLOSED = ("What the cascade closed that this read would have matched, each naming the premise "
@@ -146,13 +153,16 @@ class SearchOut(Out):
     legal: int
     matched: int
     closed: list[StaleOut] = Field(default_factory=list, description=CLOSED)
+    refusal: str | None = Field(None, description="Nothing held the authority the read "
+                                                  "required: what was missing.")
 
 
 def search_out(result: SearchResult) -> SearchOut:
     return SearchOut(query=result.query, mode=result.mode,
                      results=[FoundOut(**result_json(f)) for f in result.results],
                      excluded=dict(result.excluded), legal=result.legal, matched=result.matched,
-                     closed=[StaleOut(**c.document()) for c in result.closed])
+                     closed=[StaleOut(**c.document()) for c in result.closed],
+                     refusal=result.refusal)
 
 
 class ContextOut(Out):
@@ -181,6 +191,8 @@ class ContextOut(Out):
     stale: dict[str, StaleOut] = Field(default_factory=dict, description="The items handed "
                                        "over marked stale, by id (also said on their lines).")
     closed: list[StaleOut] = Field(default_factory=list, description=CLOSED)
+    refusal: str | None = Field(None, description="No evidence held the authority the read "
+                                                  "required: what was missing.")
 
 
 def context_out(pack: Pack) -> ContextOut:
@@ -192,7 +204,8 @@ def context_out(pack: Pack) -> ContextOut:
                       pinned=pack.pinned, cut=list(pack.cut),
                       stale={i.id: StaleOut(**i.stale.document()) for i in pack.items
                              if i.stale is not None},
-                      closed=[StaleOut(**c.document()) for c in pack.closed])
+                      closed=[StaleOut(**c.document()) for c in pack.closed],
+                      refusal=pack.refusal)
 
 
 class Verdict(Out):

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 
 from vintage.graph.access import check_exit, check_write
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.kinds import SourceKind, required_authority
 from vintage.graph.core.model import Scope
 from vintage.graph.memory.amend import current
 from vintage.graph.memory.forget import forget
@@ -97,7 +97,7 @@ def remember_memory(caller: Authenticated, body: MemoryWrite, response: Response
     scope = guard.write_scope(p, user=body.user, project=body.project, thread=body.thread)
     if body.source_kind is not None:
         check_write(p, body.source_kind, tool=body.tool, **user_and_project(scope))
-    fields = body.model_dump(exclude={"user", "project", "thread", "tool"})
+    fields = body.model_dump(exclude={"user", "project", "thread"})
     draft = MemoryIn(**fields, tenant=p.tenant, user=scope.keys.get("user"),
                      project=scope.keys.get("project"), thread=scope.keys.get("thread"))
     if if_none_match is not None:
@@ -144,7 +144,8 @@ def memories(caller: Authenticated, q: Annotated[MemoriesQuery, Query()]) -> Mem
     found = recall(caller.store, scope, q.subject, q.key, at=at.pinned["at"],
                    system_at=at.pinned["system_at"], valid_at=q.valid_at,
                    candidates=q.candidates,
-                   hindsight=q.hindsight, all_scopes=q.all_scopes, actor=caller.actor)
+                   hindsight=q.hindsight, all_scopes=q.all_scopes, actor=caller.actor,
+                   min_authority=required_authority(q.min_authority, q.risk))
     items, more = pages.page(found, query, at, q.limit)
     return MemoriesPage(items=[MemoryOut(**m.model_dump()) for m in items], next_cursor=more)
 

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from vintage.graph.access import Principal, check_exit, check_write, verify
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.kinds import Risk, SourceKind
 from vintage.graph.core.model import Scope, Value
 from vintage.graph.memory.conflicts import review as open_conflicts
 from vintage.graph.memory.forget import forget as forget_memory
@@ -31,7 +31,7 @@ from vintage.graph.store.protocol import Store
 from vintage.http import guard
 from vintage.http.models import Instant
 from vintage.http.models_control import Conflicts, Forgotten, review_out
-from vintage.http.models_memory import VALID_FROM, VALID_TO, Decided
+from vintage.http.models_memory import VALID_FROM, VALID_TO, AuthorityName, Decided
 from vintage.http.models_retrieval import (
     ContextBody,
     ContextOut,
@@ -42,6 +42,7 @@ from vintage.http.models_retrieval import (
     search_out,
     search_request,
 )
+from vintage.mcp.registry import Registry
 from vintage.queries.lineage.explain import Explanation
 from vintage.queries.lineage.explain import explain as explain_fact
 from vintage.queries.lineage.impact import Impact
@@ -65,6 +66,10 @@ AllScopes = Annotated[bool, Field(description="Every scope of the tenant (an adm
                                               "audited).")]
 Subjects = Annotated[list[str] | None, Field(description="Only these subjects: ids, CIKs or "
                                                          "tickers.")]
+MinAuthority = Annotated[AuthorityName | None, Field(description=(
+    "Only items holding at least this authority; nothing left is a refusal naming it."))]
+RiskLevel = Annotated[Risk | None, Field(description=(
+    "The question's risk: low, medium or high, mapped to a minimum authority."))]
 NOT_WRITTEN = frozenset({Decision.REFUSED, Decision.CONFLICT})
 
 
@@ -72,11 +77,11 @@ class Refused(InvalidArgument):
     """A write the memory gate refused or held for review: said as the tool's error."""
 
 
-class Tools:
+class Tools(Registry):
     """The tools of one server, bound to one store, one key and one embedder."""
 
     NAMES = ("search", "context", "remember", "correct", "forget", "review", "asof",
-             "explain", "impact")
+             "explain", "impact", *Registry.NAMES)
 
     def __init__(self, store: Store, key: str, embedder: Embedder) -> None:
         self.store = store
@@ -100,7 +105,7 @@ class Tools:
         period: Annotated[str | None, Field(description="Two-stage: a calendar year or "
                                                         "quarter (2018, 2018Q1).")] = None,
         user: User = None, project: Project = None, thread: Thread = None,
-        all_scopes: AllScopes = False,
+        all_scopes: AllScopes = False, min_authority: MinAuthority = None, risk: RiskLevel = None,
     ) -> SearchOut:
         """Find facts and memories by what they say. Only what the key's scope and the as-of
         instants make visible is ranked; naming no user, project or thread reads the tenant's
@@ -108,7 +113,8 @@ class Tools:
         body = SearchBody(query=query, mode=mode, subjects=subjects, kinds=kinds, cutoff=cutoff,
                           valid_at=valid_at, system_at=system_at, limit=limit,
                           candidates=candidates, form=form, period=period, user=user,
-                          project=project, thread=thread, all_scopes=all_scopes)
+                          project=project, thread=thread, all_scopes=all_scopes,
+                          min_authority=min_authority, risk=risk)
         request = search_request(self.principal(), body)
         return search_out(search_legal(self.store, self.embedder, request))
 
@@ -122,6 +128,7 @@ class Tools:
         thread: Thread = None, all_scopes: AllScopes = False,
         valid_at: Annotated[Instant | None, Field(description="Valid instant: what held then "
                                                   "(default: the cutoff).")] = None,
+        min_authority: MinAuthority = None, risk: RiskLevel = None,
     ) -> ContextOut:
         """The context pack for a query, cut to a token budget: pinned constraints first, then
         the evidence best-ranked first. The handover is recorded (an injection with its
@@ -130,7 +137,7 @@ class Tools:
         body = ContextBody(query=query, budget=budget, for_thread=for_thread, format=format,
                            mode=mode, subjects=subjects, cutoff=cutoff, user=user,
                            project=project, thread=thread, all_scopes=all_scopes,
-                           valid_at=valid_at)
+                           valid_at=valid_at, min_authority=min_authority, risk=risk)
         asked = search_request(p, body)
         require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
         pack = build_pack(self.store, self.embedder, asked, budget=budget,
@@ -143,8 +150,10 @@ class Tools:
                                                                     "come from; the key decides "
                                                                     "whether it may.")] = None,
         source_id: Name | None = None, source_version: Name | None = None,
-        tool: Annotated[Name | None, Field(description="The tool a tool_result comes from.")]
+        tool: Annotated[Name | None, Field(description="The tool a tool_result comes from; "
+                                                       "registered, it carries authority.")]
             = None,
+        tool_version: Annotated[Name | None, Field(description="The tool's version.")] = None,
         observed_at: Instant | None = None, owner: Name | None = None,
         retention_reason: Text | None = None,
         ttl_seconds: Annotated[int | None, Field(ge=1)] = None,
@@ -163,7 +172,8 @@ class Tools:
                         project=scope.keys.get("project"))
         draft = MemoryIn(kind=kind, tenant=p.tenant, subject=subject, key=key, value=value,
                          source_kind=source_kind, source_id=source_id,
-                         source_version=source_version, observed_at=observed_at, owner=owner,
+                         source_version=source_version, tool=tool, tool_version=tool_version,
+                         observed_at=observed_at, owner=owner,
                          retention_reason=retention_reason, ttl_seconds=ttl_seconds,
                          valid_from=valid_from, valid_to=valid_to,
                          evidence=tuple(evidence or ()), consent=consent,

@@ -40,7 +40,8 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
             "query": result.query, "mode": result.mode.value,
             "results": [result_json(f) for f in result.results],
             "excluded": result.excluded, "legal": result.legal, "matched": result.matched,
-            "closed": [c.document() for c in result.closed]}))
+            "closed": [c.document() for c in result.closed],
+            "refusal": result.refusal}))
         return
     grid = table(f"search {safe(result.query)} ({result.mode.value})", "#", "score", "subject",
                  "predicate", "value", "status", "valid", "sources", "id")
@@ -62,6 +63,8 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
             console.print(f"stale {safe(f.id)}: {safe(f.stale.phrase())}")
     for c in result.closed:
         console.print(f"closed {safe(c.item)}: {safe(c.phrase())}")
+    if result.refusal is not None:
+        console.print(f"refused: {safe(result.refusal)}")
 
 
 def indexed(console: Console, count: int, model: str, dropped: int | None = None) -> None:

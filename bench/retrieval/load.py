@@ -27,6 +27,7 @@ from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
 from vintage.graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn, MemoryKind
 from vintage.graph.memory.remember import remember
+from vintage.graph.memory.tools import register_tool
 from vintage.graph.retrieval.embedder import Embedder, Vectors
 from vintage.graph.retrieval.indexer import refresh
 from vintage.graph.store.protocol import Store
@@ -158,6 +159,8 @@ def _conflict(store: Store, m: Memory, tenant: str) -> int:
     Returns how many decisions differ from those."""
     wrong = 0
     for said, want in zip(m.said, (Decision.ACTIVE, Decision.CONFLICT), strict=True):
+        # Each system is a tool the tenant registered: its results carry authority.
+        register_tool(store, tenant, said.source, actor=ACTOR, reason="a system of record")
         scope = dict(m.scope)
         done = remember(store, MemoryIn(
             kind=MemoryKind.FACT, tenant=tenant, subject=m.subject, key=m.key, value=said.value,

@@ -4,7 +4,11 @@ For tenant τ, scope σ, knowledge cutoff C, valid window V and system instant T
 visible iff (docs/contract.md, "The as-of predicate")::
 
     tenant = τ ∧ scope ⊇ σ ∧ available_at ≤ C < superseded_at ∧ valid ∩ V ≠ ∅
-    ∧ recorded_at ≤ T < invalidated_at ∧ status ∈ admitted
+    ∧ recorded_at ≤ T < invalidated_at ∧ status ∈ admitted ∧ authority ≥ A
+
+``A`` is the read's minimum authority (``min_authority``: a risk's, ``vintage.graph.core.kinds.
+RISK_AUTHORITY``); none by default. It is the one place a read says what authority it requires,
+so that whatever judges a read's premises later (staleness) asks it here.
 
 One refinement makes system time exact: a fact's knowledge interval is closed by a later write,
 so ``superseded_at`` only counts at system instants on or after ``superseded_recorded_at``. Before
@@ -24,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from vintage.graph.core.errors import UserError
-from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Fact, Scope
 from vintage.graph.core.temporal import Interval, all_time, require_utc
 
@@ -52,6 +56,8 @@ class AsOf:
     # A TTL's end counted at this instant whatever the valid window (a search over every valid
     # time still leaves out a memory expired by its cutoff). None: only the window counts.
     unexpired_at: datetime | None = None
+    # The least authority an item needs to be legal (a risk's, or --min-authority); None: any.
+    min_authority: Authority | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.scope, Scope):
@@ -109,6 +115,9 @@ def to_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
     if spec.unexpired_at is not None:
         clauses.append(f"({f}.expires_at IS NULL OR $asof_unexpired < {f}.expires_at)")
         params["asof_unexpired"] = spec.unexpired_at
+    if spec.min_authority is not None:
+        clauses.append(f"{f}.authority >= $asof_min_authority")
+        params["asof_min_authority"] = int(spec.min_authority)
     valid = spec.valid
     if valid.is_instant:
         clauses.append(f"{f}.valid_from <= $asof_valid_at")
@@ -149,6 +158,7 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
     kinds = _as_set(spec.kinds)
     ids = _as_set(spec.ids)
     overlaps = _overlap_test(spec.valid)
+    least = -1 if spec.min_authority is None else int(spec.min_authority)
 
     def visible(fact: Fact) -> bool:
         superseded_counts = (
@@ -175,6 +185,7 @@ def to_predicate(spec: AsOf) -> Callable[[Fact], bool]:
             and (predicates is None or fact.predicate in predicates)
             and (kinds is None or fact.kind in kinds)
             and (ids is None or fact.id in ids)
+            and fact.authority >= least
         )
 
     return visible

@@ -39,9 +39,10 @@ KIND = "another kind"
 SUBJECT = "another subject"
 PREDICATE = "another predicate"
 ID = "not among the ids"
+AUTHORITY = "below the required authority"  # a read's risk or --min-authority
 
 REASONS = (SCOPE, ERASED, SYSTEM, NOT_PUBLIC, SUPERSEDED, VALID, EXPIRED, STATUS, KIND,
-           SUBJECT, PREDICATE, ID)
+           SUBJECT, PREDICATE, ID, AUTHORITY)
 
 
 def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
@@ -50,6 +51,7 @@ def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
     holds_scope = scope_test(spec)
     unexpired = spec.unexpired_at
     valid = spec.valid
+    least = -1 if spec.min_authority is None else int(spec.min_authority)
 
     def reason(f: Fact) -> str | None:
         closed = (f.superseded_at is not None and f.superseded_recorded_at is not None
@@ -72,6 +74,7 @@ def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
             (SUBJECT, spec.subjects is None or f.subject in spec.subjects),
             (PREDICATE, spec.predicates is None or f.predicate in spec.predicates),
             (ID, spec.ids is None or f.id in spec.ids),
+            (AUTHORITY, f.authority >= least),
         )
         return next((name for name, ok in checks if not ok), None)
 
@@ -117,5 +120,7 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
                               (PREDICATE, "predicate", "asof_predicates"), (ID, "id", "asof_ids")):
         if key in params:
             checks.append((reason, f"{f}.{name} IN ${key}"))
+    if "asof_min_authority" in params:
+        checks.append((AUTHORITY, f"{f}.authority >= $asof_min_authority"))
     whens = "\n".join(f"  WHEN NOT ({clause}) THEN '{reason}'" for reason, clause in checks)
     return f"CASE\n{whens}\n  ELSE null END", params

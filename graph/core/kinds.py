@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from enum import IntEnum, StrEnum
 
+from vintage.graph.core.errors import InvalidArgument
+
 
 class FactKind(StrEnum):
     OBSERVATION = "observation"
@@ -70,3 +72,47 @@ def capped_authority(kind: SourceKind, claimed: Authority | None) -> Authority:
     """A caller may lower a source's authority, never raise it above its kind's ceiling."""
     ceiling = DEFAULT_AUTHORITY[kind]
     return ceiling if claimed is None else min(claimed, ceiling)
+
+
+class Risk(StrEnum):
+    """How much a wrong answer costs the caller: a read's risk requires a minimum authority
+    (``RISK_AUTHORITY``; docs/contract.md, "Retrieval and context")."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+# Low: anything of known origin (text of unknown origin is out). Medium: a person stood behind
+# it (an approved summary, an authoritative source or the user). High: an authoritative source
+# or the user's own statement only; model guesses and inferences never answer a high-risk read.
+RISK_AUTHORITY: dict[Risk, Authority] = {
+    Risk.LOW: Authority.MODEL_GUESS,
+    Risk.MEDIUM: Authority.APPROVED_SUMMARY,
+    Risk.HIGH: Authority.AUTHORITATIVE,
+}
+
+
+def authority_named(name: str | Authority) -> Authority:
+    """An authority by its name (``authoritative``, ``USER_STATEMENT``), case aside."""
+    if isinstance(name, Authority):
+        return name
+    try:
+        return Authority[str(name).strip().upper().replace("-", "_")]
+    except KeyError:
+        raise InvalidArgument(f"authority {str(name)[:40]!r}: one of "
+                         f"{', '.join(a.name.lower() for a in Authority)}") from None
+
+
+def required_authority(min_authority: str | Authority | None,
+                       risk: str | Risk | None) -> Authority | None:
+    """The least authority a read admits: the stricter of ``min_authority`` and the one
+    ``risk`` maps to (None: any authority)."""
+    wanted = [] if min_authority is None else [authority_named(min_authority)]
+    if risk is not None:
+        try:
+            wanted.append(RISK_AUTHORITY[Risk(str(risk).strip().lower())])
+        except ValueError:
+            raise InvalidArgument(f"risk {str(risk)[:40]!r}: one of "
+                             f"{', '.join(r.value for r in Risk)}") from None
+    return max(wanted) if wanted else None

@@ -28,6 +28,7 @@ from vintage.graph.core.model import (
     check_value,
 )
 from vintage.graph.memory import experience
+from vintage.graph.memory.tools import tool_version_of
 
 MEMORY_EPOCH = UNIX_EPOCH  # a memory's identity is hashed with it (``memory_key``)
 REQUIRED = ("source_kind", "source_id", "observed_at", "owner", "retention_reason")
@@ -85,6 +86,10 @@ class MemoryIn(BaseModel):
     evidence: tuple[str, ...] = ()
     consent: bool = False
     authority: Authority | None = None  # lower than the source kind's ceiling, never higher
+    # A tool_result's tool and its version (vintage.graph.memory.tools): registered, they give
+    # the result its authority; the version is the source's version, given either way.
+    tool: str | None = None
+    tool_version: str | None = None
 
     @field_validator("value")
     @classmethod
@@ -106,6 +111,8 @@ class MemoryIn(BaseModel):
 
     @model_validator(mode="after")
     def _canonical(self) -> MemoryIn:
+        object.__setattr__(self, "source_version", tool_version_of(
+            self.source_kind, self.tool, self.tool_version, self.source_version))
         if self.kind is MemoryKind.EXPERIENCE:  # one experience, one text
             object.__setattr__(self, "value", experience.canonical(self.value))
         try:

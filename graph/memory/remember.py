@@ -50,6 +50,7 @@ from vintage.graph.memory.ranking import last_injection
 from vintage.graph.memory.said import said_before
 from vintage.graph.memory.scoping import require_scope
 from vintage.graph.memory.sensitive import withheld
+from vintage.graph.memory.tools import unregistered_tool
 from vintage.graph.memory.trust import untrusted
 from vintage.graph.store.protocol import (
     ConflictError,
@@ -105,7 +106,9 @@ def remember(store: Store, m: MemoryIn, *, actor: str,
     future, or before 1900, is refused before anything is read or written."""
     check_observed(m.observed_at, store.now(), skew=clock_skew)
     key = m.assertion_key()
-    hold = untrusted(store, m.tenant, m.source_kind, m.source_id)  # read before the lock
+    hold = untrusted(store, m.tenant, m.source_kind, m.source_id) or unregistered_tool(
+        store, m.tenant, m.source_kind, m.tool or m.source_id, m.source_version,
+        actor)  # both read before the lock
     for _ in range(_ATTEMPTS):
         try:
             return store.write(m.tenant, lambda tx: _remember_in(tx, store, m, key, actor,
@@ -261,7 +264,9 @@ def _details(m: MemoryIn, verdict: Verdict,
     return {"decision": verdict.decision.value, "kind": m.kind.value,
             "subject": withheld(m.subject), "key": withheld(m.key),
             "scope": ",".join(m.scope().terms()) or "-",
-            "source_kind": m.source_kind.value if m.source_kind else "-", **(note or {})}
+            "source_kind": m.source_kind.value if m.source_kind else "-",
+            **({"tool": m.tool} if m.tool else {}),
+            **(note or {})}
 
 
 def _subject(subject: str) -> Subject:

@@ -29,7 +29,9 @@ def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, 
                 actor: str, reason: str) -> str:
     if kind not in REGISTERED_KINDS:
         raise InvalidArgument(f"only {', '.join(sorted(k.value for k in REGISTERED_KINDS))} "
-                              f"sources are registered as trusted, not {kind.value}")
+                              f"sources are registered as trusted, not {kind.value}"
+                              + (" (tools: vintage tools register)"
+                                 if kind is SourceKind.TOOL_RESULT else ""))
     if not source_id.strip():
         raise InvalidArgument("name the source to trust")
     if not reason.strip():

@@ -38,8 +38,10 @@ def serves(spec: AsOf) -> bool:
     set Cypher reaches through their index in milliseconds. A read of named ids is served:
     a search asks its cut legs for their scores of named candidates
     (``vintage.queries.search.run``),
-    and Cypher runs that keyword leg over every entry the query's terms match."""
-    return spec.subjects is None
+    and Cypher runs that keyword leg over every entry the query's terms match. A read that
+    requires a minimum authority is not served: the plugin's legal test does not know the
+    authority, and Cypher's (``asof.to_cypher``) does."""
+    return spec.subjects is None and spec.min_authority is None
 
 
 def search_write(tenant: str) -> Query:

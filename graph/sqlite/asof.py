@@ -77,6 +77,9 @@ def to_sql(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
     if spec.unexpired_at is not None:
         clauses.append(f"({f}.expires_at IS NULL OR :asof_unexpired < {f}.expires_at)")
         params["asof_unexpired"] = micros(spec.unexpired_at)
+    if spec.min_authority is not None:  # kept plain in the body, sealed or not
+        clauses.append(f"json_extract({f}.body, '$.authority') >= :asof_min_authority")
+        params["asof_min_authority"] = int(spec.min_authority)
     valid = spec.valid
     if valid.is_instant:
         clauses.append(f"{f}.valid_from <= :asof_valid_at")

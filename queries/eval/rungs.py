@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from vintage.graph.core.kinds import required_authority
 from vintage.graph.core.model import Scope
 from vintage.graph.retrieval.counting import token_counter
 from vintage.graph.retrieval.embedder import Embedder
@@ -110,7 +111,7 @@ class EngineRung:
             cutoff=sc._utc(a.cutoff) if timed and a.cutoff else None,
             valid_at=sc._utc(a.valid_at) if timed and a.valid_at else None,
             system_at=sc._utc(a.system_at) if timed and a.system_at else None,
-            actor=a.principal.actor)
+            actor=a.principal.actor, min_authority=required_authority(a.min_authority, a.risk))
         started = time.perf_counter()
         pack = build_pack(store, self.embedder, request, budget=a.budget,
                           for_thread=a.principal.thread or "eval", actor=a.principal.actor)
@@ -122,7 +123,7 @@ class EngineRung:
                       for i in pack.items)
         # The pack has no relevance verdict yet (issue 40): the checks that need it fail.
         return Handed(items, pack.considered, pack.text, pack.tokens, pack.budget,
-                      nothing_relevant=False, seconds=seconds,
+                      nothing_relevant=pack.refusal is not None, seconds=seconds,
                       header_tokens=pack.header_tokens, item_tokens=dict(pack.item_tokens),
                       closed=tuple((c.item, (c.premise,)) for c in pack.closed))
 

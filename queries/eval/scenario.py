@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.kinds import Risk, SourceKind, authority_named
 from vintage.graph.memory.gate import Decision, MemoryKind
 from vintage.queries.metrics.definitions import resolve_metric
 from vintage.queries.metrics.periods import parse_period
@@ -24,7 +24,7 @@ FAMILIES = (
     "isolation", "correction", "never-provided", "past-instant", "exact-code", "retraction",
     "erasure", "self-echo", "retry-duplicate-concurrent", "poisoning", "sensitive", "expiry",
     "cascading-staleness", "false-stale", "premise-resistance", "restatement",
-    "not-yet-public", "ltm-windows", "event-time",
+    "not-yet-public", "ltm-windows", "event-time", "authority",
 )
 LANGUAGES = ("en", "zh")
 FIRST_STEP = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # when a scenario's first step has no `at`
@@ -48,6 +48,7 @@ class SourceRef(Strict):
     kind: SourceKind = SourceKind.USER_MESSAGE
     id: str | None = None  # default: the step's name (one message, one source)
     version: str | None = None
+    tool: str | None = None  # a tool_result's tool (default: its id; vintage.graph.memory.tools)
 
 
 class WriteExpect(Strict):
@@ -120,8 +121,10 @@ class Rollback(StepBase):
 
 class Register(StepBase):
     op: Literal["register"]
-    source: str
+    source: str  # a document source, or a tool's name (kind tool_result)
     kind: SourceKind = SourceKind.DOCUMENT
+    version: str | None = None  # a tool's: only this version (default: every version)
+    reporters: tuple[str, ...] = ()  # a tool's: the actors that may report for it
 
 
 class Ingest(StepBase):
@@ -216,7 +219,18 @@ class Ask(Strict):
     system_at: datetime | None = None
     budget: int = Field(600, ge=1)
     mode: Mode | None = None  # how the whole engine ranks (default hybrid); the rungs below fix it
+    # The authority the question requires (an Authority's name), or its risk (low, medium,
+    # high): asked of every engine rung, since a risk is the question's, not a retrieval's.
+    min_authority: str | None = None
+    risk: Risk | None = None
     expect: AskExpect
+
+    @field_validator("min_authority")
+    @classmethod
+    def _known_authority(cls, name: str | None) -> str | None:
+        if name is not None:
+            authority_named(name)  # a UserError (ValueError) naming the authorities there are
+        return name
 
     @field_validator("metric")
     @classmethod

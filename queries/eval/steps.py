@@ -22,6 +22,7 @@ from vintage.graph.memory.gate import Decision, MemoryIn, memory_key
 from vintage.graph.memory.remember import Remembered, invalidate_memory
 from vintage.graph.memory.requests import correct_by_id, remember_checked
 from vintage.graph.memory.rollback import rollback
+from vintage.graph.memory.tools import register_tool
 from vintage.graph.memory.trust import trust_source
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
@@ -44,7 +45,7 @@ def remember_step(store: Store, embedder: Embedder, done: Replay, s: sc.Remember
     draft = MemoryIn(
         kind=s.kind, tenant=done.tenant, subject=s.subject, key=s.key, value=s.value,
         source_kind=s.source.kind, source_id=s.source.id or w.name,
-        source_version=s.source.version, observed_at=observed,
+        source_version=s.source.version, tool=s.source.tool, observed_at=observed,
         owner=s.principal.user or s.principal.actor, retention_reason=RETENTION,
         user=s.principal.user, project=s.principal.project, thread=s.principal.thread,
         ttl_seconds=s.ttl, evidence=evidence, consent=s.consent,
@@ -136,6 +137,10 @@ def _rollback(store: Store, embedder: Embedder, done: Replay, s: sc.Rollback,
 
 def _register(store: Store, embedder: Embedder, done: Replay, s: sc.Register,
               w: Written) -> None:
+    if s.kind is SourceKind.TOOL_RESULT:
+        register_tool(store, done.tenant, s.source, version=s.version, reporters=s.reporters,
+                      actor=s.principal.actor, reason="registered by the scenario")
+        return
     trust_source(store, done.tenant, s.source, kind=s.kind, actor=s.principal.actor,
                  reason="registered by the scenario")
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from vintage.graph.core.asof import AsOf
-from vintage.graph.core.kinds import Status
+from vintage.graph.core.kinds import Authority, Status
 from vintage.graph.core.model import Event, Scope, Value
 from vintage.graph.core.temporal import as_of
 from vintage.graph.memory.gate import FACT_KIND, MEMORY_KIND, event_time_of
@@ -58,7 +58,7 @@ def recall(
     at: datetime | None = None, system_at: datetime | None = None,
     valid_at: datetime | None = None, candidates: bool = False, hindsight: bool = False,
     all_scopes: bool = False,
-    actor: str | None = None, read: str = "memories",
+    actor: str | None = None, read: str = "memories", min_authority: Authority | None = None,
 ) -> list[MemoryView]:
     """The memories of ``subject`` (under ``key``, if given) as observed by ``at`` and
     holding then (a TTL not yet reached) or, given ``valid_at``, holding at that instant of
@@ -70,7 +70,8 @@ def recall(
 
     ``scope`` names a user, project or thread (``ScopeRequired`` otherwise); a read of the
     whole tenant says ``all_scopes=True`` with a tenant-only scope and an ``actor``, and is
-    recorded as an event naming the actor and the ``read`` (``vintage.graph.memory.scoping``)."""
+    recorded as an event naming the actor and the ``read`` (``vintage.graph.memory.scoping``).
+    ``min_authority`` leaves out, in the store's read, what holds less authority (a risk's)."""
     require_read_scope(scope, "a memory read", all_scopes=all_scopes)
     if all_scopes:
         record_wide_read(store, scope.tenant, actor=actor, read=read, subject=subject, key=key)
@@ -79,7 +80,8 @@ def recall(
     statuses = {Status.ACTIVE, Status.CONFLICTED} | ({Status.CANDIDATE} if candidates else set())
     spec = AsOf(scope, known_at=t, system_at=held, valid=as_of(valid_at or t),
                 subjects=(subject,), predicates=None if key is None else (key,),
-                statuses=frozenset(statuses), kinds=tuple(FACT_KIND.values()), unexpired_at=t)
+                statuses=frozenset(statuses), kinds=tuple(FACT_KIND.values()), unexpired_at=t,
+                min_authority=min_authority)
     answers = [Answer(f if hindsight else as_known(f, t, held), cited)
                for f, cited in store.read_cited(spec)]
     ranked = weights(store, scope.tenant, [a.fact.id for a in answers], t)

@@ -40,6 +40,8 @@ class Header:
     budget: int
     tokenizer: str
     cutoff: datetime
+    required: str | None = None  # the read's minimum authority, in words ("authoritative or
+    # above"): said in the header, and where no evidence holds it
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,8 @@ class Layout:
             if self.fmt is Format.JSON:
                 lines.append("]," if title == "constraints" else "]}")
             elif not section:
-                lines.append("(none)")
+                lines.append("(none)" if self.header.required is None or title != "evidence"
+                             else f"(none: nothing holds {self.header.required})")
         shown = tuple(i.id for i in pinned + evidence)
         return Rendered("\n".join(lines), shown, where, tuple(trimmed))
 
@@ -142,11 +145,13 @@ class Layout:
         h = self.header
         cutoff = h.cutoff.isoformat().replace("+00:00", "Z")
         if self.fmt is Format.MARKDOWN:
+            required = "" if h.required is None else f"; requires authority {h.required}"
             return [one_line(f"# Context for thread {h.thread}"),
                     one_line(f"injection {h.injection}; knowledge cutoff {cutoff}; budget "
-                             f"{h.budget} tokens, counted with {h.tokenizer}")]
+                             f"{h.budget} tokens, counted with {h.tokenizer}{required}")]
         head = {"injection": h.injection, "thread": h.thread, "cutoff": cutoff,
-                "budget": h.budget, "tokenizer": h.tokenizer}
+                "budget": h.budget, "tokenizer": h.tokenizer,
+                **({} if h.required is None else {"requires": h.required})}
         return ['{"context":' + one_line(json.dumps(head, ensure_ascii=False,
                                                     separators=(",", ":"))) + ","]
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.exclusion import AUTHORITY
 from vintage.graph.core.kinds import FactKind, Status
 from vintage.graph.core.model import new_event_id
 from vintage.graph.core.temporal import as_of
@@ -39,7 +40,15 @@ from vintage.queries.lineage.staleness import Stale
 from vintage.queries.search import notices
 from vintage.queries.search.fit import Fitted, Header, Layout, Position, empty_fits, fit
 from vintage.queries.search.items import Format, Item
-from vintage.queries.search.request import MAX_LIMIT, Found, SearchRequest, SearchResult, legal_spec
+from vintage.queries.search.request import (
+    MAX_LIMIT,
+    Found,
+    SearchRequest,
+    SearchResult,
+    authority_refusal,
+    authority_words,
+    legal_spec,
+)
 from vintage.queries.search.run import search
 from vintage.queries.search.trace import spec_document
 
@@ -68,6 +77,7 @@ class Pack:
     item_tokens: dict[str, int] = field(default_factory=dict)  # each item's line, by id
     # What the cascade closed that the read would have matched (in the trace, never evidence).
     closed: tuple[Stale, ...] = ()
+    refusal: str | None = None  # a required authority nothing held (``SearchResult.refusal``)
 
 
 def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budget: int,
@@ -84,7 +94,8 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
                     limit=min(MAX_LIMIT, max(request.limit, budget // ITEM_TOKENS)),
                     actor=request.actor or actor)
     injection = new_event_id()
-    header = Header(injection, for_thread, budget, counter.name, cutoff)
+    required = None if request.min_authority is None else authority_words(request.min_authority)
+    header = Header(injection, for_thread, budget, counter.name, cutoff, required)
     empty_fits(Layout(header, format, (), ()), budget, counter)
     result = search(store, embedder, asked)
     spec = legal_spec(store, asked)
@@ -111,7 +122,9 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
                 fitted.rendered.trimmed, fitted.positions,
                 tuple(i.id for i in pinned) + tuple(i.id for i in evidence),
                 fitted.header_tokens + tokens - fitted.tokens, dict(fitted.item_tokens),
-                result.closed)
+                result.closed,
+                authority_refusal(request.min_authority, any(i.id not in chosen for i in items),
+                                  result.excluded.get(AUTHORITY, 0)))
 
 
 def item_of(found: Found) -> Item:
@@ -130,7 +143,8 @@ def constraints(store: Store, request: SearchRequest) -> tuple[Item, ...]:
     spec = AsOf(request.scope, known_at=request.cutoff,
                 valid=as_of(request.valid_at or request.cutoff),
                 system_at=request.system_at, kinds=(FactKind.PREFERENCE,),
-                statuses=frozenset({Status.ACTIVE, Status.CONFLICTED}))
+                statuses=frozenset({Status.ACTIVE, Status.CONFLICTED}),
+                min_authority=request.min_authority)
     rows = [(as_known(f, request.cutoff, request.system_at), cited)
             for f, cited in store.read_cited(spec) if f.predicate.startswith(CONSTRAINT)]
     rows.sort(key=lambda row: (row[0].subject, row[0].predicate, row[0].id))

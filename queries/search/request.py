@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.exclusion import AUTHORITY
+from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Scope, Value
 from vintage.graph.core.temporal import Interval, all_time, as_of
 from vintage.graph.store.protocol import Store
@@ -45,9 +46,11 @@ class SearchRequest:
     actor: str | None = None
     form: str | None = None  # two-stage: a source form (10-Q, 10-K)
     period: str | None = None  # two-stage: a calendar year or quarter ('2018', '2018Q1')
-    # The authority a premise must keep for what rests on it not to be stale (None: any): the
-    # hook a question's risk fills (queries.lineage.staleness).
-    min_authority: int | None = None
+    # The least authority an item needs (--min-authority, or a risk's): decided in the legal
+    # set (``AsOf.min_authority``); what holds less is excluded with that reason. It is also
+    # the authority a premise must keep for what rests on it not to be stale (None: any):
+    # queries.lineage.staleness.
+    min_authority: Authority | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,28 @@ class SearchResult:
     rescored: int = 0  # candidates cut legs were asked for by id at the final depth (``_rescore``)
     # What the cascade closed that the read would have matched, each naming its premise.
     closed: tuple[Stale, ...] = ()
+    required: Authority | None = None  # the read's minimum authority (``min_authority``)
+
+    @property
+    def refusal(self) -> str | None:
+        """When a read required an authority and nothing holds it: what was missing (never
+        which values were left out)."""
+        return authority_refusal(self.required, bool(self.results),
+                                 self.excluded.get(AUTHORITY, 0))
+
+
+def authority_refusal(required: Authority | None, answered: bool, below: int) -> str | None:
+    """The refusal of a read that required ``required`` and found nothing holding it;
+    ``below``: how many matching items held less."""
+    if required is None or answered:
+        return None
+    return (f"nothing here holds the authority this read requires: {authority_words(required)}"
+            + (f" ({below} matching item{'s' if below != 1 else ''} held less and "
+               f"{'were' if below != 1 else 'was'} left out)" if below else ""))
+
+
+def authority_words(required: Authority) -> str:
+    return f"{required.name.lower()} or above"
 
 
 def found(c: Checked, rank: int, stale: Stale | None = None) -> Found:
@@ -117,7 +142,7 @@ def legal_spec(store: Store, request: SearchRequest) -> AsOf:
     return AsOf(request.scope, known_at=known, valid=valid,
                 system_at=request.system_at or now, statuses=frozenset(statuses),
                 subjects=subjects, kinds=request.kinds, shared_only=shared,
-                unexpired_at=known).resolved(now)
+                unexpired_at=known, min_authority=request.min_authority).resolved(now)
 
 
 def check(request: SearchRequest) -> None:

@@ -146,7 +146,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     return SearchResult(request.query, request.mode, _head(shown, request.limit),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
                         depth, len(set().union(*(r.asked for r in rescored.values()))),
-                        closed)
+                        closed, request.min_authority)
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],

@@ -29,7 +29,7 @@ from typing import Any
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import ID, why_excluded
-from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Event, Scope, new_event_id
 from vintage.graph.core.temporal import Interval, parse_instant
 from vintage.graph.memory.ranking import INJECT
@@ -121,6 +121,7 @@ def spec_document(spec: AsOf) -> dict[str, Any]:
         "statuses": sorted(s.value for s in spec.statuses),
         "subjects": None if spec.subjects is None else list(spec.subjects),
         "kinds": None if spec.kinds is None else [k.value for k in spec.kinds],
+        "min_authority": None if spec.min_authority is None else spec.min_authority.name,
     }
 
 
@@ -129,13 +130,15 @@ def read_spec(injection: Injection) -> AsOf:
     read = injection.trace["read"]
     start, end = (None if t is None else parse_instant(t, "valid") for t in read["valid"])
     kinds, subjects = read["kinds"], read["subjects"]
+    least = read.get("min_authority")  # absent from traces recorded before it existed
     return AsOf(Scope.from_terms(injection.tenant, list(read["scope"])),
                 known_at=parse_instant(read["known_at"], "known_at"),
                 system_at=parse_instant(read["system_at"], "system_at"),
                 valid=Interval(start, end),
                 statuses=frozenset(Status(s) for s in read["statuses"]),
                 kinds=None if kinds is None else tuple(FactKind(k) for k in kinds),
-                subjects=None if subjects is None else tuple(subjects))
+                subjects=None if subjects is None else tuple(subjects),
+                min_authority=None if least is None else Authority[least])
 
 
 def judge(store: Store, injection: Injection, item_ids: Sequence[str]) -> tuple[Judged, ...]:
