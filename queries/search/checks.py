@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from vintage.graph.core.asof import AsOf
-from vintage.graph.core.kinds import Status
+from vintage.graph.core.kinds import FactKind, Status
 from vintage.graph.core.model import Fact, Source
 from vintage.graph.store.protocol import Cited, Store
 from vintage.queries.lineage.asof import as_known
@@ -75,8 +75,14 @@ def collapse(scored: Sequence[Scored], facts: Mapping[str, Fact]) -> list[Scored
 
 
 def _same(f: Fact) -> tuple[object, ...]:
-    return (f.subject, f.predicate, f.valid_from, f.valid_to, f.unit, type(f.value).__name__,
-            f.value)
+    """One assertion value. A filing's period is part of what it says (two quarters of one
+    concept are two figures); a memory's event time is when it holds, which its echoes in
+    other scopes state from their own observed times: they still say one thing."""
+    period = (None, None) if f.kind in MEMORY_KINDS else (f.valid_from, f.valid_to)
+    return (f.subject, f.predicate, *period, f.unit, type(f.value).__name__, f.value)
+
+
+MEMORY_KINDS = frozenset(FactKind) - {FactKind.OBSERVATION, FactKind.DERIVED}
 
 
 def _set_key(f: Fact) -> tuple[str, str, tuple[str, ...]]:
