@@ -432,7 +432,7 @@ def test_vintage_search_json_prints_each_result_with_its_signals_sources_and_tim
     assert set(first["signals"]) >= {"exact", "keyword", "semantic", "recency", "authority",
                                      "weight", "fused"}
     assert [s["id"] for s in first["sources"]] == ["msg-0"]
-    assert first["valid"] == ["1970-01-01T00:00:00+00:00", None]
+    assert first["valid"] == ["2026-05-01T10:00:00+00:00", None]  # from its observed time
     assert first["knowledge"] == ["2026-05-01T10:00:00+00:00", None]
 
 
