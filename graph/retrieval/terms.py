@@ -19,8 +19,19 @@ A text becomes terms this way (docs/retrieval.md):
    income" finds the concept. A one-part identifier whose part is the identifier itself
    (``GOOGL``, ``2018``) is emitted once, so its term frequency is not doubled.
 
+4. Chinese (a run of Han characters) is written without spaces, so it is cut into character
+   n-grams of one to ``MAX_GRAM`` characters (every one, in order of where it starts): no
+   dictionary, nothing to load, and a name or product no dictionary knows is still found.
+   ``用户希望退款`` holds ``退款``, and so does a query of it; a run is cut from the letters
+   and digits next to it (``E4031错误`` is ``e4031`` and ``错误``'s grams). A query's run of at
+   most ``MAX_GRAM`` characters is itself one of the grams and is also an **identifier**: the
+   exact leg finds the items that hold it as written, as it finds ``E4031`` (a longer run is a
+   sentence, whose grams go to BM25 only). No stemming, casefolding or stop words apply to Han.
+
 Order is kept and duplicates too (BM25 counts term frequency). No term is empty or holds
 whitespace: backends join terms with spaces for a whitespace analyzer (Neo4j's Lucene index).
+``RULES`` names this rule set: an index entry records it (``vintage.graph.retrieval.index``), so
+that entries cut by older rules are indexed again.
 """
 
 from __future__ import annotations
@@ -31,6 +42,14 @@ import unicodedata
 
 import Stemmer
 
+# Bumped whenever the rules above change what a text's terms are: entries made under another
+# name are stale (docs/retrieval.md, "Keyword terms").
+RULES = "terms-2"
+MAX_GRAM = 4  # Chinese words are mostly one to four characters
+# Han ideographs: the unified block, extensions A to H and the compatibility block (NFKC maps
+# most compatibility forms into the unified block first).
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_HAN_RUN = re.compile(f"[{_HAN}]+")
 # Letters and digits of any script (``\w`` less the underscore), joined by runs of joiners or
 # by one apostrophe (a word such as "don't" stays one word for the stemmer).
 _SPAN = re.compile(r"[^\W_]+(?:(?:[_.:/\-]+|')[^\W_]+)*")
@@ -87,11 +106,25 @@ def _words(span: str) -> list[str]:
     return found
 
 
+def _grams(run: str) -> list[tuple[str, bool]]:
+    """Every n-gram of the Han ``run``, one to ``MAX_GRAM`` characters, by where it starts; a
+    run short enough to be one of them is also whole (an identifier)."""
+    whole = len(run) <= MAX_GRAM
+    return [(run[i:i + n], whole and n == len(run))
+            for i in range(len(run)) for n in range(1, MAX_GRAM + 1) if i + n <= len(run)]
+
+
 def _tokens(text: str) -> list[tuple[str, bool]]:
     """(term, is it a whole identifier) for each term of ``text``, in order."""
     found: list[tuple[str, bool]] = []
-    for match in _SPAN.finditer(unicodedata.normalize("NFKC", text).replace("\u2019", "'")):
+    folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    # A Han run is a span of its own, whatever touches it: spaces around it cut it from a code
+    # or word written against it, as Chinese writes them.
+    for match in _SPAN.finditer(_HAN_RUN.sub(r" \g<0> ", folded)):
         span = match.group()
+        if _HAN_RUN.fullmatch(span):
+            found += _grams(span)
+            continue
         # "GOOGL's" is GOOGL: the possessive would hide the identifier (and the stemmer drops it).
         span = span[:-2] if span.endswith(_POSSESSIVE) else span
         parts = _words(span)

@@ -43,7 +43,7 @@ from dataclasses import replace
 from vintage.graph.core.asof import AsOf
 from vintage.graph.memory.scoping import audited_while, require_read_scope
 from vintage.graph.retrieval.embedder import Embedder
-from vintage.graph.retrieval.index import SearchStore, TextQuery
+from vintage.graph.retrieval.index import SearchStore, TextQuery, index_key
 from vintage.graph.retrieval.indexer import Progress, refresh
 from vintage.graph.retrieval.terms import identifiers, terms
 from vintage.graph.store.protocol import Store, StoreError
@@ -102,8 +102,8 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     depth = per_leg(request.limit)  # the candidates: each leg's first ``depth``
     query = TextQuery(terms=tuple(terms(request.query)),
                       identifiers=tuple(identifiers(request.query)), vector=vector,
-                      model=embedder.name if semantic else None, per_leg=REACH * depth,
-                      indexed_by=embedder.name)
+                      model=index_key(embedder.name) if semantic else None,
+                      per_leg=REACH * depth, indexed_by=index_key(embedder.name))
     counts = hits = ranker.rank(spec, query)
     # A fact had no entry yet (or the store did not say): ranked again once indexed. One that
     # cannot be (a sealed fact whose key is gone reads as erased) costs no second read.
