@@ -42,10 +42,10 @@ from dataclasses import replace
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.memory.scoping import audited_while, require_read_scope
-from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.retrieval.embedder import Embedder, query_vector
 from vintage.graph.retrieval.index import SearchStore, TextQuery, index_key
 from vintage.graph.retrieval.indexer import Progress, refresh
-from vintage.graph.retrieval.terms import identifiers, terms
+from vintage.graph.retrieval.terms import identifiers, query_terms
 from vintage.graph.store.protocol import Store, StoreError
 from vintage.queries.search.candidates import Candidates, read_candidates
 from vintage.queries.search.checks import Checked, arrange
@@ -98,9 +98,9 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     if request.form is not None or request.period is not None:
         spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
     semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)
-    vector = tuple(float(x) for x in embedder.embed([request.query])[0]) if semantic else None
+    vector = query_vector(embedder, request.query) if semantic else None
     depth = per_leg(request.limit)  # the candidates: each leg's first ``depth``
-    query = TextQuery(terms=tuple(terms(request.query)),
+    query = TextQuery(terms=tuple(query_terms(request.query)),
                       identifiers=tuple(identifiers(request.query)), vector=vector,
                       model=index_key(embedder.name) if semantic else None,
                       per_leg=REACH * depth, indexed_by=index_key(embedder.name))
