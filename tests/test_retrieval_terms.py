@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vintage.graph.retrieval.terms import STOP_WORDS, identifiers, terms
+from vintage.graph.retrieval.terms import STOP_WORDS, identifiers, query_terms, terms
 
 
 @pytest.mark.parametrize(("text", "code"), [
@@ -138,3 +138,11 @@ def test_a_short_chinese_run_is_an_identifier_and_a_sentence_is_not() -> None:
 ])
 def test_a_code_written_against_chinese_is_cut_from_it(text: str, expected: list[str]) -> None:
     assert identifiers(text) == expected
+
+
+def test_a_chinese_querys_function_words_are_not_asked_for_but_an_entry_keeps_them() -> None:
+    asked = query_terms("他们的配色方案是什么")  # "what is their colour scheme"
+    assert "配色方案" in asked
+    assert not {"他", "们", "他们", "的", "是", "什么", "们的"} & set(asked)
+    assert {"他们", "的", "目的"} <= set(terms("他们的目的"))  # an entry: every gram
+    assert query_terms("退款") == ["退款", "退", "款"]  # a word: whole, then its grams

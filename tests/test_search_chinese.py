@@ -87,6 +87,15 @@ def test_a_ticker_and_chinese_words_find_the_note_on_that_ticker(
     assert found.results[1].value == "关注 AAPL 的营业收入"  # 的营业 but neither ticker nor 利润
 
 
+def test_a_memory_sharing_only_function_words_with_a_question_is_not_a_keyword_match(
+    store: Store, scope: Scope,
+) -> None:
+    remember_all(store, scope, ("emergency.contact", "紧急联系人是他们的姐姐"),
+                 ("editor.theme", "在 Neovim 里用 Gruvbox 配色方案"))
+    found = find(store, "他们的配色方案是什么", mine(scope), mode=Mode.KEYWORD)
+    assert values(found) == ["在 Neovim 里用 Gruvbox 配色方案"]  # not "their sister"
+
+
 def test_vintage_search_finds_a_chinese_word_in_keyword_and_exact_mode(
     store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
