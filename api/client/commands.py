@@ -80,7 +80,8 @@ def context(remote: Remote, p: dict[str, Any]) -> None:
     body = scoped(p) | {
         "query": p["query"], "budget": p["budget"], "subjects": p["subject"],
         "cutoff": instant(p["cutoff"], "cutoff"), "for_thread": p["for_thread"],
-        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]}
+        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"],
+        "tokenizer": p["tokenizer"]}
     typer.echo(remote.call("POST", "/v1/context", body=body)["text"])
 
 

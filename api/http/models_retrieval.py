@@ -80,6 +80,9 @@ class ContextBody(Asked):
     for_thread: Name | None = Field(None, description="The thread the pack is built for "
                                                       "(default: `thread`).")
     format: Format = Format.MARKDOWN
+    tokenizer: Name | None = Field(None, examples=["o200k_base"], description=(
+        "Count the budget in this tokenizer's tokens: minilm (the default), cl100k_base, "
+        "o200k_base, or an OpenAI model name (gpt-4o)."))
 
 
 def search_request(p: Principal, body: Asked, **more: Any) -> SearchRequest:

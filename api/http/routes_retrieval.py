@@ -60,7 +60,7 @@ def context(caller: Authenticated, body: ContextBody, request: Request) -> Conte
     asked = search_request(caller.principal, body)
     pack = build_pack(caller.store, service(request).embedder(), asked, budget=body.budget,
                       for_thread=body.for_thread or body.thread or "", actor=caller.actor,
-                      format=body.format)
+                      format=body.format, tokenizer=body.tokenizer)
     return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
                       text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
                       item_tokens=pack.item_tokens, budget=pack.budget,

@@ -115,6 +115,9 @@ class Tools:
         format: Format = Format.MARKDOWN, mode: Mode = Mode.HYBRID, subjects: Subjects = None,
         cutoff: Instant | None = None, user: User = None, project: Project = None,
         thread: Thread = None, all_scopes: AllScopes = False,
+        tokenizer: Annotated[str | None, Field(description=(
+            "Count the budget in this tokenizer's tokens: minilm (the default), cl100k_base, "
+            "o200k_base, or an OpenAI model name (gpt-4o)."))] = None,
     ) -> ContextOut:
         """The context pack for a query, cut to a token budget: pinned constraints first, then
         the evidence best-ranked first. The handover is recorded (an injection with its
@@ -122,9 +125,11 @@ class Tools:
         p = self.principal()
         body = ContextBody(query=query, budget=budget, for_thread=for_thread, format=format,
                            mode=mode, subjects=subjects, cutoff=cutoff, user=user,
-                           project=project, thread=thread, all_scopes=all_scopes)
+                           project=project, thread=thread, all_scopes=all_scopes,
+                           tokenizer=tokenizer)
         pack = build_pack(self.store, self.embedder, search_request(p, body), budget=budget,
-                          for_thread=for_thread or thread or "", actor=p.actor, format=format)
+                          for_thread=for_thread or thread or "", actor=p.actor, format=format,
+                          tokenizer=body.tokenizer)
         return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
                           text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
                       item_tokens=pack.item_tokens, budget=pack.budget,
