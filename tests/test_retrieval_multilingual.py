@@ -48,6 +48,27 @@ def test_a_chinese_question_finds_the_chinese_memory_it_means(
     assert found.results[0].predicate == key
 
 
+HOME = (  # a user's memories, in Chinese (bench/retrieval/chinese.py)
+    ("shipping.address", "订单寄到里斯本 Elm Street 45 号"),  # ship orders to 45 Elm Street
+    ("report.day", "每周五发送周报"),  # the weekly report goes out on Fridays
+    ("exercise", "上班前六点半去跑步"),  # runs at 6:30 before work
+    ("diet.restriction", "吃素，并且对花生过敏"),  # vegetarian, allergic to peanuts
+    ("laptop.os", "在 Arch Linux 上做开发"),  # develops on Arch Linux
+    ("instrument", "在业余管弦乐团拉大提琴"),  # plays the cello in an amateur orchestra
+)
+
+
+def test_in_hybrid_mode_a_chinese_paraphrase_is_not_outranked_by_one_shared_word(
+    store: Store, scope: Scope,
+) -> None:
+    # E5's cosines all lie above ~0.7: taken as a share of the best from -1, the right
+    # memory led the others by a few hundredths and a word BM25 matched decided.
+    remember_all(store, scope, *HOME)
+    asked = "团餐的饮食要求"  # dietary needs for catering: 要 is in 要求 and nowhere else
+    found = search(store, e5(), SearchRequest(asked, mine(scope), mode=Mode.HYBRID))
+    assert found.results[0].predicate == "diet.restriction"
+
+
 def test_vintage_search_with_e5_reindexes_what_minilm_indexed_and_finds_by_meaning(
     store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:

