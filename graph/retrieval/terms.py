@@ -18,7 +18,6 @@ A text becomes terms this way (docs/retrieval.md):
    with the Snowball English stemmer (PyStemmer), so "refunds" finds "refund" and "operating
    income" finds the concept. A one-part identifier whose part is the identifier itself
    (``GOOGL``, ``2018``) is emitted once, so its term frequency is not doubled.
-
 4. Chinese (a run of Han characters) is written without spaces, so it is cut into character
    n-grams of one to ``MAX_GRAM`` characters (every one, in order of where it starts): no
    dictionary, nothing to load, and a name or product no dictionary knows is still found.
