@@ -260,3 +260,19 @@ def test_when_the_depth_is_enough_the_results_are_those_of_fusion_at_full_depth(
     whole = fuse(full, {i: facts[i] for i in found}, weights, AT,
                  exact={i: counts.get(i, 0.0) for i in found})
     assert [s.id for s in whole[:limit]] == [s.id for s in head[:limit]]
+
+
+def test_a_cosine_is_a_share_of_the_best_above_the_embedders_floor() -> None:
+    # E5 puts every text above ~0.7: from -1, 0.80 against a best of 0.85 is 0.97 of it and
+    # one word BM25 matched decides; from its floor 0.7 it is two thirds, and meaning does.
+    facts = {f.id: f for f in (item(1), item(2))}
+    legs = {"exact": (), "keyword": ranked({"f0002": 4.0}),
+            "semantic": ranked({"f0001": 0.85, "f0002": 0.80})}
+    assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0002", "f0001"]
+    floored = fuse(legs, facts, {}, AT, floor=0.7)
+    assert [s.id for s in floored] == ["f0001", "f0002"]
+    semantic = fuse({"semantic": ranked({"f0001": 0.85, "f0002": 0.80, "f0003": 0.5})},
+                    {f.id: f for f in (item(1), item(2), item(3))}, {}, AT, floor=0.7)
+    # below the floor is no match at all, never a negative share
+    assert [s.signals["fused"] * SCALE - 2 * SIGNAL for s in semantic] == pytest.approx(
+        [1, 2 / 3, 0])

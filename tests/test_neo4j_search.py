@@ -24,7 +24,7 @@ from vintage.graph.neo4j.cypher_search import lucene
 from vintage.graph.neo4j.schema import FACT_TEXT
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.retrieval.embedder import minilm
-from vintage.graph.retrieval.index import IndexEntry, index_tx
+from vintage.graph.retrieval.index import IndexEntry, index_key, index_tx
 from vintage.graph.retrieval.indexer import refresh
 from vintage.graph.retrieval.terms import terms
 from vintage.graph.store.protocol import Erasure
@@ -163,7 +163,7 @@ def test_facts_whose_keys_are_gone_never_end_the_queue_while_others_wait(
 
     def queued(limit: int) -> list[str]:
         return [f.id for f in neo4j.reading(
-            scope.tenant, lambda tx: index_tx(tx).unindexed(minilm().name, limit))]
+            scope.tenant, lambda tx: index_tx(tx).unindexed(index_key(minilm().name), limit))]
 
     # The first page by id holds only facts that read as erased: the queue goes on past them.
     assert queued(2) == waiting

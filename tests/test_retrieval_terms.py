@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vintage.graph.retrieval.terms import STOP_WORDS, identifiers, terms
+from vintage.graph.retrieval.terms import STOP_WORDS, identifiers, query_terms, terms
 
 
 @pytest.mark.parametrize(("text", "code"), [
@@ -117,3 +117,32 @@ def test_terms_are_a_function_of_the_text(text: str) -> None:
 def test_every_identifier_is_among_the_terms(text: str) -> None:
     assert set(identifiers(text)) <= set(terms(text))
     assert len(identifiers(text)) == len(set(identifiers(text)))
+
+
+def test_chinese_is_cut_into_every_gram_of_one_to_four_characters() -> None:
+    assert terms("水壶退款") == ["水", "水壶", "水壶退", "水壶退款", "壶", "壶退", "壶退款",
+                             "退", "退款", "款"]
+    assert set(terms("退款")) <= set(terms("用户希望为坏掉的水壶退款"))  # a word's grams
+
+
+def test_a_short_chinese_run_is_an_identifier_and_a_sentence_is_not() -> None:
+    assert identifiers("退款") == ["退款"]
+    assert identifiers("营业利润") == ["营业利润"]
+    assert identifiers("用户希望为坏掉的水壶退款") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("E4031错误", ["e4031", "错误"]),
+    ("E4031-错误", ["e4031", "错误"]),
+    ("ＧＯＯＧＬ的利润", ["googl", "的利润"]),  # full-width letters fold by NFKC first
+])
+def test_a_code_written_against_chinese_is_cut_from_it(text: str, expected: list[str]) -> None:
+    assert identifiers(text) == expected
+
+
+def test_a_chinese_querys_function_words_are_not_asked_for_but_an_entry_keeps_them() -> None:
+    asked = query_terms("他们的配色方案是什么")  # "what is their colour scheme"
+    assert "配色方案" in asked
+    assert not {"他", "们", "他们", "的", "是", "什么", "们的"} & set(asked)
+    assert {"他们", "的", "目的"} <= set(terms("他们的目的"))  # an entry: every gram
+    assert query_terms("退款") == ["退款", "退", "款"]  # a word: whole, then its grams

@@ -20,7 +20,7 @@ from vintage.graph.memory.forget import forget
 from vintage.graph.retrieval import documents
 from vintage.graph.retrieval.documents import concept_words, describe, period_words
 from vintage.graph.retrieval.embedder import Vectors, minilm
-from vintage.graph.retrieval.index import SearchStore, TextQuery
+from vintage.graph.retrieval.index import SearchStore, TextQuery, index_key
 from vintage.graph.retrieval.indexer import PARTS, refresh
 from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import Batch, record
@@ -178,8 +178,8 @@ def test_a_companys_facts_cost_one_embedding_per_concept_and_period_not_one_per_
         "Q1 2018 first quarter 2018 January to March 2018 three months ended March 31, 2018"])
     both = (what + when) / np.linalg.norm(what + when)
     assert isinstance(store, SearchStore)
-    hits = store.rank(AsOf(scope), TextQuery((), (), tuple(float(x) for x in both), model.name,
-                                             per_leg=1))
+    hits = store.rank(AsOf(scope), TextQuery((), (), tuple(float(x) for x in both),
+                                             index_key(model.name), per_leg=1))
     ((best, cosine),) = hits.semantic
     assert best == figures[("us-gaap:OperatingIncomeLoss", "2018-01-01")]
     assert cosine == pytest.approx(1.0, abs=1e-5)

@@ -54,6 +54,10 @@ def context_cmd(
         = Mode.HYBRID,
     format: Annotated[Format, typer.Option("--format", help="markdown or json.")]
         = Format.MARKDOWN,
+    tokenizer: Annotated[str | None, typer.Option(
+        "--tokenizer", help="Count the budget in this tokenizer's tokens: minilm (the default), "
+                            "cl100k_base, o200k_base, or an OpenAI model name (gpt-4o).")]
+        = None,
     actor: Annotated[str | None, typer.Option(
         "--actor", help="Who builds the context (default: the global --actor).")] = None,
     user: User = None, project: Project = None, thread: Thread = None,
@@ -74,7 +78,8 @@ def context_cmd(
     require_read_scope(request.scope, "a context", all_scopes=all_scopes)
     with options.opened() as store:
         pack = build_pack(store, embedder_from_env(), request, budget=budget,
-                          for_thread=for_thread or thread or "", actor=who, format=format)
+                          for_thread=for_thread or thread or "", actor=who, format=format,
+                          tokenizer=tokenizer)
     typer.echo(pack.text)
     if pack.refusal is not None:  # beside the pack, which says it too
         typer.echo(f"refused: {pack.refusal}", err=True)

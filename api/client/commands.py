@@ -87,7 +87,8 @@ def context(remote: Remote, p: dict[str, Any]) -> None:
         "query": p["query"], "budget": p["budget"], "subjects": p["subject"],
         "cutoff": instant(p["cutoff"], "cutoff"), "for_thread": p["for_thread"],
         "valid_at": instant(p["valid_at"], "valid_at"),
-        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"]} | _required(p)
+        "mode": p["mode"], "format": p["format"], "all_scopes": p["all_scopes"],
+        "tokenizer": p["tokenizer"]} | _required(p)
     answer = remote.call("POST", "/v1/context", body=body)
     typer.echo(answer["text"])
     if answer.get("refusal"):

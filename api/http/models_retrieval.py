@@ -90,6 +90,9 @@ class ContextBody(Asked):
     valid_at: Instant | None = Field(None, description="Valid instant: what held then, as "
                                                        "known at the cutoff (default: the "
                                                        "cutoff).")
+    tokenizer: Name | None = Field(None, examples=["o200k_base"], description=(
+        "Count the budget in this tokenizer's tokens: minilm (the default), cl100k_base, "
+        "o200k_base, or an OpenAI model name (gpt-4o)."))
 
 
 def search_request(p: Principal, body: Asked, **more: Any) -> SearchRequest:

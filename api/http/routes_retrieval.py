@@ -64,7 +64,7 @@ def context(caller: Authenticated, body: ContextBody, request: Request) -> Conte
     require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
     pack = build_pack(caller.store, service(request).embedder(), asked, budget=body.budget,
                       for_thread=body.for_thread or body.thread or "", actor=caller.actor,
-                      format=body.format)
+                      format=body.format, tokenizer=body.tokenizer)
     return context_out(pack)
 
 

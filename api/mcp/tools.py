@@ -129,6 +129,9 @@ class Tools(Registry):
         valid_at: Annotated[Instant | None, Field(description="Valid instant: what held then "
                                                   "(default: the cutoff).")] = None,
         min_authority: MinAuthority = None, risk: RiskLevel = None,
+        tokenizer: Annotated[str | None, Field(description=(
+            "Count the budget in this tokenizer's tokens: minilm (the default), cl100k_base, "
+            "o200k_base, or an OpenAI model name (gpt-4o)."))] = None,
     ) -> ContextOut:
         """The context pack for a query, cut to a token budget: pinned constraints first, then
         the evidence best-ranked first. The handover is recorded (an injection with its
@@ -137,11 +140,13 @@ class Tools(Registry):
         body = ContextBody(query=query, budget=budget, for_thread=for_thread, format=format,
                            mode=mode, subjects=subjects, cutoff=cutoff, user=user,
                            project=project, thread=thread, all_scopes=all_scopes,
-                           valid_at=valid_at, min_authority=min_authority, risk=risk)
+                           valid_at=valid_at, min_authority=min_authority, risk=risk,
+                           tokenizer=tokenizer)
         asked = search_request(p, body)
         require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
         pack = build_pack(self.store, self.embedder, asked, budget=budget,
-                          for_thread=for_thread or thread or "", actor=p.actor, format=format)
+                          for_thread=for_thread or thread or "", actor=p.actor, format=format,
+                          tokenizer=body.tokenizer)
         return context_out(pack)
 
     def remember(

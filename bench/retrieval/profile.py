@@ -16,9 +16,9 @@ from bench.retrieval.run import request
 from vintage.graph.neo4j import cypher_search
 from vintage.graph.neo4j.search import blind
 from vintage.graph.neo4j.store import Neo4jStore
-from vintage.graph.retrieval.embedder import Embedder
-from vintage.graph.retrieval.index import TextQuery
-from vintage.graph.retrieval.terms import identifiers, terms
+from vintage.graph.retrieval.embedder import Embedder, query_vector
+from vintage.graph.retrieval.index import TextQuery, index_key
+from vintage.graph.retrieval.terms import identifiers, query_terms
 from vintage.graph.store.protocol import Store
 from vintage.queries.search.fusion import REACH, Mode, per_leg
 from vintage.queries.search.request import legal_spec
@@ -59,11 +59,11 @@ def neo4j_plan(store: Neo4jStore, embedder: Embedder, q: Query,
     req = request(q, Mode.HYBRID, tenants)
     spec = legal_spec(store, req)
     t0 = time.perf_counter()
-    vector = tuple(float(x) for x in embedder.embed([q.text])[0])
+    vector = query_vector(embedder, q.text)
     embed_ms = (time.perf_counter() - t0) * 1000
-    words = tuple(terms(q.text))
+    words = tuple(query_terms(q.text))
     idents = tuple(identifiers(q.text))
-    text = TextQuery(words, idents, vector, embedder.name, REACH * per_leg(req.limit))
+    text = TextQuery(words, idents, vector, index_key(embedder.name), REACH * per_leg(req.limit))
     t0 = time.perf_counter()
     hits = store.rank(spec, text)
     rank_ms = (time.perf_counter() - t0) * 1000

@@ -23,39 +23,19 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from vintage.graph.core.errors import UserError
 from vintage.graph.retrieval.counting import minilm_tokenizer
+from vintage.graph.retrieval.multilingual import MultilingualE5
+from vintage.graph.retrieval.vectors import Embedder, EmbedderError, Vectors, unit_rows
 
-Vectors = NDArray[np.float32]
+__all__ = ["BATCH", "Embedder", "EmbedderError", "MiniLM", "MultilingualE5",
+           "OpenAICompatible", "Vectors", "cosine_floor", "e5", "embedder_from_env", "minilm",
+           "query_vector", "unit_rows"]
+
 BATCH = 64
-
-
-class EmbedderError(UserError):
-    """The embedder could not be loaded or did not answer with vectors."""
-
-
-class Embedder(Protocol):  # not runtime-checkable: probing ``dim`` may ask an endpoint
-    name: str  # names the model: an index entry by another name is recomputed, never compared
-
-    @property
-    def dim(self) -> int: ...
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """One unit-length row per text, in order: shape (len(texts), dim), float32."""
-        ...
-
-
-def unit_rows(vectors: NDArray[Any], source: str) -> Vectors:
-    rows = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    if rows.size and (not np.all(np.isfinite(rows)) or np.any(norms == 0)):
-        raise EmbedderError(f"{source} returned a zero or non-finite vector")
-    return (rows / np.where(norms == 0, 1, norms)).astype(np.float32)
 
 
 class MiniLM:
@@ -199,7 +179,8 @@ class OpenAICompatible:
         return rows
 
 
-FORMS = "VINTAGE_EMBEDDER=minilm (the default) or VINTAGE_EMBEDDER=openai:<base_url>#<model>"
+FORMS = ("VINTAGE_EMBEDDER=minilm (the default), VINTAGE_EMBEDDER=e5 (multilingual) or "
+         "VINTAGE_EMBEDDER=openai:<base_url>#<model>")
 
 
 @functools.cache
@@ -208,12 +189,33 @@ def minilm() -> MiniLM:
     return MiniLM()
 
 
+@functools.cache
+def e5() -> MultilingualE5:
+    """The process's one multilingual model (``vintage.graph.retrieval.multilingual``)."""
+    return MultilingualE5()
+
+
+def cosine_floor(embedder: Embedder) -> float:
+    """Below what cosine the embedder's scores say nothing (its ``cosine_floor``; -1: its
+    whole range), where the fusion starts a cosine's share of the best."""
+    return float(getattr(embedder, "cosine_floor", -1.0))
+
+
+def query_vector(embedder: Embedder, query: str) -> tuple[float, ...]:
+    """``query`` embedded as a question: by the embedder's ``embed_query`` where it has one
+    (a model trained with a prefix per role, such as E5), else as any text."""
+    embed = getattr(embedder, "embed_query", embedder.embed)
+    return tuple(float(x) for x in embed([query])[0])
+
+
 def embedder_from_env(env: Mapping[str, str] = os.environ) -> Embedder:
     """The embedder ``VINTAGE_EMBEDDER`` names (``FORMS``); the key of an endpoint is read from
     ``VINTAGE_EMBEDDER_KEY``."""
     choice = env.get("VINTAGE_EMBEDDER", "").strip()
     if choice in ("", "minilm"):
         return minilm()
+    if choice == "e5":
+        return e5()
     if choice.startswith("openai:"):
         base_url, _, model = choice.removeprefix("openai:").rpartition("#")
         if base_url.startswith(("http://", "https://")) and model:

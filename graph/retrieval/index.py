@@ -24,7 +24,17 @@ from typing import Protocol, runtime_checkable
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Fact, Subject
+from vintage.graph.retrieval.terms import RULES
 from vintage.graph.store.protocol import Cited, StoreError, StoreTx
+
+
+def index_key(embedder_name: str) -> str:
+    """What an entry is made by, as it records it (``IndexEntry.model``) and a query asks for
+    it: the embedder's name and the term rules' (``terms.RULES``). An entry made by another
+    model or cut by other rules is stale, so ``unindexed`` returns its fact and the next
+    search or ``vintage index`` makes it again; the vectors of two models are never
+    compared."""
+    return f"{embedder_name}+{RULES}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +42,7 @@ class IndexEntry:
     fact_id: str
     terms: tuple[str, ...]  # vintage.graph.retrieval.terms.terms() of the fact's document, in order
     vector: tuple[float, ...]  # unit length, ``model``'s dimension
-    model: str  # the embedder's name: vectors of two models are never compared
+    model: str  # index_key(): the embedder's and the term rules' names
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """Keeping a tenant's search index complete: every fact version gets its entry before a search.
 
-``refresh`` reads the facts that have no entry by the embedder's model (``IndexTx.unindexed``),
+``refresh`` reads the facts that have no entry by the embedder's model and the current term
+rules (``index_key``, ``IndexTx.unindexed``),
 describes them (``vintage.graph.retrieval.documents``), embeds them (below), and
 writes the entries in one transaction; then the next batch, until none is left. A search calls
 it first, so that nothing legal is missing from the ranking for want of an entry; ``vintage
@@ -10,8 +11,9 @@ one: a write transaction holds the store's lock, and the model takes a while.
 A fact erased between the read and the write is skipped by ``put_index`` (an entry never
 outlives its text), and ``unindexed`` never returns an erased fact, so the loop ends. A backend
 that kept returning a fact it would not index would loop for ever; the loop stops when a batch
-holds nothing it has not tried already. ``rebuild`` drops every entry first, for when how facts
-are described or tokenised has changed: ``refresh`` never redoes an entry of the same model.
+holds nothing it has not tried already. A change of the term rules renames the key, so
+``refresh`` redoes every entry; ``rebuild`` drops every entry first, for when how facts are
+described has changed: ``refresh`` never redoes an entry of the same key.
 
 Each fact's vector is the normalised sum of its document's parts' embeddings (one part for a
 memory; a business fact's *what* and *when*: ``vintage.graph.retrieval.documents``). Each distinct
@@ -31,7 +33,7 @@ import numpy as np
 from vintage.graph.core.model import Fact, Source
 from vintage.graph.retrieval.documents import Document, describe
 from vintage.graph.retrieval.embedder import Embedder, Vectors, unit_rows
-from vintage.graph.retrieval.index import IndexEntry, index_tx
+from vintage.graph.retrieval.index import IndexEntry, index_key, index_tx
 from vintage.graph.store.protocol import Store, StoreTx
 
 BATCH = 256
@@ -50,8 +52,9 @@ def refresh(store: Store, tenant: str, embedder: Embedder, *, batch: int = BATCH
         raise ValueError("an index batch holds at least one fact")
     done = 0
     tried: set[str] = set()
+    key = index_key(embedder.name)
     while True:
-        facts, cited = store.reading(tenant, lambda tx: _pending(tx, embedder.name, batch))
+        facts, cited = store.reading(tenant, lambda tx: _pending(tx, key, batch))
         fresh = [f for f in facts if f.id not in tried]
         if not fresh:
             return done
@@ -148,5 +151,6 @@ def _entries(facts: Sequence[Fact], documents: Sequence[Document],
     vectors = PARTS.embed(embedder, [p for d in documents for p in d.parts], shared)
     summed = [np.sum([vectors[p] for p in d.parts], axis=0) for d in documents]
     rows = unit_rows(np.array(summed, dtype=np.float32), embedder.name)
-    return [IndexEntry(f.id, d.terms, tuple(float(x) for x in row), embedder.name)
+    key = index_key(embedder.name)
+    return [IndexEntry(f.id, d.terms, tuple(float(x) for x in row), key)
             for f, d, row in zip(facts, documents, rows, strict=True)]

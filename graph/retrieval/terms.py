@@ -18,9 +18,21 @@ A text becomes terms this way (docs/retrieval.md):
    with the Snowball English stemmer (PyStemmer), so "refunds" finds "refund" and "operating
    income" finds the concept. A one-part identifier whose part is the identifier itself
    (``GOOGL``, ``2018``) is emitted once, so its term frequency is not doubled.
+4. Chinese (a run of Han characters) is written without spaces, so it is cut into character
+   n-grams of one to ``MAX_GRAM`` characters (every one, in order of where it starts): no
+   dictionary, nothing to load, and a name or product no dictionary knows is still found.
+   ``用户希望退款`` holds ``退款``, and so does a query of it; a run is cut from the letters
+   and digits next to it (``E4031错误`` is ``e4031`` and ``错误``'s grams). A query's run of at
+   most ``MAX_GRAM`` characters is itself one of the grams and is also an **identifier**: the
+   exact leg finds the items that hold it as written, as it finds ``E4031`` (a longer run is a
+   sentence, whose grams go to BM25 only). No stemming or casefolding applies to Han. A query's
+   grams (``query_terms``) skip its function words (他们, 什么, 的, …: ``_CHINESE_STOP``), as
+   English drops its stop words; an entry keeps every gram.
 
 Order is kept and duplicates too (BM25 counts term frequency). No term is empty or holds
 whitespace: backends join terms with spaces for a whitespace analyzer (Neo4j's Lucene index).
+``RULES`` names this rule set: an index entry records it (``vintage.graph.retrieval.index``), so
+that entries cut by older rules are indexed again.
 """
 
 from __future__ import annotations
@@ -31,6 +43,27 @@ import unicodedata
 
 import Stemmer
 
+# Bumped whenever the rules above change what a text's terms are: entries made under another
+# name are stale (docs/retrieval.md, "Keyword terms").
+RULES = "terms-2"
+MAX_GRAM = 4  # Chinese words are mostly one to four characters
+# Chinese function words: pronouns, question words and particles, longest first. A question
+# is full of them ("他们的代码编辑器是什么外观") and so are memories ("联系他们"): their grams
+# matched every memory that said "they" and outranked the one meant (bench/notes/
+# issue40-chinese.md). They are cut out of a query's grams only: an entry keeps every gram, so
+# that the exact leg still finds any word as written, 目的 included.
+_CHINESE_STOP = re.compile("|".join(sorted((
+    "他们", "她们", "它们", "我们", "你们", "咱们", "什么", "哪里", "哪儿", "哪个", "哪些",
+    "怎么样", "怎么", "怎样", "如何", "为什么", "多少", "是否", "这个", "那个", "这些",
+    "那些", "一个",
+    "的", "了", "是", "在", "和", "与", "或", "吗", "呢", "吧", "啊", "也", "都", "就", "把",
+    "被", "给", "对", "他", "她", "它", "我", "你", "谁", "哪", "这", "那", "有",
+    "要", "会", "能", "之", "其", "而",
+), key=len, reverse=True)))
+# Han ideographs: the unified block, extensions A to H and the compatibility block (NFKC maps
+# most compatibility forms into the unified block first).
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_HAN_RUN = re.compile(f"[{_HAN}]+")
 # Letters and digits of any script (``\w`` less the underscore), joined by runs of joiners or
 # by one apostrophe (a word such as "don't" stays one word for the stemmer).
 _SPAN = re.compile(r"[^\W_]+(?:(?:[_.:/\-]+|')[^\W_]+)*")
@@ -87,11 +120,35 @@ def _words(span: str) -> list[str]:
     return found
 
 
-def _tokens(text: str) -> list[tuple[str, bool]]:
-    """(term, is it a whole identifier) for each term of ``text``, in order."""
+def _grams(run: str, query: bool = False) -> list[tuple[str, bool]]:
+    """Every n-gram of the Han ``run``, one to ``MAX_GRAM`` characters, by where it starts; a
+    run short enough to be one of them is also whole (an identifier). A ``query``'s grams are
+    those of the run's pieces between its function words (``CHINESE_STOP``), the whole run
+    first when it is an identifier."""
+    if not query:
+        return [(g, len(g) == len(run) <= MAX_GRAM) for g in _all_grams(run)]
+    whole = [(run, True)] if len(run) <= MAX_GRAM else []
+    return whole + [(g, False) for piece in _CHINESE_STOP.split(run) if piece
+                    for g in _all_grams(piece) if g != run]
+
+
+def _all_grams(run: str) -> list[str]:
+    return [run[i:i + n] for i in range(len(run)) for n in range(1, MAX_GRAM + 1)
+            if i + n <= len(run)]
+
+
+def _tokens(text: str, query: bool = False) -> list[tuple[str, bool]]:
+    """(term, is it a whole identifier) for each term of ``text``, in order (as a query's:
+    Chinese function words dropped from the grams)."""
     found: list[tuple[str, bool]] = []
-    for match in _SPAN.finditer(unicodedata.normalize("NFKC", text).replace("\u2019", "'")):
+    folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    # A Han run is a span of its own, whatever touches it: spaces around it cut it from a code
+    # or word written against it, as Chinese writes them.
+    for match in _SPAN.finditer(_HAN_RUN.sub(r" \g<0> ", folded)):
         span = match.group()
+        if _HAN_RUN.fullmatch(span):
+            found += _grams(span, query)
+            continue
         # "GOOGL's" is GOOGL: the possessive would hide the identifier (and the stemmer drops it).
         span = span[:-2] if span.endswith(_POSSESSIVE) else span
         parts = _words(span)
@@ -107,6 +164,12 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
 def terms(text: str) -> list[str]:
     """The terms of ``text`` (module docstring), in order, duplicates kept."""
     return [term for term, _ in _tokens(text)]
+
+
+def query_terms(text: str) -> list[str]:
+    """The terms a search asks the keyword leg for: ``terms``, but a Chinese run's grams are
+    cut between its function words (module docstring, 4)."""
+    return [term for term, _ in _tokens(text, query=True)]
 
 
 def identifiers(text: str) -> list[str]:

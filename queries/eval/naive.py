@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from vintage.graph.retrieval.counting import token_counter
-from vintage.graph.retrieval.embedder import Embedder
+from vintage.graph.retrieval.embedder import Embedder, query_vector
 from vintage.graph.store.protocol import Store
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.rungs import Handed, Shown
@@ -47,7 +47,7 @@ class NaiveRag:
         if self._vectors is None:
             return Handed((), (), "", 0, a.budget, nothing_relevant=False,
                           seconds=time.perf_counter() - started)
-        query = np.asarray(self.embedder.embed([a.query]))[0]
+        query = np.asarray(query_vector(self.embedder, a.query), dtype=np.float32)
         order = np.argsort(-(self._vectors @ query), kind="stable")[: self.k]
         chosen = [self._texts[i] for i in order]
         items = tuple(Shown(id=w.ids[-1] if w.ids else w.name, subject=w.subject, key=w.key,

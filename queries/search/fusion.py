@@ -82,11 +82,14 @@ def shares(legs: Collection[str]) -> dict[str, float]:
     return dict.fromkeys(similar, 1.0)
 
 
-def normalised(leg: str, score: float, best: float) -> float:
-    """A leg's score as a share of the leg's best, in [0, 1]: cosine is shifted from [-1, 1]
-    first; a BM25 leg whose best is 0 matched nothing."""
+def normalised(leg: str, score: float, best: float, floor: float = -1.0) -> float:
+    """A leg's score as a share of the leg's best, in [0, 1]: cosine is shifted from
+    [``floor``, 1] first (the embedder's ``cosine_floor``: -1, its whole range, unless a model
+    puts every text's cosine above a floor, as E5 does, where the range below it would leave
+    the best and the worst match a few hundredths apart); a BM25 leg whose best is 0 matched
+    nothing."""
     if leg == "semantic":
-        return (score + 1) / (best + 1) if best > -1 else 0.0
+        return max(0.0, (score - floor) / (best - floor)) if best > floor else 0.0
     return score / best if best > 0 else 0.0
 
 
@@ -140,7 +143,7 @@ def unscored(legs: Mapping[str, Ranked], depth: int, legal: int,
 def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
                 answers: Sequence[tuple[str, float, float]], limit: int,
                 rescored: Mapping[str, Rescored] | None = None,
-                reach: int | None = None) -> bool:
+                reach: int | None = None, cos_floor: float = -1.0) -> bool:
     """Whether the first ``limit`` answers (``answers``: each answer's id, score and demotion
     weight, best first, fused from the candidates: the legs' first ``depth``) are those, in
     that order, that fusing the legs at full depth would give. ``legs`` are as the store
@@ -153,7 +156,7 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     an item a leg returned below the candidates' depth, at most what the legs say of it and
     that bound for the cut legs that do not. So: each of the first ``limit`` answers must have
     a final score, and the ``limit``-th must score above the most any other candidate, or any
-    item that is not one, could reach."""
+    item that is not one, could reach. ``cos_floor``: the embedder's (``normalised``)."""
     reach = reach or depth
     cut = cut_legs(legs, reach, legal)
     candidates = {i for ranked in heads(legs, depth).values() for i, _ in ranked}
@@ -165,7 +168,7 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     share = shares(legs)
     asked = rescored or {}
     best = {leg: ranked[0][1] for leg, ranked in legs.items() if ranked}
-    below = {leg: share[leg] * normalised(leg, legs[leg][-1][1], best[leg]) / SCALE
+    below = {leg: share[leg] * normalised(leg, legs[leg][-1][1], best[leg], cos_floor) / SCALE
              for leg in cut if leg in share}
     known = {leg: {i for i, _ in legs[leg]} | set(asked[leg].asked if leg in asked else ())
              for leg in below}
@@ -183,8 +186,8 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     scores = {leg: dict(ranked) for leg, ranked in legs.items()}
 
     def most(i: str) -> float:  # the most an item below the candidates' depth could score
-        sim = sum(share[leg] * normalised(leg, scores[leg][i], best[leg]) for leg in share
-                  if i in scores[leg])
+        sim = sum(share[leg] * normalised(leg, scores[leg][i], best[leg], cos_floor)
+                  for leg in share if i in scores[leg])
         exact = scores["exact"].get(i, last_exact) if "exact" in legs else 0.0
         return exact + sim / SCALE + unknown(i, 1.0) + signals
 
@@ -208,12 +211,14 @@ class Scored:
 
 def fuse(legs: Mapping[str, Ranked], facts: Mapping[str, Fact], weights: Mapping[str, float],
          at: datetime, exact: Mapping[str, float] | None = None,
-         rescored: Mapping[str, Rescored] | None = None) -> list[Scored]:
+         rescored: Mapping[str, Rescored] | None = None,
+         floor: float = -1.0) -> list[Scored]:
     """The items of ``facts`` (the legs' legal candidates) scored by the rule above as of the
     cutoff ``at``, best first. An id the legs found that ``facts`` lacks (no longer legal at the
     re-read) is left out. ``exact``: each candidate's identifier count, when the caller counted
     it on every candidate (else the exact leg's score, 0 for an item it did not return).
-    ``rescored``: what cut legs scored of candidates they did not return, asked by id."""
+    ``rescored``: what cut legs scored of candidates they did not return, asked by id.
+    ``floor``: the embedder's cosine floor (``normalised``)."""
     asked = rescored or {}
     scores = {leg: {**(asked[leg].scores if leg in asked else {}), **dict(ranked)}
               for leg, ranked in legs.items()}
@@ -224,7 +229,7 @@ def fuse(legs: Mapping[str, Ranked], facts: Mapping[str, Fact], weights: Mapping
         signals = {leg: scores[leg].get(i, 0.0) for leg in legs}
         if exact is not None and "exact" in legs:
             signals["exact"] = exact.get(i, 0.0)
-        sim = sum(share[leg] * normalised(leg, scores[leg][i], best[leg])
+        sim = sum(share[leg] * normalised(leg, scores[leg][i], best[leg], floor)
                   for leg in share if i in scores[leg])
         signals["recency"] = SIGNAL * (K + 1) / (K + recency_rank(fact.available_at, at))
         signals["authority"] = SIGNAL * (K + 1) / (K + max(1, 1 + Authority.USER_STATEMENT

@@ -37,7 +37,7 @@ class Format(StrEnum):
 
 
 class Counter(Protocol):
-    """What a pack counts with (``vintage.graph.retrieval.counting.TokenCounter``)."""
+    """What a pack counts with (``vintage.graph.retrieval.counting.token_counter``)."""
 
     @property
     def name(self) -> str: ...

@@ -81,11 +81,13 @@ class Pack:
 
 
 def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budget: int,
-               for_thread: str, actor: str, format: Format = Format.MARKDOWN) -> Pack:
-    """The context for ``for_thread`` answering ``request``, at most ``budget`` tokens."""
+               for_thread: str, actor: str, format: Format = Format.MARKDOWN,
+               tokenizer: str | None = None) -> Pack:
+    """The context for ``for_thread`` answering ``request``, at most ``budget`` tokens counted
+    with ``tokenizer`` (``vintage.graph.retrieval.counting.token_counter``; None: the default)."""
     if not for_thread.strip():
         raise InvalidArgument("a context is built for a thread: give --for-thread")
-    counter = token_counter()
+    counter = token_counter(tokenizer)  # an unknown name is refused here, before any read
     now = store.now()
     cutoff = request.cutoff or now
     # The instants are fixed here, so that the search, the constraints and the trace all

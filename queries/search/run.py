@@ -42,10 +42,10 @@ from dataclasses import replace
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.memory.scoping import audited_while, require_read_scope
-from vintage.graph.retrieval.embedder import Embedder
-from vintage.graph.retrieval.index import SearchStore, TextQuery
+from vintage.graph.retrieval.embedder import Embedder, cosine_floor, query_vector
+from vintage.graph.retrieval.index import SearchStore, TextQuery, index_key
 from vintage.graph.retrieval.indexer import Progress, refresh
-from vintage.graph.retrieval.terms import identifiers, terms
+from vintage.graph.retrieval.terms import identifiers, query_terms
 from vintage.graph.store.protocol import Store, StoreError
 from vintage.queries.lineage.staleness import ReadInstants, staleness
 from vintage.queries.search.candidates import Candidates, read_candidates
@@ -100,12 +100,12 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     if request.form is not None or request.period is not None:
         spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
     semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)
-    vector = tuple(float(x) for x in embedder.embed([request.query])[0]) if semantic else None
+    vector = query_vector(embedder, request.query) if semantic else None
     depth = per_leg(request.limit)  # the candidates: each leg's first ``depth``
-    query = TextQuery(terms=tuple(terms(request.query)),
+    query = TextQuery(terms=tuple(query_terms(request.query)),
                       identifiers=tuple(identifiers(request.query)), vector=vector,
-                      model=embedder.name if semantic else None, per_leg=REACH * depth,
-                      indexed_by=embedder.name)
+                      model=index_key(embedder.name) if semantic else None,
+                      per_leg=REACH * depth, indexed_by=index_key(embedder.name))
     counts = hits = ranker.rank(spec, query)
     # A fact had no entry yet (or the store did not say): ranked again once indexed. One that
     # cannot be (a sealed fact whose key is gone reads as erased) costs no second read.
@@ -113,21 +113,22 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
         counts = hits = ranker.rank(spec, query)
     query = replace(query, indexed_by=None)  # later reads of this search rank only
     candidates: Candidates | None = None
+    floor = cosine_floor(embedder)
     while True:  # deeper until no item below the candidates could reach the results
         legs = legs_of(request.mode, hits)
         candidates = read_candidates(store, spec, heads(legs, depth), query.identifiers,
                                      candidates)
         rescored: dict[str, Rescored] = {}
-        considered = _considered(store, spec, legs, candidates, rescored)
+        considered = _considered(store, spec, legs, candidates, rescored, floor)
         enough = _enough(considered, legs, depth, query.per_leg, counts.legal, request.limit,
-                         rescored)
+                         rescored, floor)
         # First the candidates a cut leg missed, by id (too few answers: only depth helps).
         if not enough and len(_answers(considered)) >= request.limit and (
                 missing := unscored(legs, depth, counts.legal, query.per_leg)):
             rescored = _rescore(ranker, spec, query, missing, hits.also)
-            considered = _considered(store, spec, legs, candidates, rescored)
+            considered = _considered(store, spec, legs, candidates, rescored, floor)
             enough = _enough(considered, legs, depth, query.per_leg, counts.legal,
-                             request.limit, rescored)
+                             request.limit, rescored, floor)
         if enough:
             break
         depth *= 2
@@ -170,21 +171,21 @@ def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[st
 
 
 def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: Candidates,
-                rescored: dict[str, Rescored]) -> list[Checked]:
+                rescored: dict[str, Rescored], floor: float) -> list[Checked]:
     """The legs' legal candidates fused and checked (module docstring, steps 2-3); shown
     (``request.found``) once the last round has them."""
     assert spec.known_at is not None
     scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
-                  spec.known_at, exact=candidates.exact, rescored=rescored)
+                  spec.known_at, exact=candidates.exact, rescored=rescored, floor=floor)
     return arrange(store, spec, scored, candidates.read)
 
 
 def _enough(considered: Sequence[Checked], legs: dict[str, Ranked], depth: int, reach: int,
-            legal: int, limit: int, rescored: dict[str, Rescored]) -> bool:
+            legal: int, limit: int, rescored: dict[str, Rescored], floor: float) -> bool:
     """Whether ``considered``'s answers at this depth are final (``fusion.deep_enough``)."""
     answers = [(c.fact.id, c.scored.score, c.scored.signals.get("weight", 1.0))
                for c in _answers(considered)]
-    return deep_enough(legs, depth, legal, answers, limit, rescored, reach)
+    return deep_enough(legs, depth, legal, answers, limit, rescored, reach, floor)
 
 
 def _answers(considered: Sequence[Checked]) -> list[Checked]:
