@@ -35,6 +35,7 @@ from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.temporal import parse_instant
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.memory.recall import MemoryView
+from vintage.queries.search.abstain import Verdict
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.request import Found, SearchResult
 from vintage.render import memory as render_memory
@@ -56,7 +57,8 @@ def search(remote: Remote, p: dict[str, Any]) -> None:
     found = tuple(found_of(r, rank) for rank, r in enumerate(answer["results"], 1))
     render_search.search(_out, SearchResult(
         query=answer["query"], mode=Mode(answer["mode"]), results=found, considered=found,
-        legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"]),
+        legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"],
+        verdict=Verdict.of(answer["relevance"]) if answer.get("relevance") else None),
         p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 

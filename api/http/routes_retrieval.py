@@ -32,6 +32,7 @@ from vintage.http.models_retrieval import (
     UsedBody,
     UsedOut,
     Verdict,
+    context_out,
     search_out,
     search_request,
 )
@@ -61,11 +62,7 @@ def context(caller: Authenticated, body: ContextBody, request: Request) -> Conte
     pack = build_pack(caller.store, service(request).embedder(), asked, budget=body.budget,
                       for_thread=body.for_thread or body.thread or "", actor=caller.actor,
                       format=body.format)
-    return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
-                      text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
-                      item_tokens=pack.item_tokens, budget=pack.budget,
-                      tokenizer=pack.tokenizer, items=[i.id for i in pack.items],
-                      pinned=pack.pinned, cut=list(pack.cut))
+    return context_out(pack)
 
 
 @router.get("/injections/{injection_id}/trace", response_model=TraceOut,

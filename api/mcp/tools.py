@@ -34,6 +34,7 @@ from vintage.http.models_retrieval import (
     KindName,
     SearchBody,
     SearchOut,
+    context_out,
     search_out,
     search_request,
 )
@@ -125,11 +126,7 @@ class Tools:
                            project=project, thread=thread, all_scopes=all_scopes)
         pack = build_pack(self.store, self.embedder, search_request(p, body), budget=budget,
                           for_thread=for_thread or thread or "", actor=p.actor, format=format)
-        return ContextOut(injection=pack.injection_id, thread=pack.thread, format=pack.format,
-                          text=pack.text, tokens=pack.tokens, header_tokens=pack.header_tokens,
-                      item_tokens=pack.item_tokens, budget=pack.budget,
-                          tokenizer=pack.tokenizer, items=[i.id for i in pack.items],
-                          pinned=pack.pinned, cut=list(pack.cut))
+        return context_out(pack)
 
     def remember(
         self, kind: MemoryKind, subject: Name, key: Name, value: Value,

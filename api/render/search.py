@@ -38,7 +38,15 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
         print_json(console, json.dumps({
             "query": result.query, "mode": result.mode.value,
             "results": [result_json(f) for f in result.results],
-            "excluded": result.excluded, "legal": result.legal, "matched": result.matched}))
+            "excluded": result.excluded, "legal": result.legal, "matched": result.matched,
+            "nothing_relevant": result.nothing_relevant,
+            "relevance": None if result.verdict is None else result.verdict.document()}))
+        return
+    if result.nothing_relevant:  # an honest empty answer: said as such, and exit 0
+        assert result.verdict is not None
+        console.print(f"nothing relevant found for {safe(result.query)} "
+                      f"({result.mode.value}): {safe(result.verdict.reason)}; "
+                      f"{result.legal} legal items ranked")
         return
     grid = table(f"search {safe(result.query)} ({result.mode.value})", "#", "score", "subject",
                  "predicate", "value", "status", "valid", "sources", "id")
@@ -50,9 +58,12 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
                      safe(", ".join(s.accession or s.id for s in f.sources)), safe(f.id))
     console.print(grid)
     excluded = "; ".join(f"{n} {reason}" for reason, n in result.excluded.items())
+    unjudged = result.verdict is not None and not result.verdict.judged
     console.print(f"[dim]{len(result.results)} shown of {result.legal} legal; "
                   f"{result.matched} matched the words"
-                  + (f", excluded: {safe(excluded)}" if excluded else "") + "[/dim]")
+                  + (f", excluded: {safe(excluded)}" if excluded else "")
+                  + (f"; relevance {safe(result.verdict.reason)}" if unjudged and result.verdict
+                     else "") + "[/dim]")
 
 
 def indexed(console: Console, count: int, model: str, dropped: int | None = None) -> None:

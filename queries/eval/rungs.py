@@ -117,10 +117,10 @@ class EngineRung:
                             status=i.status, sources=len(i.sources),
                             conflicts_with=tuple(i.conflicts_with), valid=i.valid)
                       for i in pack.items)
-        # The pack has no relevance verdict and no staleness flags yet (issue 40): the rung
-        # reports what it has, and the checks that need them fail as measured.
+        # The pack's relevance verdict (vintage.queries.search.abstain) is what it says; it has
+        # no staleness flags yet (issue 40): the checks that need them fail as measured.
         return Handed(items, pack.considered, pack.text, pack.tokens, pack.budget,
-                      nothing_relevant=False, seconds=seconds,
+                      nothing_relevant=pack.nothing_relevant, seconds=seconds,
                       header_tokens=pack.header_tokens, item_tokens=dict(pack.item_tokens))
 
 

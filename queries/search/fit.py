@@ -40,6 +40,9 @@ class Header:
     budget: int
     tokenizer: str
     cutoff: datetime
+    # Said in the evidence section when the search found nothing relevant (``pack.abstained``):
+    # the pack says so rather than handing over the best of what is irrelevant.
+    nothing_relevant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,8 @@ class Layout:
                     trimmed.append(item.id)
             if self.fmt is Format.JSON:
                 lines.append("]," if title == "constraints" else "]}")
+            elif title == "evidence" and self.header.nothing_relevant and not section:
+                lines.append(one_line(self.header.nothing_relevant))
             elif not section:
                 lines.append("(none)")
         shown = tuple(i.id for i in pinned + evidence)
@@ -145,8 +150,11 @@ class Layout:
             return [one_line(f"# Context for thread {h.thread}"),
                     one_line(f"injection {h.injection}; knowledge cutoff {cutoff}; budget "
                              f"{h.budget} tokens, counted with {h.tokenizer}")]
-        head = {"injection": h.injection, "thread": h.thread, "cutoff": cutoff,
-                "budget": h.budget, "tokenizer": h.tokenizer}
+        head: dict[str, object] = {"injection": h.injection, "thread": h.thread,
+                                   "cutoff": cutoff, "budget": h.budget,
+                                   "tokenizer": h.tokenizer}
+        if h.nothing_relevant:
+            head["nothing_relevant"] = h.nothing_relevant
         return ['{"context":' + one_line(json.dumps(head, ensure_ascii=False,
                                                     separators=(",", ":"))) + ","]
 

@@ -35,6 +35,7 @@ from vintage.graph.retrieval.counting import token_counter
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.asof import as_known
+from vintage.queries.search.abstain import Verdict
 from vintage.queries.search.fit import Fitted, Header, Layout, Position, empty_fits, fit
 from vintage.queries.search.items import Format, Item
 from vintage.queries.search.request import MAX_LIMIT, Found, SearchRequest, SearchResult, legal_spec
@@ -64,6 +65,9 @@ class Pack:
     considered: tuple[str, ...] = ()  # the legal candidates ranked, best first (the trace's)
     header_tokens: int = 0  # of ``tokens``: all but the items' lines (header, section titles)
     item_tokens: dict[str, int] = field(default_factory=dict)  # each item's line, by id
+    # The search found nothing relevant (``search.abstain``): no evidence, and the text says so.
+    nothing_relevant: bool = False
+    relevance: dict[str, Any] = field(default_factory=dict)  # the verdict, as the trace keeps it
 
 
 def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budget: int,
@@ -81,12 +85,17 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
                     actor=request.actor or actor)
     injection = new_event_id()
     header = Header(injection, for_thread, budget, counter.name, cutoff)
-    empty_fits(Layout(header, format, (), ()), budget, counter)
+    # The longest "nothing relevant" line must fit too: refused before anything is read.
+    empty_fits(Layout(replace(header, nothing_relevant=LONGEST), format, (), ()), budget,
+               counter)
     result = search(store, embedder, asked)
     spec = legal_spec(store, asked)
     pinned = constraints(store, asked)
     chosen = {i.id for i in pinned}
-    evidence = tuple(item_of(f) for f in result.considered if f.id not in chosen)
+    evidence = tuple(item_of(f) for f in result.considered
+                     if f.id not in chosen and not result.nothing_relevant)
+    if result.verdict is not None and not result.verdict.relevant:
+        header = replace(header, nothing_relevant=abstained(result.verdict))
     fitted = fit(Layout(header, format, pinned, evidence), budget, counter)
     shown = {i.id: i for i in pinned + evidence}
     items = tuple(shown[i] for i in fitted.rendered.shown)
@@ -101,7 +110,22 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
                 counter.name, items, sum(1 for i in items if i.id in chosen), fitted.cut,
                 fitted.rendered.trimmed, fitted.positions,
                 tuple(i.id for i in pinned) + tuple(i.id for i in evidence),
-                fitted.header_tokens, dict(fitted.item_tokens))
+                fitted.header_tokens, dict(fitted.item_tokens), result.nothing_relevant,
+                document["relevance"])
+
+
+def abstained(verdict: Verdict) -> str:
+    """The pack's line when nothing relevant was found: numbers and names, never the query."""
+    if verdict.best is None:
+        return "nothing relevant is known: no legal item matched the query"
+    if verdict.floor is None:
+        return "nothing relevant is known: no item carries an identifier the query names"
+    return (f"nothing relevant is known: the best relevance {verdict.best:.3f} is under the "
+            f"{verdict.mode.value} floor {verdict.floor if verdict.floor is not None else '-'}")
+
+
+LONGEST = ("nothing relevant is known: the best relevance 0.000 is under the semantic floor "
+           "0.000000000000001")
 
 
 def item_of(found: Found) -> Item:
@@ -140,6 +164,7 @@ def trace(spec: AsOf, request: SearchRequest, result: SearchResult,
     carried |= {f.id: bool(f.sources) for f in result.considered}
     return {
         "format": fmt.value, "mode": str(result.mode), "all_scopes": request.all_scopes,
+        "relevance": result.verdict.document() if result.verdict is not None else {},
         "read": spec_document(spec), "form": request.form, "period": request.period,
         "matched": result.matched, "legal": result.legal, "excluded": dict(result.excluded),
         "considered": [{"id": f.id, "rank": f.rank, "score": _short(f.score),

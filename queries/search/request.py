@@ -20,6 +20,7 @@ from vintage.graph.core.temporal import Interval, all_time, as_of
 from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.subjects import resolve_subjects
 from vintage.queries.lineage.views import SourceView
+from vintage.queries.search.abstain import Verdict
 from vintage.queries.search.checks import Checked
 from vintage.queries.search.fusion import Mode
 
@@ -75,6 +76,13 @@ class SearchResult:
     excluded: dict[str, int]  # of ``matched``: hard-filter reason -> count (core.exclusion)
     depth: int = 0  # how many of each leg's best were fused (``fusion.deep_enough``)
     rescored: int = 0  # candidates cut legs were asked for by id at the final depth (``_rescore``)
+    # Whether anything relevant was found (``search.abstain``); when not, ``results`` is empty
+    # and ``considered`` still lists what was ranked (the trace's).
+    verdict: Verdict | None = None
+
+    @property
+    def nothing_relevant(self) -> bool:
+        return self.verdict is not None and not self.verdict.relevant
 
 
 def found(c: Checked, rank: int) -> Found:

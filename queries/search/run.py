@@ -47,6 +47,7 @@ from vintage.graph.retrieval.index import SearchStore, TextQuery
 from vintage.graph.retrieval.indexer import Progress, refresh
 from vintage.graph.retrieval.terms import identifiers, terms
 from vintage.graph.store.protocol import Store, StoreError
+from vintage.queries.search.abstain import Verdict, judge
 from vintage.queries.search.candidates import Candidates, read_candidates
 from vintage.queries.search.checks import Checked, arrange
 from vintage.queries.search.fusion import (
@@ -114,7 +115,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     while True:  # deeper until no item below the candidates could reach the results
         legs = legs_of(request.mode, hits)
         candidates = read_candidates(store, spec, heads(legs, depth), query.identifiers,
-                                     candidates)
+                                     candidates, query.terms)
         rescored: dict[str, Rescored] = {}
         considered = _considered(store, spec, legs, candidates, rescored)
         enough = _enough(considered, legs, depth, query.per_leg, counts.legal, request.limit,
@@ -135,9 +136,21 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
             query = replace(query, per_leg=REACH * depth, counted=False)
             hits = ranker.rank(spec, query)
     shown = tuple(found(c, n) for n, c in enumerate(considered, start=1))
-    return SearchResult(request.query, request.mode, _head(shown, request.limit),
+    verdict = _verdict(request, embedder, considered)
+    return SearchResult(request.query, request.mode,
+                        _head(shown, request.limit) if verdict.relevant else (),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
-                        depth, len(set().union(*(r.asked for r in rescored.values()))))
+                        depth, len(set().union(*(r.asked for r in rescored.values()))),
+                        verdict)
+
+
+def _verdict(request: SearchRequest, embedder: Embedder,
+             considered: Sequence[Checked]) -> Verdict:
+    """Whether the answers hold anything relevant (``vintage.queries.search.abstain``); a side
+    of a conflict set shown with score 0 for its set is judged with its set."""
+    signals = [c.scored.signals for c in _answers(considered)]
+    return judge(request.mode, embedder.name,
+                 [(s.get("exact", 0.0), s.get("relevance", 0.0)) for s in signals])
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
@@ -166,7 +179,8 @@ def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: C
     (``request.found``) once the last round has them."""
     assert spec.known_at is not None
     scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
-                  spec.known_at, exact=candidates.exact, rescored=rescored)
+                  spec.known_at, exact=candidates.exact, rescored=rescored,
+                  coverage=candidates.coverage)
     return arrange(store, spec, scored, candidates.read)
 
 
