@@ -27,7 +27,8 @@ from vintage.queries.search.trace import Verdict, judge, mark_used, read_injecti
 COUNTER = token_counter()
 TRACE_FIELDS = {"format", "mode", "all_scopes", "read", "form", "period", "matched", "legal",
                 "excluded", "considered", "pinned", "final", "tokens", "tokenizer", "budget",
-                "cut", "cap", "trimmed", "sources", "positions", "header_tokens", "item_tokens"}
+                "cut", "cap", "trimmed", "sources", "positions", "header_tokens", "item_tokens",
+                "relevance"}
 SHIPPING = [("shipping.preference", "ship to the office"),
             ("shipping.carrier", "ship with the express courier"),
             ("shipping.window", "ship on weekdays before noon")]
