@@ -36,9 +36,9 @@ FLOORS: Mapping[str, Mapping[Mode, float]] = {
     "all-MiniLM-L6-v2-int8": {Mode.SEMANTIC: 0.207054, Mode.HYBRID: 0.184124},
 }
 # The keyword mode's floor, on the share of the query's terms an item carries, chosen by the
-# same script the same way. The keyword leg never embeds, so it holds whatever the embedder (a change to the keyword
-# terms, such as Chinese segmentation, is a reason to choose it again). Exact mode needs none:
-# an identifier carried is a match.
+# same script the same way. The keyword leg never embeds, so it holds whatever the embedder (a
+# change to the keyword terms, such as Chinese segmentation, is a reason to choose it again).
+# Exact mode needs none: an identifier carried is a match.
 KEYWORD_FLOOR = 0.2
 TEXT_ONLY = (Mode.EXACT, Mode.KEYWORD)
 
