@@ -114,6 +114,7 @@ def test_a_pack_with_nothing_relevant_says_so_hands_no_evidence_and_its_trace_na
                                                      user), budget=400,
                       for_thread="t1", actor=ACTOR, format=Format(fmt))
     assert pack.nothing_relevant and pack.items == ()
+    assert len(pack.considered) == 1  # ranked all the same: what the trace judges against
     assert "nothing relevant is known" in pack.text and "Berlin" not in pack.text
     assert "cat" not in pack.text  # numbers and names only: never the query
     relevance = read_injection(store, user.tenant, pack.injection_id).trace["relevance"]

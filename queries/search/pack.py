@@ -109,7 +109,9 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     return Pack(injection, for_thread, format, fitted.rendered.text, fitted.tokens, budget,
                 counter.name, items, sum(1 for i in items if i.id in chosen), fitted.cut,
                 fitted.rendered.trimmed, fitted.positions,
-                tuple(i.id for i in pinned) + tuple(i.id for i in evidence),
+                # Every legal candidate ranked, relevant or not: what the search considered.
+                tuple(i.id for i in pinned) + tuple(f.id for f in result.considered
+                                                    if f.id not in chosen),
                 fitted.header_tokens, dict(fitted.item_tokens), result.nothing_relevant,
                 document["relevance"])
 
