@@ -152,6 +152,16 @@ def test_over_the_server_memories_prints_what_the_local_command_prints(
     assert "ship to the office" in listed
 
 
+def test_over_the_server_a_search_with_nothing_relevant_prints_what_the_local_one_prints(
+    served: Served, tmp_path: Path,
+) -> None:
+    asked = ["search", "what is the name of the user's cat"]
+    text, as_json = same_output(served, tmp_path, served.writer, [asked, [*asked, "--json"]],
+                                local=("--user", "42"))
+    assert text.startswith("nothing relevant found")
+    assert json.loads(as_json)["nothing_relevant"] is True
+
+
 REVENUE = ["us-gaap:Revenues", "--subject", "PAY"]
 
 

@@ -28,7 +28,7 @@ COUNTER = token_counter()
 TRACE_FIELDS = {"format", "mode", "all_scopes", "read", "form", "period", "matched", "legal",
                 "excluded", "considered", "pinned", "final", "tokens", "tokenizer", "budget",
                 "cut", "cap", "trimmed", "sources", "positions", "header_tokens", "item_tokens",
-                "stale", "closed", "closed_said"}
+                "stale", "closed", "closed_said", "relevance"}
 SHIPPING = [("shipping.preference", "ship to the office"),
             ("shipping.carrier", "ship with the express courier"),
             ("shipping.window", "ship on weekdays before noon")]

@@ -1,7 +1,7 @@
 """The fusion rule of search (docs/retrieval.md, "Search: the legal set first"), on hand-built
-legs: scores as shares of each leg's best, ties in a leg add nothing, exact matches rank first,
-demotion multiplies, and the depth check never lets an item that no leg returned belong among the
-results."""
+legs: scores calibrated on a fixed scale (issue 40), ties in a leg add nothing, exact matches
+rank first, demotion multiplies, and the depth check never lets an item that no leg returned
+belong among the results."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 from vintage.graph.core.kinds import FactKind, Status
 from vintage.graph.core.model import Fact
 from vintage.queries.search.fusion import (
+    BM25_HALF,
     SCALE,
     SIGNAL,
     Ranked,
     Rescored,
     Scored,
+    calibrated,
     deep_enough,
     fuse,
     heads,
@@ -48,19 +50,25 @@ def ranked(scores: dict[str, float]) -> Ranked:
 def test_items_a_leg_scores_equally_score_equally_so_the_order_of_their_ids_adds_nothing() -> None:
     facts = {f.id: f for f in (item(1), item(2))}
     scored = fuse({"keyword": ranked({"f0001": 2.0, "f0002": 2.0})}, facts, {}, AT)
-    assert scored[0].score == scored[1].score == (1 + 2 * SIGNAL) / SCALE
+    assert scored[0].score == scored[1].score == (calibrated("keyword", 2.0)
+                                                  + 2 * SIGNAL) / SCALE
 
 
-def test_a_leg_counts_how_good_a_match_is_as_a_share_of_its_best_not_its_rank() -> None:
-    # Keyword mode: the second match is nearly as good as the first, the third a tenth of it.
+def test_a_leg_scores_how_good_a_match_is_on_a_fixed_scale_not_as_a_share_of_its_best() -> None:
     facts = {f.id: f for f in (item(1), item(2), item(3))}
-    scored = {s.id: s.signals["fused"] for s in
-              fuse({"keyword": ranked({"f0001": 8.0, "f0002": 7.6, "f0003": 0.8})}, facts, {}, AT)}
-    assert scored["f0002"] == pytest.approx((0.95 + 2 * SIGNAL) / SCALE)
-    assert scored["f0003"] == pytest.approx((0.1 + 2 * SIGNAL) / SCALE)
-    # Cosine is shifted to [0, 2] first: a cosine of -1 is no match, 0 half the best's 1.
+    # The same raw scores score the same whatever else the legal set holds (issue 40: a lone
+    # poor match was scored as a share of itself, 0.913 for a cosine of 0.03).
+    alone = fuse({"semantic": ranked({"f0003": 0.03})}, facts, {}, AT)
+    beside = fuse({"semantic": ranked({"f0001": 0.9, "f0003": 0.03})}, facts, {}, AT)
+    assert alone[0].signals["relevance"] == beside[1].signals["relevance"] == 0.03
+    assert alone[0].score < 0.04 and beside[1].score == alone[0].score
+    # A cosine at or below 0 is no match; BM25 saturates, half way at BM25_HALF.
     cos = fuse({"semantic": ranked({"f0001": 1.0, "f0002": 0.0, "f0003": -1.0})}, facts, {}, AT)
-    assert [s.signals["fused"] * SCALE - 2 * SIGNAL for s in cos] == pytest.approx([1, 0.5, 0])
+    assert [s.signals["relevance"] for s in cos] == [1, 0, 0]
+    kw = {s.id: s.signals["relevance"] for s in fuse(
+        {"keyword": ranked({"f0001": 3 * BM25_HALF, "f0002": BM25_HALF, "f0003": 0.1})},
+        facts, {}, AT)}
+    assert kw == pytest.approx({"f0001": 0.75, "f0002": 0.5, "f0003": 0.1 / (0.1 + BM25_HALF)})
 
 
 def test_an_item_carrying_an_identifier_ranks_before_every_item_carrying_none() -> None:
@@ -96,7 +104,7 @@ def test_in_hybrid_one_shared_word_does_not_outrank_the_semantic_legs_best_match
     assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0002", "f0001"]
     # Without the semantic leg (keyword mode) the keyword leg's share is whole.
     alone = fuse({"exact": (), "keyword": legs["keyword"]}, facts, {}, AT)
-    assert alone[0].signals["fused"] == (1 + 2 * SIGNAL) / SCALE
+    assert alone[0].signals["fused"] == (calibrated("keyword", 3.2) + 2 * SIGNAL) / SCALE
 
 
 def test_demotion_multiplies_the_fused_score_and_signals_reorder_only_near_equals() -> None:
@@ -117,14 +125,14 @@ def answers(scored: list[Scored]) -> list[tuple[str, float, float]]:
 
 
 def test_the_depth_is_not_enough_while_the_last_answer_could_be_outscored_from_below() -> None:
-    # The leg's last has cosine 0.51: an item below it scores at most (1.51 / 2 + 0.005) / 1.1.
+    # The leg's last has cosine 0.51: an item below it scores at most (0.51 + 0.005) / 1.1.
     weak = {"semantic": ranked({f"f{n:04}": 1 - n / 100 for n in range(50)})}
 
     def tenth(score: float, n: int = 10) -> list[tuple[str, float, float]]:
         return [(f"f{k:04}", score, 1.0) for k in range(n)]
 
-    assert not deep_enough(weak, 50, 1000, tenth(0.69), 10)  # a cut leg, a weak 10th answer
-    assert deep_enough(weak, 50, 1000, tenth(0.70), 10)  # above 0.6909
+    assert not deep_enough(weak, 50, 1000, tenth(0.46), 10)  # a cut leg, a weak 10th answer
+    assert deep_enough(weak, 50, 1000, tenth(0.47), 10)  # above 0.4682
     assert deep_enough(weak, 50, 50, tenth(0.0), 10)  # nothing was cut: every item is there
     assert not deep_enough(weak, 50, 1000, tenth(0.05, 3), 10)  # fewer answers than asked for
 
@@ -132,7 +140,7 @@ def test_the_depth_is_not_enough_while_the_last_answer_could_be_outscored_from_b
 def missed_by_the_semantic_leg() -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     """BM25's best, f0100, has a cosine (0.499) just below the semantic leg's 50th (0.50): the
     keyword leg, the semantic leg cut at 50, and the semantic leg at full depth."""
-    semantic = {f"f{n:04}": 0.62 - n * 0.12 / 49 for n in range(50)}
+    semantic = {f"f{n:04}": 0.52 - n * 0.02 / 49 for n in range(50)}
     full_semantic = {**semantic, "f0100": 0.499, **{f"f{n:04}": 0.3 for n in range(101, 140)}}
     keyword = {"f0100": 10.0, **{f"f{n:04}": 1.0 for n in range(101, 140)}}
     return keyword, semantic, full_semantic
@@ -262,17 +270,17 @@ def test_when_the_depth_is_enough_the_results_are_those_of_fusion_at_full_depth(
     assert [s.id for s in whole[:limit]] == [s.id for s in head[:limit]]
 
 
-def test_a_cosine_is_a_share_of_the_best_above_the_embedders_floor() -> None:
-    # E5 puts every text above ~0.7: from -1, 0.80 against a best of 0.85 is 0.97 of it and
-    # one word BM25 matched decides; from its floor 0.7 it is two thirds, and meaning does.
+def test_a_cosine_counts_from_the_embedders_floor() -> None:
+    # E5 puts every text above ~0.7: counted from 0, 0.80 and 0.85 are near-equal and the one
+    # word BM25 matched decides; counted from its floor 0.7 they are a third and a half of a
+    # full match, and meaning does.
     facts = {f.id: f for f in (item(1), item(2))}
     legs = {"exact": (), "keyword": ranked({"f0002": 4.0}),
             "semantic": ranked({"f0001": 0.85, "f0002": 0.80})}
-    assert [s.id for s in fuse(legs, facts, {}, AT)] == ["f0002", "f0001"]
     floored = fuse(legs, facts, {}, AT, floor=0.7)
     assert [s.id for s in floored] == ["f0001", "f0002"]
     semantic = fuse({"semantic": ranked({"f0001": 0.85, "f0002": 0.80, "f0003": 0.5})},
                     {f.id: f for f in (item(1), item(2), item(3))}, {}, AT, floor=0.7)
-    # below the floor is no match at all, never a negative share
+    # at or below the floor is no match at all, never a negative score
     assert [s.signals["fused"] * SCALE - 2 * SIGNAL for s in semantic] == pytest.approx(
-        [1, 2 / 3, 0])
+        [0.5, 1 / 3, 0])

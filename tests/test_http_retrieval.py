@@ -134,3 +134,24 @@ def test_another_users_or_tenants_injection_answers_404_like_an_unknown_one(
                                    headers=unbound.headers), 404, "not-found")
     assert embedded.client.get(f"/v1/injections/{wide['injection']}/trace",
                                headers=admin.headers).status_code == 200
+
+
+def test_a_search_and_a_context_that_find_nothing_relevant_say_so_and_name_the_floor(
+    api: Api,
+) -> None:
+    mine, my_memory = remembered(api, "42", "ship to the office in Berlin")
+    asked = {"query": "what is the name of the user's cat"}
+    found = searched(api, mine, **asked)
+    assert found["nothing_relevant"] is True and found["results"] == []
+    relevance = found["relevance"]
+    assert relevance["relevant"] is False and relevance["judged"] is True
+    assert relevance["best"] < relevance["floor"] and relevance["mode"] == "hybrid"
+    pack = api.client.post("/v1/context", headers=mine.headers,
+                           json=asked | {"budget": 300, "for_thread": "t1"})
+    assert pack.status_code == 200, pack.text
+    assert pack.json()["nothing_relevant"] is True and pack.json()["items"] == []
+    assert "nothing relevant is known" in pack.json()["text"]
+    assert pack.json()["relevance"] == relevance
+    answered = searched(api, mine, query="where should parcels be sent")
+    assert answered["nothing_relevant"] is False
+    assert [r["id"] for r in answered["results"]] == [my_memory]

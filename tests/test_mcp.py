@@ -98,6 +98,23 @@ def test_remember_then_search_then_context_then_explain(store: Store, tenant: st
     assert seen["why"].structured_content["root"]["fact"]["id"] == seen["id"]
 
 
+def test_search_and_context_say_nothing_relevant_as_http_does(store: Store, tenant: str) -> None:
+    server = build_server(store, key_of(store, tenant, "writer", user="42"), minilm())
+    asked = {"query": "what is the name of the user's cat"}
+
+    async def talk(client: Client) -> tuple[CallToolResult, CallToolResult]:
+        await client.call_tool("remember", preference("42", "ship to the office in Berlin"))
+        return (await client.call_tool("search", asked),
+                await client.call_tool("context", asked | {"budget": 300,
+                                                           "for_thread": "t1"}))
+
+    found, pack = (r.structured_content for r in over_mcp(server, talk))
+    assert found["nothing_relevant"] is True and found["results"] == []
+    assert found["relevance"]["best"] < found["relevance"]["floor"]
+    assert pack["nothing_relevant"] is True and pack["items"] == []
+    assert pack["relevance"] == found["relevance"]
+
+
 def test_an_agent_key_claiming_a_user_message_gets_a_tool_error_and_nothing_is_written(
     store: Store, tenant: str,
 ) -> None:

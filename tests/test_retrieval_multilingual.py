@@ -54,7 +54,7 @@ HOME = (  # a user's memories, in Chinese (bench/retrieval/chinese.py)
     ("shipping.address", "订单寄到里斯本 Elm Street 45 号"),  # ship orders to 45 Elm Street
     ("report.day", "每周五发送周报"),  # the weekly report goes out on Fridays
     ("exercise", "上班前六点半去跑步"),  # runs at 6:30 before work
-    ("diet.restriction", "吃素，并且对花生过敏"),  # vegetarian, allergic to peanuts
+    ("diet.restriction", "吃素，不吃辣"),  # vegetarian, no spicy food (an allergy is health data)
     ("laptop.os", "在 Arch Linux 上做开发"),  # develops on Arch Linux
     ("instrument", "在业余管弦乐团拉大提琴"),  # plays the cello in an amateur orchestra
 )

@@ -423,8 +423,8 @@ def test_vintage_search_json_prints_each_result_with_its_signals_sources_and_tim
                           "--json"], capsys, monkeypatch)
     assert code == 0, err
     printed = json.loads(out)
-    assert set(printed) == {"query", "mode", "results", "excluded", "legal", "matched", "closed",
-                            "refusal"}
+    assert set(printed) == {"query", "mode", "results", "excluded", "legal", "matched",
+                            "closed", "refusal", "nothing_relevant", "relevance"}
     assert (printed["query"], printed["mode"], printed["legal"]) == ("E4031", "hybrid", 5)
     first, _ = printed["results"]
     assert set(first) == RESULT_KEYS

@@ -39,6 +39,7 @@ from vintage.graph.core.temporal import parse_instant
 from vintage.queries.lineage.staleness import Stale
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.memory.recall import MemoryView
+from vintage.queries.search.abstain import Verdict
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.request import Found, SearchResult
 from vintage.render import memory as render_memory
@@ -62,7 +63,8 @@ def search(remote: Remote, p: dict[str, Any]) -> None:
         query=answer["query"], mode=Mode(answer["mode"]), results=found, considered=found,
         legal=answer["legal"], matched=answer["matched"], excluded=answer["excluded"],
         closed=tuple(c for c in map(Stale.of_document, answer.get("closed", [])) if c),
-        required=required_authority(p["min_authority"], p["risk"])),
+        required=required_authority(p["min_authority"], p["risk"]),
+        verdict=Verdict.of(answer["relevance"]) if answer.get("relevance") else None),
         p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 

@@ -141,13 +141,40 @@ FOUND_EXAMPLE: dict[str, Any] = {
     "knowledge": ["2019-02-05T00:00:00Z", None]}
 
 
+class RelevanceOut(Out):
+    """Whether anything relevant was found (docs/search.md, "Nothing relevant"): the best
+    answer's relevance against the mode's floor, kept per embedder."""
+
+    relevant: bool
+    mode: Mode
+    embedder: str | None = Field(description="The model the floor is kept for (none for "
+                                             "exact and keyword).")
+    floor: float | None = Field(description="The mode's relevance floor; none: exact mode, "
+                                            "or no floor chosen for this embedder.")
+    best: float | None = Field(description="The best answer's relevance (none: no answer).")
+    exact: float = Field(description="The best answer's count of the query's identifiers.")
+    judged: bool = Field(description="False when no floor is known for the embedder: the "
+                                     "answers are given unjudged.")
+    reason: str
+
+
+RELEVANCE_EXAMPLE: dict[str, Any] = {
+    "relevant": False, "mode": "hybrid", "embedder": "all-MiniLM-L6-v2-int8", "floor": 0.3,
+    "best": 0.031, "exact": 0.0, "judged": True,
+    "reason": "best relevance 0.031 under the hybrid floor 0.3"}
+
+
 class SearchOut(Out):
     """The best legal answers; ``legal`` items were ranked, ``matched`` matched the words
-    (legal or not), ``excluded`` counts the rest by the hard filter that removed them."""
+    (legal or not), ``excluded`` counts the rest by the hard filter that removed them. When
+    nothing relevant was found, ``results`` is empty and ``relevance`` says why: an answer, not
+    an error."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "query": "revenue", "mode": "hybrid", "results": [FOUND_EXAMPLE],
-        "excluded": {"superseded": 3}, "legal": 120, "matched": 9}]})
+        "excluded": {"superseded": 3}, "legal": 120, "matched": 9,
+        "nothing_relevant": False, "relevance": {**RELEVANCE_EXAMPLE, "relevant": True,
+                                                 "best": 0.71, "reason": "..."}}]})
 
     query: str
     mode: Mode
@@ -158,6 +185,8 @@ class SearchOut(Out):
     closed: list[StaleOut] = Field(default_factory=list, description=CLOSED)
     refusal: str | None = Field(None, description="Nothing held the authority the read "
                                                   "required: what was missing.")
+    nothing_relevant: bool = Field(description="Nothing relevant is known: `results` is empty.")
+    relevance: RelevanceOut | None
 
 
 def search_out(result: SearchResult) -> SearchOut:
@@ -165,7 +194,10 @@ def search_out(result: SearchResult) -> SearchOut:
                      results=[FoundOut(**result_json(f)) for f in result.results],
                      excluded=dict(result.excluded), legal=result.legal, matched=result.matched,
                      closed=[StaleOut(**c.document()) for c in result.closed],
-                     refusal=result.refusal)
+                     refusal=result.refusal,
+                     nothing_relevant=result.nothing_relevant,
+                     relevance=None if result.verdict is None else RelevanceOut(
+                         **result.verdict.document()))
 
 
 class ContextOut(Out):
@@ -196,6 +228,9 @@ class ContextOut(Out):
     closed: list[StaleOut] = Field(default_factory=list, description=CLOSED)
     refusal: str | None = Field(None, description="No evidence held the authority the read "
                                                   "required: what was missing.")
+    nothing_relevant: bool = Field(False, description="Nothing relevant is known: no evidence "
+                                                      "(the text says so).")
+    relevance: RelevanceOut | None = None
 
 
 def context_out(pack: Pack) -> ContextOut:
@@ -208,7 +243,9 @@ def context_out(pack: Pack) -> ContextOut:
                       stale={i.id: StaleOut(**i.stale.document()) for i in pack.items
                              if i.stale is not None},
                       closed=[StaleOut(**c.document()) for c in pack.closed],
-                      refusal=pack.refusal)
+                      refusal=pack.refusal,
+                      nothing_relevant=pack.nothing_relevant,
+                      relevance=RelevanceOut(**pack.relevance) if pack.relevance else None)
 
 
 class Verdict(Out):

@@ -39,6 +39,10 @@ def trace(console: Console, injection: Injection, judged: Sequence[Judged],
     excluded = "; ".join(f"{safe(r)} {n}" for r, n in sorted(t["excluded"].items())) or "none"
     console.print(f"candidates: {t['matched']} matched the query, {t['legal']} legal; "
                   f"excluded by hard filters: {excluded}")
+    relevance = t.get("relevance") or {}  # packs built before abstention have none
+    if relevance:
+        verdict = "relevant" if relevance["relevant"] else "nothing relevant"
+        console.print(f"relevance: {verdict}: {safe(str(relevance['reason']))}")
     console.print(f"tokens: {t['tokens']} of {t['budget']} ({safe(t['format'])}), counted "
                   f"with {safe(t['tokenizer'])}")
     grid = table("considered (best first)", "rank", "id", "score", "signals", "outcome")

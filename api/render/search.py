@@ -41,8 +41,24 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
             "results": [result_json(f) for f in result.results],
             "excluded": result.excluded, "legal": result.legal, "matched": result.matched,
             "closed": [c.document() for c in result.closed],
-            "refusal": result.refusal}))
+            "refusal": result.refusal,
+            "nothing_relevant": result.nothing_relevant,
+            "relevance": None if result.verdict is None else result.verdict.document()}))
         return
+    if result.nothing_relevant:  # an honest empty answer: said as such, and exit 0
+        assert result.verdict is not None
+        console.print(f"nothing relevant found for {safe(result.query)} "
+                      f"({result.mode.value}): {safe(result.verdict.reason)}; "
+                      f"{result.legal} legal items ranked")
+    else:
+        _table(console, result)
+    for c in result.closed:  # what the cascade closed that the read would have matched
+        console.print(f"closed {safe(c.item)}: {safe(c.phrase())}")
+    if result.refusal is not None:
+        console.print(f"refused: {safe(result.refusal)}")
+
+
+def _table(console: Console, result: SearchResult) -> None:
     grid = table(f"search {safe(result.query)} ({result.mode.value})", "#", "score", "subject",
                  "predicate", "value", "status", "valid", "sources", "id")
     for f in result.results:
@@ -54,17 +70,16 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
                      safe(", ".join(s.accession or s.id for s in f.sources)), safe(f.id))
     console.print(grid)
     excluded = "; ".join(f"{n} {reason}" for reason, n in result.excluded.items())
+    unjudged = result.verdict is not None and not result.verdict.judged
     console.print(f"[dim]{len(result.results)} shown of {result.legal} legal; "
                   f"{result.matched} matched the words"
-                  + (f", excluded: {safe(excluded)}" if excluded else "") + "[/dim]")
+                  + (f", excluded: {safe(excluded)}" if excluded else "")
+                  + (f"; relevance {safe(result.verdict.reason)}" if unjudged and result.verdict
+                     else "") + "[/dim]")
     # Said after the table, one line each: which premise, why, when and by what.
     for f in result.results:
         if f.stale is not None:
             console.print(f"stale {safe(f.id)}: {safe(f.stale.phrase())}")
-    for c in result.closed:
-        console.print(f"closed {safe(c.item)}: {safe(c.phrase())}")
-    if result.refusal is not None:
-        console.print(f"refused: {safe(result.refusal)}")
 
 
 def indexed(console: Console, count: int, model: str, dropped: int | None = None) -> None:

@@ -41,6 +41,7 @@ from bench.retrieval.load import Cached, index, load_filings, load_memories, sto
 from bench.retrieval.queries import Query, load
 from bench.retrieval.report import GRAPHITI, P95_TARGET_MS, tables, targets
 from bench.retrieval.run import Truth, examples, run, score
+from bench.retrieval.unanswerable import FILE as UNANSWERABLE
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.neo4j.build import PAGECACHE_ENV
 from vintage.graph.neo4j.store import Neo4jStore
@@ -255,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     provenance = report.provenance()
     load_before = os.getloadavg()
     began = time.perf_counter()
-    queries = load()
+    # The query set, then the questions the corpus never answers (the abstention figures).
+    queries = load() + load(UNANSWERABLE)
     embedder = Cached(MiniLM())
     reused = embedder.reuse(args.vector_cache) if args.vector_cache else 0
     result: Result = {**provenance, "machine": report.machine(), "quick": args.quick,

@@ -133,6 +133,26 @@ def targets(out: Result) -> list[Result]:
     return found
 
 
+def abstaining(out: Result) -> list[str]:
+    """The "nothing relevant" verdict per backend, mode and half (bench.retrieval.abstention)."""
+    lines = ["| items | backend | mode | half | verdict precision | abstention recall | "
+             "answerable refused | answerable recall@5 (without verdict) |",
+             "|---:|---|---|---|---:|---:|---:|---:|"]
+    for backend, run in _runs(out):
+        for mode, m in run["modes"].items():
+            a = m.get("abstention")
+            if a is None:
+                continue
+            for h, f in (("all", a), *a["by_half"].items()):
+                lines.append(
+                    f"| {_n(run['corpus_items'])} | {backend} | {mode} | {h} | "
+                    f"{_f(f['verdict_precision'])} | {_f(f['abstention_recall'])} | "
+                    f"{f['answerable_refused']}/{f['answerable']} | "
+                    f"{_f(f['answerable_recall@5'])} "
+                    f"({_f(f['answerable_recall@5_without_verdict'])}) |")
+    return lines
+
+
 def tables(out: Result) -> str:
     verdict = ["| target | measured | met |", "|---|---:|---|"]
     for t in out.get("targets", []):
@@ -145,6 +165,8 @@ def tables(out: Result) -> str:
         *ladder(out), "", "Hybrid, by category (recall@5 / MRR)", "", *categories(out), "",
         "Recall@5 by half of the set (fusion constants chosen on the tuning half)", "",
         *halves(out), "",
+        "Nothing relevant (the query set and the unanswerable questions; floors chosen on the "
+        "tuning half)", "", *abstaining(out), "",
         "Legal set first vs naive (the same scores over the whole tenant, top 10, filtered "
         "after; embedded)", "", *naive(out), "",
         "Raw Neo4j (hand-written Cypher on the same server)", "", *raw(out), "",

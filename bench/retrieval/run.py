@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bench.retrieval.abstention import abstention, unanswerable
 from bench.retrieval.corpus import Version
 from bench.retrieval.queries import Query, half, legal
 from vintage.graph.core.model import Scope
@@ -54,6 +55,11 @@ class Answer:
     depth: int = 0  # how deep the search fused each leg (vintage.queries.search.fusion.deep_enough)
     rescored: int = 0  # candidates its cut legs were asked for by id (search.run._rescore)
     error: str | None = None  # the search failed: no answer (counted, never hidden)
+    # The relevance verdict (vintage.queries.search.abstain): whether it found anything
+    # relevant, its best answer's relevance and identifier count (what floors are chosen on).
+    relevant: bool = True
+    best: float | None = None
+    exact: float = 0.0
 
 
 def request(q: Query, mode: Mode, tenants: Mapping[str, str]) -> SearchRequest:
@@ -89,9 +95,12 @@ def _search(store: Store, embedder: Embedder, q: Query, mode: Mode,
         return Answer(q.id, mode.value, (), (), ms, 0, 0, now,
                       error=f"{type(e).__name__}: {str(e)[:300]}")
     ms = (time.perf_counter() - t0) * 1000
+    verdict = found.verdict
     return Answer(q.id, mode.value, tuple(f.id for f in found.results),
                   tuple(f.id for f in found.considered), ms, found.legal, found.matched, now,
-                  found.depth, found.rescored)
+                  found.depth, found.rescored, relevant=verdict is None or verdict.relevant,
+                  best=None if verdict is None else verdict.best,
+                  exact=0.0 if verdict is None else verdict.exact)
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -141,11 +150,18 @@ def summarise(rows: Sequence[tuple[Query, Answer]], truth: Truth) -> Result:
 
 
 def score(queries: Sequence[Query], answers: Sequence[Answer], truth: Truth) -> Result:
-    """Per mode, and per mode and category; the misses of each mode (query ids)."""
+    """Per mode, and per mode and category; the misses of each mode (query ids). The
+    unanswerable questions (``bench.retrieval.unanswerable``) count only for illegal items and
+    the abstention block (``bench.retrieval.abstention``): the other figures are the query
+    set's, comparable with runs before them."""
     by_id = {q.id: q for q in queries}
     modes: dict[str, list[tuple[Query, Answer]]] = defaultdict(list)
+    asked: dict[str, list[tuple[Query, Answer]]] = defaultdict(list)
     for a in answers:
-        modes[a.mode].append((by_id[a.query], a))
+        q = by_id[a.query]
+        asked[a.mode].append((q, a))
+        if not unanswerable(q):
+            modes[a.mode].append((q, a))
     out: Result = {}
     for mode, rows in modes.items():
         cats: dict[str, list[tuple[Query, Answer]]] = defaultdict(list)
@@ -167,7 +183,11 @@ def score(queries: Sequence[Query], answers: Sequence[Answer], truth: Truth) -> 
             "top3": {q.id: list(a.ids[:3]) for q, a in rows},
             "deepest": [[a.query, a.depth, round(a.ms)] for a in sorted(
                 (a for _, a in rows), key=lambda a: -a.depth)[:10]],
+            "abstention": abstention(asked[mode]),
         }
+        out[mode]["illegal"] = sum(len(illegal(q, a.ids, truth, a.now)) for q, a in asked[mode])
+        out[mode]["illegal_considered"] = sum(len(illegal(q, a.considered, truth, a.now))
+                                              for q, a in asked[mode])
     return out
 
 

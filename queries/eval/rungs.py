@@ -121,9 +121,11 @@ class EngineRung:
                             conflicts_with=tuple(i.conflicts_with), valid=i.valid,
                             stale=(i.stale.premise,) if i.stale is not None else ())
                       for i in pack.items)
-        # The pack has no relevance verdict yet (issue 40): the checks that need it fail.
+        # The pack's relevance verdict (vintage.queries.search.abstain) and an authority refusal
+        # both say nothing was handed over; what the cascade closed is said by name.
         return Handed(items, pack.considered, pack.text, pack.tokens, pack.budget,
-                      nothing_relevant=pack.refusal is not None, seconds=seconds,
+                      nothing_relevant=pack.nothing_relevant or pack.refusal is not None,
+                      seconds=seconds,
                       header_tokens=pack.header_tokens, item_tokens=dict(pack.item_tokens),
                       closed=tuple((c.item, (c.premise,)) for c in pack.closed))
 

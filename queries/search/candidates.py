@@ -30,10 +30,14 @@ class Candidates:
     exact: dict[str, float] | None  # identifier counts, when the mode runs the exact leg
     weights: dict[str, float]
     asked: frozenset[str]  # every id re-read so far, legal or not
+    # The share of the query's distinct terms each carries, when the mode runs the keyword leg:
+    # its keyword relevance (``fusion``), the same on every backend and in a tenant of any size.
+    coverage: dict[str, float] | None = None
 
 
 def read_candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
-                    identifiers: Sequence[str], earlier: Candidates | None) -> Candidates:
+                    identifiers: Sequence[str], earlier: Candidates | None,
+                    terms: Sequence[str] = ()) -> Candidates:
     """The legs' candidates, with what fusing them needs; ``earlier``: the last round's, whose
     reads a deeper round keeps for the candidates it found again."""
     ids = sorted({i for ranked in legs.values() for i, _ in ranked})
@@ -42,12 +46,15 @@ def read_candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
     read, subjects = _reread(store, spec, fresh)
     exact = _exact_counts(read, subjects, identifiers) if "exact" in legs else None
     weighed = _weights(store, spec, read)
+    covered = _coverage(read, subjects, terms) if "keyword" in legs else None
     if earlier is not None:
         read = {**_only(earlier.read, ids), **read}
         exact = None if exact is None or earlier.exact is None else \
             {**_only(earlier.exact, ids), **exact}
         weighed = {**_only(earlier.weights, ids), **weighed}
-    return Candidates(read, exact, weighed, asked | frozenset(fresh))
+        covered = None if covered is None or earlier.coverage is None else \
+            {**_only(earlier.coverage, ids), **covered}
+    return Candidates(read, exact, weighed, asked | frozenset(fresh), covered)
 
 
 def _only(found: dict[str, T], ids: Sequence[str]) -> dict[str, T]:
@@ -90,4 +97,17 @@ def _exact_counts(read: dict[str, Cited], subjects: Mapping[str, Subject],
     if not wanted or not read:
         return {}
     return {i: float(carried(f, subjects.get(f.subject), cited, wanted))
+            for i, (f, cited) in read.items()}
+
+
+def _coverage(read: dict[str, Cited], subjects: Mapping[str, Subject],
+              terms: Sequence[str]) -> dict[str, float]:
+    """The share of the query's distinct terms each candidate's document carries (as of the
+    cutoff). BM25 orders the keyword leg, but its scale moves with the corpus (a word's rarity
+    in this tenant, on Neo4j in every tenant): the share of the question's words an item holds
+    means the same everywhere, so relevance floors read it."""
+    wanted = frozenset(terms)
+    if not wanted:
+        return {}
+    return {i: carried(f, subjects.get(f.subject), cited, wanted) / len(wanted)
             for i, (f, cited) in read.items()}

@@ -42,6 +42,9 @@ class Header:
     cutoff: datetime
     required: str | None = None  # the read's minimum authority, in words ("authoritative or
     # above"): said in the header, and where no evidence holds it
+    # Said in the evidence section when the search found nothing relevant (``pack.abstained``):
+    # the pack says so rather than handing over the best of what is irrelevant.
+    nothing_relevant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,8 @@ class Layout:
                     trimmed.append(item.id)
             if self.fmt is Format.JSON:
                 lines.append("]," if title == "constraints" else "]}")
+            elif title == "evidence" and self.header.nothing_relevant and not section:
+                lines.append(one_line(self.header.nothing_relevant))
             elif not section:
                 lines.append("(none)" if self.header.required is None or title != "evidence"
                              else f"(none: nothing holds {self.header.required})")
@@ -149,9 +154,13 @@ class Layout:
             return [one_line(f"# Context for thread {h.thread}"),
                     one_line(f"injection {h.injection}; knowledge cutoff {cutoff}; budget "
                              f"{h.budget} tokens, counted with {h.tokenizer}{required}")]
-        head = {"injection": h.injection, "thread": h.thread, "cutoff": cutoff,
-                "budget": h.budget, "tokenizer": h.tokenizer,
-                **({} if h.required is None else {"requires": h.required})}
+        head: dict[str, object] = {"injection": h.injection, "thread": h.thread,
+                                   "cutoff": cutoff, "budget": h.budget,
+                                   "tokenizer": h.tokenizer}
+        if h.required is not None:
+            head["requires"] = h.required
+        if h.nothing_relevant:
+            head["nothing_relevant"] = h.nothing_relevant
         return ['{"context":' + one_line(json.dumps(head, ensure_ascii=False,
                                                     separators=(",", ":"))) + ","]
 

@@ -1,4 +1,4 @@
-"""How a search orders its legal candidates: a convex combination of its legs' normalised
+"""How a search orders its legal candidates: a convex combination of its legs' calibrated
 scores, a few declared signals, and exact matches first (docs/retrieval.md, "Search: the legal
 set first").
 
@@ -13,15 +13,20 @@ The rule, for an item ``d``::
     fused(d) = (sim(d) + boost(d)) · weight(d) / SCALE
     score(d) = exact(d) + fused(d)
 
-The similarity legs are keyword (BM25) and semantic (cosine); each score is normalised by the
-leg's best in the legal set, ``norm(d) = bm25(d) / bm25_best`` and ``(cos(d) + 1) / (cos_best +
-1)``, so both lie in [0, 1], and 0 where the leg gave the item no score (it did not return
-it, nor score it when asked by id: ``Rescored``). ``share_L`` is 1 in a
+The similarity legs are keyword (BM25) and semantic (cosine); each raw score is **calibrated**
+on a fixed scale, never as a share of the leg's best, so that a score means the same whatever
+else the legal set holds (docs/retrieval.md, "Calibrated scores and abstention"):
+``cal(d) = max(0, cos(d))`` for the semantic leg (a cosine is a property of the query and the
+item alone: 0.03 is no match whatever the best is) and ``cal(d) = bm25(d) / (bm25(d) +
+BM25_HALF)`` for the keyword leg (bounded in [0, 1), monotone, so the keyword leg orders as BM25
+does; half way at ``BM25_HALF``); 0 where the leg gave the item no score (it did not return it,
+nor score it when asked by id: ``Rescored``). ``sim(d)`` is the item's **relevance**, the number
+the relevance floors are read against (``vintage.queries.search.abstain``). ``share_L`` is 1 in a
 mode with one similarity leg; in hybrid mode the semantic leg's is ``SEMANTIC_SHARE = 0.9`` and
 the keyword leg's 0.1. Why scores and not ranks (the reciprocal-rank fusion used before
 2026-12-02): a rank says nothing of how good a match is, so a note that shares one common word
 with the question ("like") ranked first by BM25 counted as much as a keyword match on every
-word; normalised scores keep the size of each match (the convex combination that Bruch et al.,
+word; scores keep the size of each match (the convex combination that Bruch et al.,
 "An Analysis of Fusion Functions for Hybrid Retrieval", 2023, found ahead of RRF). The share was
 chosen on one half of the bench's queries and read on the other (docs/retrieval.md).
 
@@ -52,6 +57,9 @@ from vintage.graph.retrieval.index import Hits
 
 K = 60
 SEMANTIC_SHARE = 0.9
+# The BM25 at which the keyword leg's calibrated score is one half: about one rare word of the
+# query matched in a short text of a tenant of thousands (docs/retrieval.md).
+BM25_HALF = 5.0
 SIGNAL = 0.0025
 SCALE = 1.1
 MIN_PER_LEG = 50
@@ -82,15 +90,15 @@ def shares(legs: Collection[str]) -> dict[str, float]:
     return dict.fromkeys(similar, 1.0)
 
 
-def normalised(leg: str, score: float, best: float, floor: float = -1.0) -> float:
-    """A leg's score as a share of the leg's best, in [0, 1]: cosine is shifted from
-    [``floor``, 1] first (the embedder's ``cosine_floor``: -1, its whole range, unless a model
-    puts every text's cosine above a floor, as E5 does, where the range below it would leave
-    the best and the worst match a few hundredths apart); a BM25 leg whose best is 0 matched
-    nothing."""
+def calibrated(leg: str, score: float, floor: float = 0.0) -> float:
+    """A leg's raw score on a fixed scale in [0, 1], the same whatever else is legal: a cosine
+    at or below the embedder's floor is no match (``cosine_floor``, counted from 0 at least:
+    E5 puts every text's cosine above 0.7, where the range below would leave the best and the
+    worst match a few hundredths apart); BM25 saturates, half way at ``BM25_HALF``."""
     if leg == "semantic":
-        return max(0.0, (score - floor) / (best - floor)) if best > floor else 0.0
-    return score / best if best > 0 else 0.0
+        low = max(0.0, floor)
+        return min(1.0, max(0.0, (score - low) / (1.0 - low)))
+    return score / (score + BM25_HALF) if score > 0 else 0.0
 
 
 # How much further than the candidates (``per_leg``) the store returns each leg: the scores
@@ -156,7 +164,7 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     an item a leg returned below the candidates' depth, at most what the legs say of it and
     that bound for the cut legs that do not. So: each of the first ``limit`` answers must have
     a final score, and the ``limit``-th must score above the most any other candidate, or any
-    item that is not one, could reach. ``cos_floor``: the embedder's (``normalised``)."""
+    item that is not one, could reach. ``cos_floor``: the embedder's (``calibrated``)."""
     reach = reach or depth
     cut = cut_legs(legs, reach, legal)
     candidates = {i for ranked in heads(legs, depth).values() for i, _ in ranked}
@@ -167,8 +175,7 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
         return False
     share = shares(legs)
     asked = rescored or {}
-    best = {leg: ranked[0][1] for leg, ranked in legs.items() if ranked}
-    below = {leg: share[leg] * normalised(leg, legs[leg][-1][1], best[leg], cos_floor) / SCALE
+    below = {leg: share[leg] * calibrated(leg, legs[leg][-1][1], cos_floor) / SCALE
              for leg in cut if leg in share}
     known = {leg: {i for i, _ in legs[leg]} | set(asked[leg].asked if leg in asked else ())
              for leg in below}
@@ -186,8 +193,8 @@ def deep_enough(legs: Mapping[str, Ranked], depth: int, legal: int,
     scores = {leg: dict(ranked) for leg, ranked in legs.items()}
 
     def most(i: str) -> float:  # the most an item below the candidates' depth could score
-        sim = sum(share[leg] * normalised(leg, scores[leg][i], best[leg], cos_floor)
-                  for leg in share if i in scores[leg])
+        sim = sum(share[leg] * calibrated(leg, scores[leg][i], cos_floor) for leg in share
+                  if i in scores[leg])
         exact = scores["exact"].get(i, last_exact) if "exact" in legs else 0.0
         return exact + sim / SCALE + unknown(i, 1.0) + signals
 
@@ -212,25 +219,32 @@ class Scored:
 def fuse(legs: Mapping[str, Ranked], facts: Mapping[str, Fact], weights: Mapping[str, float],
          at: datetime, exact: Mapping[str, float] | None = None,
          rescored: Mapping[str, Rescored] | None = None,
-         floor: float = -1.0) -> list[Scored]:
+         floor: float = -1.0,
+         coverage: Mapping[str, float] | None = None) -> list[Scored]:
     """The items of ``facts`` (the legs' legal candidates) scored by the rule above as of the
     cutoff ``at``, best first. An id the legs found that ``facts`` lacks (no longer legal at the
     re-read) is left out. ``exact``: each candidate's identifier count, when the caller counted
     it on every candidate (else the exact leg's score, 0 for an item it did not return).
     ``rescored``: what cut legs scored of candidates they did not return, asked by id.
-    ``floor``: the embedder's cosine floor (``normalised``)."""
+    ``floor``: the embedder's cosine floor (``calibrated``). ``coverage``: the share of the
+    query's terms each candidate carries (the keyword leg's relevance; without it, its
+    calibrated BM25)."""
     asked = rescored or {}
     scores = {leg: {**(asked[leg].scores if leg in asked else {}), **dict(ranked)}
               for leg, ranked in legs.items()}
-    best = {leg: ranked[0][1] for leg, ranked in legs.items() if ranked}
     share = shares(legs)
     found = []
     for i, fact in sorted(facts.items()):
         signals = {leg: scores[leg].get(i, 0.0) for leg in legs}
         if exact is not None and "exact" in legs:
             signals["exact"] = exact.get(i, 0.0)
-        sim = sum(share[leg] * normalised(leg, scores[leg][i], best[leg], floor)
+        sim = sum(share[leg] * calibrated(leg, scores[leg][i], floor)
                   for leg in share if i in scores[leg])
+        if coverage is not None and "keyword" in share:
+            signals["coverage"] = coverage.get(i, 0.0)
+        signals["relevance"] = sum(share[leg] * (
+            signals["coverage"] if leg == "keyword" and "coverage" in signals
+            else calibrated(leg, scores[leg].get(i, 0.0), floor)) for leg in share)
         signals["recency"] = SIGNAL * (K + 1) / (K + recency_rank(fact.available_at, at))
         signals["authority"] = SIGNAL * (K + 1) / (K + max(1, 1 + Authority.USER_STATEMENT
                                                            - fact.authority))

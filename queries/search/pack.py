@@ -38,6 +38,7 @@ from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.asof import as_known
 from vintage.queries.lineage.staleness import Stale
 from vintage.queries.search import notices
+from vintage.queries.search.abstain import Verdict
 from vintage.queries.search.fit import Fitted, Header, Layout, Position, empty_fits, fit
 from vintage.queries.search.items import Format, Item
 from vintage.queries.search.request import (
@@ -78,6 +79,9 @@ class Pack:
     # What the cascade closed that the read would have matched (in the trace, never evidence).
     closed: tuple[Stale, ...] = ()
     refusal: str | None = None  # a required authority nothing held (``SearchResult.refusal``)
+    # The search found nothing relevant (``search.abstain``): no evidence, and the text says so.
+    nothing_relevant: bool = False
+    relevance: dict[str, Any] = field(default_factory=dict)  # the verdict, as the trace keeps it
 
 
 def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budget: int,
@@ -98,12 +102,17 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     injection = new_event_id()
     required = None if request.min_authority is None else authority_words(request.min_authority)
     header = Header(injection, for_thread, budget, counter.name, cutoff, required)
-    empty_fits(Layout(header, format, (), ()), budget, counter)
+    # The longest "nothing relevant" line must fit too: refused before anything is read.
+    empty_fits(Layout(replace(header, nothing_relevant=LONGEST), format, (), ()), budget,
+               counter)
     result = search(store, embedder, asked)
     spec = legal_spec(store, asked)
     pinned = constraints(store, asked)
     chosen = {i.id for i in pinned}
-    evidence = tuple(item_of(f) for f in result.considered if f.id not in chosen)
+    evidence = tuple(item_of(f) for f in result.considered
+                     if f.id not in chosen and not result.nothing_relevant)
+    if result.verdict is not None and not result.verdict.relevant:
+        header = replace(header, nothing_relevant=abstained(result.verdict))
     fitted = fit(Layout(header, format, pinned, evidence), budget, counter)
     shown = {i.id: i for i in pinned + evidence}
     items = tuple(shown[i] for i in fitted.rendered.shown)
@@ -122,11 +131,28 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     return Pack(injection, for_thread, format, text, tokens, budget,
                 counter.name, items, sum(1 for i in items if i.id in chosen), fitted.cut,
                 fitted.rendered.trimmed, fitted.positions,
-                tuple(i.id for i in pinned) + tuple(i.id for i in evidence),
+                # Every legal candidate ranked, relevant or not: what the search considered.
+                tuple(i.id for i in pinned) + tuple(f.id for f in result.considered
+                                                    if f.id not in chosen),
                 fitted.header_tokens + tokens - fitted.tokens, dict(fitted.item_tokens),
                 result.closed,
                 authority_refusal(request.min_authority, any(i.id not in chosen for i in items),
-                                  result.excluded.get(AUTHORITY, 0)))
+                                  result.excluded.get(AUTHORITY, 0)),
+                result.nothing_relevant, document["relevance"])
+
+
+def abstained(verdict: Verdict) -> str:
+    """The pack's line when nothing relevant was found: numbers and names, never the query."""
+    if verdict.best is None:
+        return "nothing relevant is known: no legal item matched the query"
+    if verdict.floor is None:
+        return "nothing relevant is known: no item carries an identifier the query names"
+    return (f"nothing relevant is known: the best relevance {verdict.best:.3f} is under the "
+            f"{verdict.mode.value} floor {verdict.floor if verdict.floor is not None else '-'}")
+
+
+LONGEST = ("nothing relevant is known: the best relevance 0.000 is under the semantic floor "
+           "0.000000000000001")
 
 
 def item_of(found: Found) -> Item:
@@ -166,6 +192,7 @@ def trace(spec: AsOf, request: SearchRequest, result: SearchResult,
     carried |= {f.id: bool(f.sources) for f in result.considered}
     return {
         "format": fmt.value, "mode": str(result.mode), "all_scopes": request.all_scopes,
+        "relevance": result.verdict.document() if result.verdict is not None else {},
         "read": spec_document(spec), "form": request.form, "period": request.period,
         "matched": result.matched, "legal": result.legal, "excluded": dict(result.excluded),
         "considered": [{"id": f.id, "rank": f.rank, "score": _short(f.score),

@@ -22,6 +22,7 @@ from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.staleness import Stale
 from vintage.queries.lineage.subjects import resolve_subjects
 from vintage.queries.lineage.views import SourceView
+from vintage.queries.search.abstain import Verdict
 from vintage.queries.search.checks import Checked
 from vintage.queries.search.fusion import Mode
 
@@ -86,13 +87,20 @@ class SearchResult:
     # What the cascade closed that the read would have matched, each naming its premise.
     closed: tuple[Stale, ...] = ()
     required: Authority | None = None  # the read's minimum authority (``min_authority``)
+    # Whether anything relevant was found (``search.abstain``); when not, ``results`` is empty
+    # and ``considered`` still lists what was ranked (the trace's).
+    verdict: Verdict | None = None
 
     @property
     def refusal(self) -> str | None:
         """When a read required an authority and nothing holds it: what was missing (never
-        which values were left out)."""
-        return authority_refusal(self.required, bool(self.results),
+        which values were left out). Something ranked holds it, relevant or not."""
+        return authority_refusal(self.required, bool(self.considered),
                                  self.excluded.get(AUTHORITY, 0))
+
+    @property
+    def nothing_relevant(self) -> bool:
+        return self.verdict is not None and not self.verdict.relevant
 
 
 def authority_refusal(required: Authority | None, answered: bool, below: int) -> str | None:

@@ -48,6 +48,7 @@ from vintage.graph.retrieval.indexer import Progress, refresh
 from vintage.graph.retrieval.terms import identifiers, query_terms
 from vintage.graph.store.protocol import Store, StoreError
 from vintage.queries.lineage.staleness import ReadInstants, staleness
+from vintage.queries.search.abstain import Verdict, judge
 from vintage.queries.search.candidates import Candidates, read_candidates
 from vintage.queries.search.checks import Checked, arrange
 from vintage.queries.search.closed import closed_for
@@ -117,7 +118,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     while True:  # deeper until no item below the candidates could reach the results
         legs = legs_of(request.mode, hits)
         candidates = read_candidates(store, spec, heads(legs, depth), query.identifiers,
-                                     candidates)
+                                     candidates, query.terms)
         rescored: dict[str, Rescored] = {}
         considered = _considered(store, spec, legs, candidates, rescored, floor)
         enough = _enough(considered, legs, depth, query.per_leg, counts.legal, request.limit,
@@ -144,10 +145,21 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     shown = tuple(found(c, n, marks.get(c.fact.id))
                   for n, c in enumerate(considered, start=1))
     closed = closed_for(store, ranker, spec, query, request.mode, request.limit, read)
-    return SearchResult(request.query, request.mode, _head(shown, request.limit),
+    verdict = _verdict(request, embedder, considered)
+    return SearchResult(request.query, request.mode,
+                        _head(shown, request.limit) if verdict.relevant else (),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
                         depth, len(set().union(*(r.asked for r in rescored.values()))),
-                        closed, request.min_authority)
+                        closed, request.min_authority, verdict)
+
+
+def _verdict(request: SearchRequest, embedder: Embedder,
+             considered: Sequence[Checked]) -> Verdict:
+    """Whether the answers hold anything relevant (``vintage.queries.search.abstain``); a side
+    of a conflict set shown with score 0 for its set is judged with its set."""
+    signals = [c.scored.signals for c in _answers(considered)]
+    return judge(request.mode, embedder.name,
+                 [(s.get("exact", 0.0), s.get("relevance", 0.0)) for s in signals])
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
@@ -176,7 +188,8 @@ def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: C
     (``request.found``) once the last round has them."""
     assert spec.known_at is not None
     scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
-                  spec.known_at, exact=candidates.exact, rescored=rescored, floor=floor)
+                  spec.known_at, exact=candidates.exact, rescored=rescored, floor=floor,
+                  coverage=candidates.coverage)
     return arrange(store, spec, scored, candidates.read)
 
 
