@@ -14,6 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from vintage.graph.access.authority import check_write
+from vintage.graph.access.principal import Forbidden, Principal, Role
 from vintage.graph.core.errors import UserError
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.model import Scope
@@ -53,8 +55,27 @@ def remember_step(store: Store, embedder: Embedder, done: Replay, s: sc.Remember
     _fill(w, scope, s.subject, s.key, s.value, observed)
     w.assertion = memory_key(scope, s.subject, s.key)
     deliveries = s.repeat + (1 if s.retry else 0)
+    try:
+        _may_write(s, draft)
+    except Forbidden as exc:  # as the agent's key would be told at the HTTP and MCP boundary
+        w.decisions.extend([Decision.REFUSED] * deliveries)
+        w.reasons.extend([str(exc)] * deliveries)
+        return
     for _ in range(deliveries):
         _decided(w, remember_checked(store, draft, actor=s.principal.actor))
+
+
+def _may_write(s: sc.Remember, draft: MemoryIn) -> None:
+    """An ``agent:`` actor writes as an agent key would: the source kinds such a key may claim
+    (``vintage.graph.access.authority.check_write``), acting for the principal's user and
+    project. Other actors are the user or a person, whose keys may write any kind."""
+    if not s.principal.actor.startswith("agent:"):
+        return
+    agent = Principal(tenant=draft.tenant, role=Role.AGENT, key_id="eval",
+                      name=s.principal.actor.removeprefix("agent:"))
+    assert draft.source_kind is not None
+    check_write(agent, draft.source_kind, tool=draft.tool or draft.source_id,
+                for_user=draft.user, project=draft.project)
 
 
 def _fill(w: Written, scope: Scope, subject: str, key: str, value: Any,
