@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,10 +37,6 @@ class RungResult:
     seconds: list[float] = field(default_factory=list)
     tokens: list[int] = field(default_factory=list)
 
-    def layer(self, layer: str) -> tuple[int, int] | None:
-        mine = [c for c in self.checks if c.layer == layer]
-        return None if not mine else (sum(c.passed for c in mine), len(mine))
-
 
 @dataclass
 class Evaluation:
@@ -54,8 +50,9 @@ class Evaluation:
         below: RungResult | None = None
         none = next((r for r in self.rungs if r.name == "none"), None)
         rows = []
+        language = {s.id: s.language for s in self.scenarios}
         for r in self.rungs:
-            rows.append(_row(r, below, none))
+            rows.append(_row(r, below, none, language))
             if r.name in ("none", *ENGINE_RUNGS):
                 below = r
         return {
@@ -68,22 +65,32 @@ class Evaluation:
         }
 
 
-def _row(r: RungResult, below: RungResult | None, none: RungResult | None) -> dict[str, Any]:
+def _layers(checks: Sequence[Check]) -> dict[str, dict[str, Any] | None]:
+    out: dict[str, dict[str, Any] | None] = {}
+    for layer in LAYERS:
+        mine = [c for c in checks if c.layer == layer]
+        passed = sum(c.passed for c in mine)
+        out[layer] = (None if not mine else
+                      {"passed": passed, "total": len(mine), "score": round(passed / len(mine), 4)})
+    return out
+
+
+def _row(r: RungResult, below: RungResult | None, none: RungResult | None,
+         language: Mapping[str, str]) -> dict[str, Any]:
     def bad(o: Outcome) -> bool:
         return o in (Outcome.WRONG, Outcome.SHOULD_HAVE_REFUSED)
 
-    layers = {}
-    for layer in LAYERS:
-        got = r.layer(layer)
-        layers[layer] = (None if got is None else
-                         {"passed": got[0], "total": got[1], "score": round(got[0] / got[1], 4)})
+    layers = _layers(r.checks)
+    # The bar is each layer in each language (issue 40): a language's checks alone.
+    by_language = {lang: _layers([c for c in r.checks if language.get(c.scenario) == lang])
+                   for lang in sorted(set(language.values()))}
     caused = [k for k, o in r.outcomes.items() if bad(o) and none is not None
               and none.outcomes.get(k) in (*GOOD, Outcome.REFUSED)]
     added = [k for k, o in r.outcomes.items() if below is not None and bad(o)
              and below.outcomes.get(k) in (*GOOD, Outcome.REFUSED)]
     ms = sorted(s * 1000 for s in r.seconds)
     return {
-        "rung": r.name, "layers": layers,
+        "rung": r.name, "layers": layers, "layers_by_language": by_language,
         "outcomes": dict(sorted(Counter(o.value for o in r.outcomes.values()).items())),
         "memory_caused_errors": len(caused), "errors_added_over_below": len(added),
         "refusals_right": sum(o is Outcome.REFUSED_RIGHT for o in r.outcomes.values()),
