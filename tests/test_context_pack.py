@@ -176,6 +176,24 @@ def test_an_agent_repeating_a_value_it_was_handed_is_an_echo_of_that_pack(
     assert built.injection_id in echo.reason and "t-1" in echo.reason
 
 
+@pytest.mark.parametrize("fmt", [Format.MARKDOWN, Format.JSON])
+def test_a_pack_written_back_as_a_memory_is_refused_naming_its_injection_not_its_text(
+    store: Store, scope: Scope, fmt: Format,
+) -> None:
+    said(store, scope, SHIPPING)
+    built = pack(store, scope, "where should orders ship", fmt=fmt)
+    for key, value in (("agent.notes", built.text), ("agent.digest", "notes:\n" + built.text)):
+        echo = remember(store, memory(scope, key=key, value=value, source_id=f"echo-{key}",
+                                      source_kind="agent_output"), actor=ACTOR)
+        assert echo.decision is Decision.REFUSED, echo.reason
+        assert built.injection_id in echo.reason and "office" not in echo.reason
+    # A note about a context, not a pack's text, is a memory like any other.
+    plain = remember(store, memory(scope, key="agent.todo", value="# Context for thread t-1 is "
+                                   "long; injection ids look like e0f", source_id="todo-1",
+                                   source_kind="agent_output"), actor=ACTOR)
+    assert plain.decision is Decision.CANDIDATE or plain.decision is Decision.ACTIVE
+
+
 def test_used_then_trace_tells_each_of_the_six_verdicts(
     store: Store, scope: Scope, clock: PinnedClock,
 ) -> None:

@@ -38,6 +38,7 @@ from vintage.graph.memory.draft import (
     same_statement,
     same_value,
 )
+from vintage.graph.memory.echo import echoed_pack
 from vintage.graph.memory.injection import scan_write
 from vintage.graph.memory.scoping import subject_refusal
 from vintage.graph.memory.sensitive import sensitive_write
@@ -98,6 +99,10 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
     misplaced = subject_refusal(m.subject, m.user, m.project, m.thread)
     if misplaced is not None:
         return refused(misplaced)
+    echoed = echoed_pack(m.value)
+    if echoed is not None:
+        return refused(f"an echo of context pack {echoed}: what was handed over is not new "
+                       "evidence (the memories it holds are kept where they are)")
     if not m.consent:  # every free-text field, the key included
         found = sensitive_write(dict(m))
         if found:
