@@ -127,7 +127,7 @@ def test_forgetting_a_user_also_erases_their_invalidated_memories(
     store: Store, scope: Scope,
 ) -> None:
     u1 = {"user": "u1", "subject": "user:u1", "owner": "user:u1"}
-    remembered(store, scope, **u1, value=SECRET_ISH)
+    remembered(store, scope, **u1, value=SECRET_ISH, consent=True)  # an address: with consent
     remembered(store, scope, **u1, key="gift.wrap", value="yes", source_id="msg-2")
     remembered(store, scope, user="u2", subject="user:u2", owner="user:u2", source_id="msg-3",
                value="the u2 office")

@@ -141,8 +141,9 @@ def test_refresh_ends_and_skips_a_memory_erased_while_its_batch_was_embedded(
 
     assert refresh(store, scope.tenant, Counting(meanwhile=erase)) == 1
     found = search(store, minilm(), SearchRequest("E4031 error", mine(scope)))
-    assert [f.predicate for f in found.results] == ["tone"]
-    assert found.legal == 1
+    # The erased memory is no candidate; the one left is ranked, and is nothing relevant.
+    assert [f.predicate for f in found.considered] == ["tone"]
+    assert found.legal == 1 and found.nothing_relevant
 
 
 QUARTERS = [("2018-01-01", "2018-04-01"), ("2018-04-01", "2018-07-01"),

@@ -47,9 +47,11 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
         return
     if result.nothing_relevant:  # an honest empty answer: said as such, and exit 0
         assert result.verdict is not None
+        excluded = "; ".join(f"{n} {reason}" for reason, n in result.excluded.items())
         console.print(f"nothing relevant found for {safe(result.query)} "
                       f"({result.mode.value}): {safe(result.verdict.reason)}; "
-                      f"{result.legal} legal items ranked")
+                      f"{result.legal} legal items ranked"
+                      + (f"; excluded: {safe(excluded)}" if excluded else ""))
     else:
         _table(console, result)
     for c in result.closed:  # what the cascade closed that the read would have matched

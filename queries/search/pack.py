@@ -111,7 +111,9 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     chosen = {i.id for i in pinned}
     evidence = tuple(item_of(f) for f in result.considered
                      if f.id not in chosen and not result.nothing_relevant)
-    if result.verdict is not None and not result.verdict.relevant:
+    # Where nothing held the authority the read required, the evidence says that instead: it
+    # is why nothing is there (``Header.required``).
+    if result.verdict is not None and not result.verdict.relevant and result.refusal is None:
         header = replace(header, nothing_relevant=abstained(result.verdict))
     fitted = fit(Layout(header, format, pinned, evidence), budget, counter)
     shown = {i.id: i for i in pinned + evidence}
