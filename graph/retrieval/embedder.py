@@ -197,7 +197,7 @@ def e5() -> MultilingualE5:
 
 def cosine_floor(embedder: Embedder) -> float:
     """Below what cosine the embedder's scores say nothing (its ``cosine_floor``; -1: its
-    whole range), where the fusion starts a cosine's share of the best."""
+    whole range, counted from 0), where the fusion's calibration of a cosine starts."""
     return float(getattr(embedder, "cosine_floor", -1.0))
 
 

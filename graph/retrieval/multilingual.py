@@ -35,8 +35,8 @@ class MultilingualE5:
 
     name = "multilingual-e5-small-q4"
     # E5's cosines all lie above about 0.7 ("the cosine similarity scores distribute around
-    # 0.7 to 1.0", its model card; trained with a temperature of 0.01), so a search takes a
-    # cosine's share of the best from there, not from -1: from -1 the right memory and an
+    # 0.7 to 1.0", its model card; trained with a temperature of 0.01), so a search calibrates
+    # a cosine from there (queries.search.fusion.calibrated): from -1 the right memory and an
     # unrelated one were 0.03 apart and one common word in BM25 outranked the semantic leg
     # (Chinese hybrid recall@5 0.859; from 0.7, 0.953: bench/notes/issue40-chinese.md).
     cosine_floor = 0.7
