@@ -51,7 +51,7 @@ def test_a_chinese_question_finds_the_chinese_memory_it_means(
 
 
 HOME = (  # a user's memories, in Chinese (bench/retrieval/chinese.py)
-    ("shipping.address", "订单寄到里斯本 Elm Street 45 号"),  # ship orders to 45 Elm Street
+    ("shipping.address", "订单寄到里斯本的办公室"),  # ship orders to the Lisbon office
     ("report.day", "每周五发送周报"),  # the weekly report goes out on Fridays
     ("exercise", "上班前六点半去跑步"),  # runs at 6:30 before work
     ("diet.restriction", "吃素，不吃辣"),  # vegetarian, no spicy food (an allergy is health data)

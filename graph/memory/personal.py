@@ -27,6 +27,8 @@ LOCATION = re.compile(
     r"|\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\d+[A-Za-z]?\b[^.\n]{0,40}\b\d{1,5}\s+[A-Z]"
     r"|\bP\.?\s?O\.?\s+Box\s+\d+"
     r"|\b[A-Z][a-z]+,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"  # Washington, DC 20500
+    # a Latin street name in Chinese word order, its number after it: "Elm Street 45 号"
+    rf"|\b(?:[A-Z][a-z]+\.?\s+){{1,3}}{_STREET}\.?\s*\d{{1,5}}[A-Za-z]?\s*(?:号|號)"
     # 建国路88号, 漕溪北路88号, 高新南七道12号, 胡同, 弄, 巷
     rf"|[\u4e00-\u9fff]{{1,10}}(?:路|街|大街|大道|道|巷|胡同|弄|里)"
     rf"[东西南北中段一二三四五六七八九十]{{0,3}}{_ZH_NUM}(?:号|弄|號)"
