@@ -179,6 +179,24 @@ def test_running_the_import_again_changes_nothing(
     assert again.unchanged == 8
 
 
+def test_trusting_a_group_later_promotes_its_candidates_from_then_on(
+    written: Written, neo4j_driver_store: Neo4jStore, imported_into: str,
+) -> None:
+    store, tenant = neo4j_driver_store, imported_into
+    import_graphiti(store, tenant, [written.chat], actor="user:test")
+    trusted = import_graphiti(store, tenant, [written.chat], actor="user:test",
+                              trusted=[written.chat])
+    # Every assertion: 3 episodes' content, Acme's closed version, Globex and its role, 上海.
+    assert trusted.promoted == 7 and trusted.active == 6  # 6 records: 3 episodes, 3 edges
+    now = store.now().isoformat()
+    assert _values(store, tenant, written.chat, now, "2025-04-01") == [
+        "Alice works at Globex", "engineer", "张伟住在上海"]
+    # What could be known before the promotion stays what it was: candidates.
+    assert _values(store, tenant, written.chat, "2025-04-01", "2025-04-01") == []
+    again = import_graphiti(store, tenant, [written.chat], actor="user:test")
+    assert (again.facts_created, again.promoted, again.events) == (0, 0, [])
+
+
 def test_graphiti_nodes_stay_byte_for_byte_and_another_group_is_never_touched(
     written: Written, neo4j_target: Neo4jTarget, neo4j_driver_store: Neo4jStore,
     imported_into: str,

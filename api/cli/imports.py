@@ -62,7 +62,7 @@ def _render(s: ImportSummary) -> None:
         f"{s.facts_created} new fact versions, {s.support_repeats} repeats as support, "
         f"{s.unchanged} already held, "
         f"{s.superseded} superseded; {s.active} active, {s.candidates} candidates "
-        f"({s.held} held by the instruction gate){trust}")
+        f"({s.held} held by the instruction gate), {s.promoted} promoted{trust}")
     for origin, why in s.skipped:
         _out.print(f"  skipped {safe(origin)}: {safe(why)}")
     for what, n in sorted(s.unmapped.items()):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import SourceIn, Subject
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.store.protocol import Store
@@ -20,6 +21,7 @@ from vintage.graph.writes.semantics import Batch, record
 from vintage.ingest.graphiti import cypher
 from vintage.ingest.graphiti.plan import Plan, Unit, plan_graph, scope_of
 from vintage.ingest.graphiti.read import groups_in, read_graph
+from vintage.ingest.graphiti.trust import align, planned_keys
 
 BATCH_FACTS = 2_000  # facts per transaction: small enough for the server's default heap
 Progress = Callable[[int, int], None]  # (records done, records in all)
@@ -37,6 +39,7 @@ class ImportSummary:
     candidates: int = 0  # records planned as candidates (facts of an edge or an episode)
     active: int = 0
     held: int = 0  # held as candidates by the instruction gate, trust or not
+    promoted: int = 0  # candidates imported before, made active now by --trust-group
     facts_created: int = 0
     support_repeats: int = 0
     unchanged: int = 0  # facts already held with that very support (a re-run)
@@ -50,7 +53,7 @@ class ImportSummary:
             "tenant": self.tenant, "groups": self.groups, "trusted": self.trusted,
             "dry_run": self.dry_run, "entities": self.entities, "episodes": self.episodes,
             "edges": self.edges, "candidates": self.candidates, "active": self.active,
-            "held": self.held, "facts_created": self.facts_created,
+            "held": self.held, "promoted": self.promoted, "facts_created": self.facts_created,
             "support_repeats": self.support_repeats, "unchanged": self.unchanged,
             "superseded": self.superseded,
             "skipped": [{"record": o, "why": w} for o, w in self.skipped],
@@ -80,10 +83,13 @@ def import_graphiti(
         raise InvalidArgument("--trust-group names a group that is not being imported")
     graph = read_graph(store.run, chosen)
     plan = plan_graph(graph, tenant, frozenset(trusted))
+    keys = planned_keys(plan)
+    held = store.reading(tenant, lambda tx: tx.versions(keys))
+    promoted = align(plan, held, frozenset(trusted), store.now())
     summary = ImportSummary(tenant, chosen, sorted(set(trusted)), dry_run,
                             entities=len(graph.entities), episodes=len(graph.episodes),
                             edges=len(graph.edges), skipped=plan.skipped,
-                            unmapped=plan.unmapped)
+                            unmapped=plan.unmapped, promoted=promoted)
     _count(summary, plan)
     done, total = 0, len(plan.units)
     for group in chosen:
@@ -96,10 +102,10 @@ def import_graphiti(
 
 
 def _count(summary: ImportSummary, plan: Plan) -> None:
-    for unit in plan.units:
-        statuses = {f.status.value for f in unit.facts}
-        summary.active += "active" in statuses
-        summary.candidates += "candidate" in statuses
+    for unit in plan.units:  # by the status its last version ends with
+        active = bool(unit.facts) and unit.facts[-1].status is Status.ACTIVE
+        summary.active += active
+        summary.candidates += not active
         summary.held += unit.held
 
 
