@@ -264,6 +264,26 @@ def test_the_command_line_dry_run_writes_nothing_then_the_import_says_what_it_di
     assert "8 new fact versions" in out and "6 candidates" in out and err == ""
 
 
+@pytest.mark.parametrize(("query", "found"), [
+    ("joined Globex", "user: Alice left Acme on 1 March and joined Globex."),
+    ("张伟住在哪里", "user: 张伟住在上海。"),
+])
+def test_an_imported_episode_is_evidence_that_search_finds(
+    written: Written, neo4j_target: Neo4jTarget, imported_into: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, query: str, found: str,
+) -> None:
+    monkeypatch.setenv("VINTAGE_KEYS", str(tmp_path / "neo4j.keys"))
+    store = ["--store", neo4j_target.uri, "--tenant", imported_into]
+    code, _, err = run([*store, "import", "graphiti", "--group-id", written.chat], capsys,
+                       monkeypatch)
+    assert code == 0, err
+    code, out, err = run([*store, "search", query, "--project", written.chat, "--candidates",
+                          "--mode", "keyword", "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    hits = json.loads(out)["results"]
+    assert hits[0]["value"] == found and hits[0]["predicate"] == "graphiti:episode"
+
+
 @pytest.mark.parametrize(("extra", "says"), [
     (["--group-id", "no-such-group"], "a group this database does not hold"),
     (["--trust-group", "no-such-group"], "--trust-group names a group that is not being"),

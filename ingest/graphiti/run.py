@@ -135,7 +135,7 @@ def _write(store: Store, tenant: str, group: str, chunk: list[Unit], summary: Im
         Batch(subjects=list(subjects.values()), sources=list(sources.values()),
               facts=[f for u in chunk for f in u.facts]),
         actor=actor, reason=f"import graphiti group {group}", dry_run=summary.dry_run,
-        details={"graphiti_group": group},
+        details={"graphiti_group": group, "trusted": group in summary.trusted},
     )
     summary.facts_created += len(report.created)
     summary.superseded += len(report.superseded)
