@@ -9,6 +9,7 @@ holds Bob's edge, which no import here names.
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import neo4j
 import pytest
+from rich.console import Console
 
 from tests.factories import run
 from tests.graphiti_graph import GraphitiGraph, delete, save, snapshot
@@ -43,8 +45,10 @@ class Written:
     shanghai: str
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def written(neo4j_target: Neo4jTarget) -> Iterator[Written]:
+    """Saved once for the module: every test imports it into a tenant of its own, and an
+    import never modifies it (test_graphiti_nodes_stay_byte_for_byte_...)."""
     tag = uuid.uuid4().hex[:8]
     chat, other = f"chat-{tag}", f"other-{tag}"
     g = GraphitiGraph()
@@ -264,6 +268,22 @@ def test_the_command_line_dry_run_writes_nothing_then_the_import_says_what_it_di
     assert "8 new fact versions" in out and "6 candidates" in out and err == ""
 
 
+def test_at_a_terminal_the_import_shows_a_progress_bar(
+    written: Written, neo4j_target: Neo4jTarget, imported_into: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from vintage.cli import imports
+
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=100)
+    monkeypatch.setattr(imports, "_err", terminal)
+    monkeypatch.setenv("VINTAGE_KEYS", str(tmp_path / "neo4j.keys"))
+    code, _, err = run(["--store", neo4j_target.uri, "--tenant", imported_into, "import",
+                        "graphiti", "--group-id", written.chat], capsys, monkeypatch)
+    assert code == 0, err
+    assert "graphiti" in screen.getvalue() and "6/6" in screen.getvalue()  # records done
+
+
 @pytest.mark.parametrize(("query", "found"), [
     ("joined Globex", "user: Alice left Acme on 1 March and joined Globex."),
     ("张伟住在哪里", "user: 张伟住在上海。"),
@@ -300,23 +320,3 @@ def test_a_bad_group_is_one_line_exit_2_and_nothing_written(
     assert says in err and len(err.strip().splitlines()) == 1
     assert "no-such-group" not in err and "Traceback" not in err
     assert _held(neo4j_driver_store, imported_into, written.chat) == []
-
-
-def test_an_embedded_store_is_refused_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    code, out, err = run(["--store", str(tmp_path / "store"), "--tenant", "t", "import",
-                          "graphiti"], capsys, monkeypatch)
-    assert code == 2 and out == ""
-    assert "a Graphiti graph lives in Neo4j" in err and len(err.strip().splitlines()) == 1
-
-
-def test_a_database_without_a_graphiti_graph_is_refused(
-    neo4j_driver_store: Neo4jStore, tenant: str,
-) -> None:
-    with neo4j_driver_store.driver.session() as session:
-        held = session.run("MATCH (n) WHERE n:Entity OR n:Episodic RETURN count(n) AS n").single()
-    assert held is not None and held["n"] == 0, "another test left a Graphiti graph behind"
-    with pytest.raises(ValueError, match="no Graphiti graph in this database"):
-        import_graphiti(neo4j_driver_store, tenant, actor="user:test")
-
