@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from pydantic import ValidationError
+
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import SourceIn, Subject
@@ -81,6 +83,13 @@ def import_graphiti(
                               f"holds: {known}")
     if any(g not in chosen for g in trusted):
         raise InvalidArgument("--trust-group names a group that is not being imported")
+    for group in chosen:  # Graphiti 0.31 allows only these; an older graph may hold others
+        try:
+            scope_of(tenant, group)
+        except ValidationError:
+            raise InvalidArgument("a Graphiti group id that cannot be a scope (letters, digits "
+                                  "and _.:@/- only, at most 128): import the others by "
+                                  "--group-id") from None
     graph = read_graph(store.run, chosen)
     plan = plan_graph(graph, tenant, frozenset(trusted))
     keys = planned_keys(plan)
