@@ -95,15 +95,19 @@ class GraphitiGraph:
 
 
 def save(uri: str, auth: tuple[str, str] | None, graph: GraphitiGraph) -> None:
-    """Embed and save ``graph`` with graphiti-core into the Neo4j at ``uri``."""
-    asyncio.run(_save(uri, auth, graph))
+    """Embed and save ``graph`` with graphiti-core into the Neo4j at ``uri``.
 
-
-async def _save(uri: str, auth: tuple[str, str] | None, graph: GraphitiGraph) -> None:
+    Graphiti is built outside the event loop: inside one, its Neo4j driver schedules building
+    Graphiti's indexes on the database as a task, which a quick save closes before it ran (a
+    coroutine never awaited). Nothing here searches Graphiti, so it needs none of them."""
     model = VintageEmbedder(minilm())
     user, password = auth or ("neo4j", "")
     graphiti = Graphiti(uri, user, password, llm_client=NoLLM(), embedder=model,
                         cross_encoder=NoReranker())
+    asyncio.run(_save(graphiti, model, graph))
+
+
+async def _save(graphiti: Graphiti, model: VintageEmbedder, graph: GraphitiGraph) -> None:
     try:
         for node in graph.entities:
             await node.generate_name_embedding(model)

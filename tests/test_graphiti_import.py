@@ -235,6 +235,33 @@ def test_the_gates_keep_sensitive_edges_out_and_hold_instructions_in_both_langua
     assert not any("4111" in str(f.value) or "身份证" in str(f.value) for f in held)
 
 
+def test_what_graphiti_learns_after_an_import_comes_in_with_the_next_run(
+    neo4j_target: Neo4jTarget, neo4j_driver_store: Neo4jStore, imported_into: str,
+) -> None:
+    store, tenant = neo4j_driver_store, imported_into
+    group = f"later-{uuid.uuid4().hex[:8]}"
+    g = GraphitiGraph()
+    erin = g.entity(group, "Erin", "Person", T("2025-01-01"))
+    paris = g.entity(group, "Paris", "City", T("2025-01-01"))
+    said = g.episode(group, "said", "user: Erin lives in Paris.", T("2025-01-01"))
+    edge = g.edge(erin, "LIVES_IN", paris, "Erin lives in Paris", valid_at=T("2024-01-01"),
+                  created_at=T("2025-01-01"), episodes=[said])
+    save(neo4j_target.uri, neo4j_target.auth, g)
+    try:
+        import_graphiti(store, tenant, [group], actor="user:test")
+        # Graphiti learns on 1 May that Erin moved out on 15 April: it invalidates the edge.
+        edge.invalid_at, edge.expired_at = T("2025-04-15"), T("2025-05-01")
+        save(neo4j_target.uri, neo4j_target.auth, GraphitiGraph(edges=[edge]))
+        later = import_graphiti(store, tenant, [group], actor="user:test")
+    finally:
+        with _driver(neo4j_target) as driver:
+            delete(driver, group)
+    assert (later.facts_created, later.superseded) == (1, 1)
+    first, second = _versions(store, tenant, group, "Erin lives in Paris")
+    assert (first.valid_to, first.superseded_at) == (None, T("2025-05-01"))
+    assert (second.valid_to, second.available_at) == (T("2025-04-15"), T("2025-05-01"))
+
+
 def test_graphiti_nodes_stay_byte_for_byte_and_another_group_is_never_touched(
     written: Written, neo4j_target: Neo4jTarget, neo4j_driver_store: Neo4jStore,
     imported_into: str,

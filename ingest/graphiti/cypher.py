@@ -1,7 +1,7 @@
 """The Cypher that reads a Graphiti graph: pure builders, one per question, run by the store's
 one read runner (``Neo4jStore.run``). Read-only by construction: no builder here writes, so
-Graphiti's own nodes and edges are never modified. Every builder names the groups it reads, so
-another group's graph is never read.
+Graphiti's own nodes and edges are never modified. Every builder but ``groups_present`` (which
+returns group ids only) names the groups it reads, so another group's graph is never read.
 
 These are the only builders in Vintage that name Graphiti's labels (``Entity``, ``Episodic``,
 ``RELATES_TO``); Vintage's own never do (tests/test_cypher_golden.py).
