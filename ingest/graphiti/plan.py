@@ -22,6 +22,7 @@ sensitive content is not imported at all. docs/graphiti.md.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -72,6 +73,7 @@ def plan_graph(graph: Graph, tenant: str, trusted: frozenset[str] = frozenset())
     return plan
 
 
+@functools.lru_cache(maxsize=65_536)  # labels, and an episode's name as title and subject name
 def _short(text: str) -> str | None:
     """A short text (a name, a title) when it is within bounds and says nothing sensitive."""
     text = text.strip()
