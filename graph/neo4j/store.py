@@ -274,6 +274,9 @@ class Neo4jStore:
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
         return [_event(r["e"]) for r in self.run(cypher.events(tenant, actions))]
 
+    def tenants(self) -> list[str]:
+        return [r["tenant"] for r in self.run(cypher.tenants())]
+
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
         system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,

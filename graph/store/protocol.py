@@ -316,3 +316,12 @@ class WholeWrites(Protocol):
 
     def whole(self, tenant: str, work: Callable[[], T]) -> T: ...
 
+
+@runtime_checkable
+class ListsTenants(Protocol):
+    """A backend that can name the tenants it holds: ``tenants()``, sorted. Only for its owner
+    (``vintage stats --all-tenants`` on a local store): no tenant's read ever lists another's.
+    A tenant is named by its events (every change records one)."""
+
+    def tenants(self) -> list[str]: ...
+
