@@ -311,8 +311,8 @@ class Store(Protocol):
 class WholeWrites(Protocol):
     """A backend that can make several writes one transaction: ``whole(tenant, work)`` runs
     ``work``, and every ``write`` it makes commits with it, or none does (an ingest's batches:
-    a file lands whole). The embedded store has it; Neo4j's batches stay separate transactions,
-    to bound the server's transaction memory."""
+    a file lands whole). Both backends have it: SQLite's savepoints in one transaction, and
+    Neo4j's writes in one transaction, bounded by the server's transaction memory."""
 
     def whole(self, tenant: str, work: Callable[[], T]) -> T: ...
 
