@@ -24,7 +24,7 @@ from vintage.graph.neo4j.build import TX_MEMORY_ENV
 from vintage.graph.neo4j.memory import TransactionTooLarge
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.writes.semantics import record
-from vintage.http.problems import kind_of
+from vintage.http.kinds import kind_of
 from vintage.ingest import batches
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.launcher]

@@ -22,19 +22,14 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vintage.graph.core.errors import UserError
-from vintage.http.kinds import (  # noqa: F401 (re-exported: the routes name them from here)
+from vintage.http.kinds import (
     BASE,
     CONFLICT,
-    FORBIDDEN,
     INTERNAL,
     INVALID,
-    MEMORY_CONFLICT,
-    MEMORY_REFUSED,
     NOT_FOUND,
     PRECONDITION,
     PROBLEMS,
-    REFUSED,
-    STORE_MEMORY,
     TOO_LARGE,
     UNAUTHORIZED,
     UNAVAILABLE,
