@@ -130,7 +130,8 @@ def memories(remote: Remote, p: dict[str, Any]) -> None:
         "hindsight": p["hindsight"] or None,
         "all_scopes": p["all_scopes"] or None} | _required(p)
     found = [MemoryView.model_validate(m) for m in remote.pages("/v1/memories", query)]
-    render_memory.memories(_out, p["subject"], found, p["as_json"])
+    render_memory.memories(_out, p["subject"], found, p["as_json"],
+                           as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def forget(remote: Remote, p: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@ the tools of ``vintage.mcp.tools`` on the official MCP SDK's ``MCPServer``; ``vi
 (``vintage.cli.mcp``) runs it over stdio or streamable HTTP.
 
 A tool's failure is an MCP tool error (``is_error``) carrying one line: the refusal's message
-prefixed by its kind (the titles of ``vintage.http.problems``, so that both interfaces say the
+prefixed by its kind (the titles of ``vintage.http.kinds``, so that both interfaces say the
 same), never a traceback. What could name another tenant, a server address or a path is said by its
 kind alone; an engine fault is logged with its traceback on the server's stderr and the client
 is told only that it happened.
@@ -26,7 +26,7 @@ from vintage.graph.access import verify
 from vintage.graph.core.errors import UserError
 from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
 from vintage.graph.store.protocol import Store, StoreUnreachable
-from vintage.http.problems import detail_of, kind_of
+from vintage.http.kinds import detail_of, kind_of
 from vintage.mcp.tools import Tools
 
 _log = logging.getLogger("vintage.mcp")

@@ -284,6 +284,16 @@ SET s._vintage_lock = true
 REMOVE s._vintage_lock""", {"tenant": tenant, "ids": sorted(ids)})
 
 
+def tenants() -> Query:
+    """Every tenant with an event (every change records one), sorted: its owner's listing
+    (``vintage stats --all-tenants``), never a tenant's read. It reads every event: an
+    owner's command, not a hot path."""
+    return Query(f"""
+MATCH (e:{EVENT})
+RETURN DISTINCT e.tenant AS tenant
+ORDER BY tenant""", {})
+
+
 def events(tenant: str, actions: Sequence[str] | None = None) -> Query:
     # Each form names the index it seeks, so that a tenant's events never cost a scan of every
     # tenant's (a bare `e.tenant = $tenant` does not use a composite index by itself).

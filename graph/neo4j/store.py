@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -106,6 +107,9 @@ class Neo4jStore:
         self.server_ranker = False
         # How long a write is retried on transient failures (vintage.graph.neo4j.retry).
         self.retry_seconds = retry_seconds
+        # Per thread, the tenant and transaction of a ``whole`` in progress: a ``write`` inside
+        # it runs in that transaction instead of committing one of its own.
+        self._whole = threading.local()
 
     @classmethod
     def connect(
@@ -174,6 +178,12 @@ class Neo4jStore:
             return session.execute_read(work)
 
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
+        held: tuple[str, Neo4jTx] | None = getattr(self._whole, "held", None)
+        if held is not None:  # inside ``whole``: part of its one transaction
+            if held[0] != tenant:
+                raise ValueError(f"a write for tenant {tenant!r} inside a whole write of "
+                                 f"another tenant")
+            return work(held[1])
         # Two writers that plan the same new version collide on the (tenant, id) constraint;
         # the loser replans on the state the winner left (a CAS then reports the conflict).
         for attempt in range(_CONSTRAINT_RETRIES):
@@ -189,6 +199,25 @@ class Neo4jStore:
                     raise ConflictError(
                         f"concurrent write kept colliding: {collision.message}") from exc
         raise AssertionError("unreachable")
+
+    def whole(self, tenant: str, work: Callable[[], T]) -> T:
+        """``work`` as one transaction: every ``write`` it makes (in this thread) runs in it,
+        and commits with it or not at all (an ingest's batches: a file lands whole,
+        docs/storage.md, "A file lands whole"). A transaction killed before its commit (the
+        client killed, the connection lost) is rolled back by the server. Its size is bounded by
+        the server's transaction memory: past it, ``TransactionTooLarge`` and nothing written.
+        A transient failure or a collision runs ``work`` again from the start."""
+        if getattr(self._whole, "held", None) is not None:
+            return work()  # already inside one
+
+        def unit(tx: Neo4jTx) -> T:
+            self._whole.held = (tenant, tx)
+            try:
+                return work()
+            finally:
+                self._whole.held = None
+
+        return self.write(tenant, unit)
 
     def _committed(self, session: neo4j.Session, tenant: str, work: Callable[[Any], T]) -> T:
         """Run ``work`` in a write transaction. The keys of what it erased are marked before
@@ -273,6 +302,9 @@ class Neo4jStore:
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
         return [_event(r["e"]) for r in self.run(cypher.events(tenant, actions))]
+
+    def tenants(self) -> list[str]:
+        return [r["tenant"] for r in self.run(cypher.tenants())]
 
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,

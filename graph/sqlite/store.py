@@ -275,6 +275,10 @@ class SqliteStore:
         with self._read() as conn:
             return reads.events(conn, tenant, actions)
 
+    def tenants(self) -> list[str]:
+        with self._read() as conn:
+            return reads.tenants(conn)
+
     def walk(self, tenant: str, start_ids: Sequence[str], direction: Direction,
              system_at: datetime, max_depth: int = 32,
              types: Sequence[str] = LINEAGE_TYPES) -> Walk:

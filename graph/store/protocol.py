@@ -311,8 +311,17 @@ class Store(Protocol):
 class WholeWrites(Protocol):
     """A backend that can make several writes one transaction: ``whole(tenant, work)`` runs
     ``work``, and every ``write`` it makes commits with it, or none does (an ingest's batches:
-    a file lands whole). The embedded store has it; Neo4j's batches stay separate transactions,
-    to bound the server's transaction memory."""
+    a file lands whole). Both backends have it: SQLite's savepoints in one transaction, and
+    Neo4j's writes in one transaction, bounded by the server's transaction memory."""
 
     def whole(self, tenant: str, work: Callable[[], T]) -> T: ...
+
+
+@runtime_checkable
+class ListsTenants(Protocol):
+    """A backend that can name the tenants it holds: ``tenants()``, sorted. Only for its owner
+    (``vintage stats --all-tenants`` on a local store): no tenant's read ever lists another's.
+    A tenant is named by its events (every change records one)."""
+
+    def tenants(self) -> list[str]: ...
 
