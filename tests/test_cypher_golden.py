@@ -85,9 +85,9 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "subjects": lambda: reads.subjects("acme", ["GOOGL", "cik:0001652044", "ticker:GOOGL"]),
     "subjects_all": lambda: reads.subjects("acme"),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
-    "events": lambda: cypher.events("acme"),
-    "tenants": lambda: cypher.tenants(),  # noqa: PLW0108 (looked up when called: spied)
-    "events_actions": lambda: cypher.events("acme", ["erase", "rollback"]),
+    "events": lambda: reads.events("acme"),
+    "tenants": lambda: reads.tenants(),  # noqa: PLW0108 (looked up when called: spied)
+    "events_actions": lambda: reads.events("acme", ["erase", "rollback"]),
     "walk_reach_upstream": lambda: lineage.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 8),
     "walk_reach_downstream": lambda: lineage.walk_reach(
         "acme", ["a"], Direction.DOWNSTREAM, T, 8),

@@ -10,12 +10,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j.exceptions import (
-    ConstraintError,
-    ResultFailedError,
-    ServiceUnavailable,
-    SessionExpired,
-)
+from neo4j.exceptions import ConstraintError, ResultFailedError
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
@@ -25,7 +20,7 @@ from vintage.graph.neo4j import cypher_lineage as lineage
 from vintage.graph.neo4j import cypher_reads as reads
 from vintage.graph.neo4j.memory import within_memory
 from vintage.graph.neo4j.ranker import search_write
-from vintage.graph.neo4j.retry import committed
+from vintage.graph.neo4j.retry import answering, committed, constraint_error
 from vintage.graph.neo4j.rows import (
     as_dicts,
     fact_from,
@@ -46,7 +41,6 @@ from vintage.graph.store.protocol import (
     Confirmation,
     ConflictError,
     Direction,
-    StoreUnreachable,
     Support,
     Walk,
 )
@@ -56,28 +50,6 @@ _CONSTRAINT_RETRIES = 3
 # The driver's own default: long enough to ride out a cluster's leader election. A service
 # answering requests passes less (``vintage.http.service.STORE_RETRY_SECONDS``).
 DEFAULT_RETRY_SECONDS = 30.0
-
-
-def _constraint_error(exc: BaseException | None) -> ConstraintError | None:
-    """The uniqueness violation behind ``exc``, following its cause and context chain."""
-    seen = 0
-    while exc is not None and seen < 8:
-        if isinstance(exc, ConstraintError):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
-    return None
-
-
-@contextlib.contextmanager
-def _answering(uri: str) -> Iterator[None]:
-    """A server that does not answer is a ``StoreUnreachable``, not the driver's exception."""
-    try:
-        yield
-    except (ServiceUnavailable, SessionExpired) as exc:
-        raise StoreUnreachable(
-            f"the Neo4j store at {uri} does not answer ({type(exc).__name__}); is the server "
-            "running? (`vintage neo4j start` starts the local one)") from exc
 
 
 class Neo4jStore:
@@ -129,7 +101,7 @@ class Neo4jStore:
                 neo4j.NotificationDisabledClassification.UNRECOGNIZED],
         )
         try:
-            with _answering(uri):
+            with answering(uri):
                 driver.verify_connectivity()
         except BaseException:
             driver.close()
@@ -144,7 +116,7 @@ class Neo4jStore:
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[neo4j.Session]:
-        with _answering(self.uri), self.driver.session(
+        with answering(self.uri), self.driver.session(
                 database=self.database, bookmark_manager=self.bookmarks) as session:
             yield session
 
@@ -192,7 +164,7 @@ class Neo4jStore:
                     return self._committed(session, tenant, work)
             except (ConstraintError, ResultFailedError) as exc:
                 # The driver may report the collision as the failed result it left behind.
-                collision = _constraint_error(exc)
+                collision = constraint_error(exc)
                 if collision is None:
                     raise
                 if attempt == _CONSTRAINT_RETRIES - 1:
@@ -301,10 +273,10 @@ class Neo4jStore:
         return [subject_from(r) for r in self.run(reads.subjects(tenant, names))]
 
     def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
-        return [_event(r["e"]) for r in self.run(cypher.events(tenant, actions))]
+        return [_event(r["e"]) for r in self.run(reads.events(tenant, actions))]
 
     def tenants(self) -> list[str]:
-        return [r["tenant"] for r in self.run(cypher.tenants())]
+        return [r["tenant"] for r in self.run(reads.tenants())]
 
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
