@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
-from vintage.graph.store.protocol import Refused, Store, StoreTx, WholeWrites
+from vintage.graph.store.capabilities import WholeWrites
+from vintage.graph.store.protocol import Refused, Store, StoreTx
 from vintage.graph.writes.cascade import Fate, Outcome
 from vintage.graph.writes.semantics import Batch, WriteReport, record, record_in
 from vintage.ingest.reading import IngestError

@@ -26,7 +26,8 @@ from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
 from vintage.graph.core.temporal import all_time, parse_instant
 from vintage.graph.store.backends import open_store
-from vintage.graph.store.protocol import Store, WholeWrites
+from vintage.graph.store.capabilities import WholeWrites
+from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import Batch, record
 from vintage.ingest.batches import BATCH_SIZE
 from vintage.ingest.facts_table import IngestError, ingest_table

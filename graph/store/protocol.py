@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import UserError
@@ -305,23 +305,3 @@ class Store(Protocol):
         system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk: ...
     def close(self) -> None: ...
-
-
-@runtime_checkable
-class WholeWrites(Protocol):
-    """A backend that can make several writes one transaction: ``whole(tenant, work)`` runs
-    ``work``, and every ``write`` it makes commits with it, or none does (an ingest's batches:
-    a file lands whole). Both backends have it: SQLite's savepoints in one transaction, and
-    Neo4j's writes in one transaction, bounded by the server's transaction memory."""
-
-    def whole(self, tenant: str, work: Callable[[], T]) -> T: ...
-
-
-@runtime_checkable
-class ListsTenants(Protocol):
-    """A backend that can name the tenants it holds: ``tenants()``, sorted. Only for its owner
-    (``vintage stats --all-tenants`` on a local store): no tenant's read ever lists another's.
-    A tenant is named by its events (every change records one)."""
-
-    def tenants(self) -> list[str]: ...
-

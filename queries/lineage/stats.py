@@ -23,7 +23,8 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Scope
-from vintage.graph.store.protocol import ListsTenants, Store
+from vintage.graph.store.capabilities import ListsTenants
+from vintage.graph.store.protocol import Store
 
 
 @dataclass(frozen=True)
