@@ -46,7 +46,7 @@ def refuses(record: Record, floor: float, mode: str = "hybrid") -> bool:
     best, exact = record[3], record[4]
     if best is None:
         return mode != "keyword"
-    return exact < 1 and best < floor
+    return bool(exact < 1 and best < floor)
 
 
 def unmatched(record: Record, mode: str) -> bool:

@@ -97,7 +97,8 @@ def measure(embedder: Embedder, language: str,
         found: dict[str, dict[str, list[bool]]] = {m.value: {"tuning": [], "held-out": []}
                                                    for m in MODES}
         started = time.perf_counter()
-        asked = [(t, k, "answerable") for t, k in questions(language)]
+        asked: list[tuple[str, str | None, str]] = [(t, k, "answerable")
+                                                     for t, k in questions(language)]
         if records is not None:
             asked += [(t, None, c) for t, c in unanswerable(language)]
         for n, (text, key, category) in enumerate(asked):

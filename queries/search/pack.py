@@ -114,8 +114,9 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     # Where nothing held the authority the read required, the evidence says that instead: it
     # is why nothing is there (``Header.required``).
     if result.verdict is not None and not result.verdict.relevant and result.refusal is None:
-        header = replace(header, **{"nothing_relevant" if result.verdict.matched
-                                    else "unjudged": abstained(result.verdict)})
+        said = abstained(result.verdict)
+        header = replace(header, nothing_relevant=said) if result.verdict.matched else \
+            replace(header, unjudged=said)
     fitted = fit(Layout(header, format, pinned, evidence), budget, counter)
     shown = {i.id: i for i in pinned + evidence}
     items = tuple(shown[i] for i in fitted.rendered.shown)
