@@ -52,6 +52,10 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
                       f"({result.mode.value}): {safe(result.verdict.reason)}; "
                       f"{result.legal} legal items ranked"
                       + (f"; excluded: {safe(excluded)}" if excluded else ""))
+    elif result.verdict is not None and not result.verdict.matched:  # not judged: said so
+        console.print(f"no term in common with {safe(result.query)} "
+                      f"({result.mode.value}): {safe(result.verdict.reason)}; "
+                      f"{result.legal} legal items")
     else:
         _table(console, result)
     for c in result.closed:  # what the cascade closed that the read would have matched

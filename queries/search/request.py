@@ -100,7 +100,9 @@ class SearchResult:
 
     @property
     def nothing_relevant(self) -> bool:
-        return self.verdict is not None and not self.verdict.relevant
+        """Judged, and nothing relevant (not a keyword search that shared no term with any
+        item: that cannot be judged, ``Verdict.matched``)."""
+        return self.verdict is not None and self.verdict.nothing_relevant
 
 
 def authority_refusal(required: Authority | None, answered: bool, below: int) -> str | None:

@@ -145,7 +145,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     shown = tuple(found(c, n, marks.get(c.fact.id))
                   for n, c in enumerate(considered, start=1))
     closed = closed_for(store, ranker, spec, query, request.mode, request.limit, read)
-    verdict = _verdict(request, embedder, considered)
+    verdict = _verdict(request, embedder, considered, counts.legal)
     return SearchResult(request.query, request.mode,
                         _head(shown, request.limit) if verdict.relevant else (),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
@@ -154,12 +154,13 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
 
 
 def _verdict(request: SearchRequest, embedder: Embedder,
-             considered: Sequence[Checked]) -> Verdict:
+             considered: Sequence[Checked], legal: int) -> Verdict:
     """Whether the answers hold anything relevant (``vintage.queries.search.abstain``); a side
     of a conflict set shown with score 0 for its set is judged with its set."""
     signals = [c.scored.signals for c in _answers(considered)]
     return judge(request.mode, embedder.name,
-                 [(s.get("exact", 0.0), s.get("relevance", 0.0)) for s in signals])
+                 [(s.get("exact", 0.0), s.get("relevance", 0.0)) for s in signals],
+                 legal=legal)
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
