@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from vintage.graph.access import verify
 from vintage.graph.core.errors import UserError
-from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
+from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store, StoreUnreachable
 from vintage.http.problems import detail_of, kind_of
 from vintage.mcp.tools import Tools
@@ -46,7 +46,7 @@ def build_server(store: Store, key: str | None, embedder: Embedder | None = None
     that starts the server shows its stderr to its user."""
     verify(store, key)
     assert key is not None
-    tools = Tools(store, key, embedder or embedder_from_env())
+    tools = Tools(store, key, embedder)
     server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[one_line_errors],
                        log_level=log_level)
     for tool in Tools.NAMES:
