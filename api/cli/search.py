@@ -2,7 +2,7 @@
 
 Handlers parse, call ``vintage.queries.search.run`` / ``vintage.graph.retrieval.indexer`` and format
 (``vintage.render.search``). The embedder is the one the store records for the tenant
-(``vintage config embedder``; the local MiniLM model by default: ``vintage.graph.retrieval.choice``).
+(``vintage config embedder``; MiniLM by default: ``vintage.graph.retrieval.choice``).
 """
 
 from __future__ import annotations

@@ -127,6 +127,19 @@ def recall(embedder: Embedder, size: int) -> dict[str, Any]:
                for mode, s in scored.items()}}
 
 
+STEPS = ("rate", "first_search", "languages", "retrieval")
+
+
+def measure(step: str, embedder: Embedder, args: argparse.Namespace) -> dict[str, Any]:
+    if step == "rate":
+        return rate(embedder)
+    if step == "first_search":
+        return first_search(embedder, args.company)
+    if step == "languages":
+        return {lang: languages.measure(embedder, lang) for lang in ("en", "zh")}
+    return recall(embedder, args.size)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", action="append", default=None, choices=("minilm", "e5"))
@@ -140,13 +153,9 @@ def main(argv: list[str] | None = None) -> None:
         embedder = embedder_from_env({"VINTAGE_EMBEDDER": name})
         got: dict[str, Any] = {"model": embedder.name,
                                "install_mib": installed_mib(DISTRIBUTIONS[name])}
-        for step, measure in (("rate", lambda: rate(embedder)),
-                              ("first_search", lambda: first_search(embedder, args.company)),
-                              ("languages", lambda: {lang: languages.measure(embedder, lang)
-                                                     for lang in ("en", "zh")}),
-                              ("retrieval", lambda: recall(embedder, args.size))):
+        for step in STEPS:
             began = time.perf_counter()
-            got[step] = measure()
+            got[step] = measure(step, embedder, args)
             print(json.dumps({"embedder": name, step: got[step],
                               "seconds": round(time.perf_counter() - began, 1),
                               "load": os.getloadavg()}, ensure_ascii=False), flush=True)
