@@ -6,7 +6,8 @@ own model (``vintage.graph.retrieval.indexer``). When the model was each process
 other's entries on every search, and a search's answer depended on whose environment it ran
 in. So the choice is the store's: ``set_embedder`` records it (``vintage config embedder e5``),
 for the whole store or for one tenant, whose choice then wins over the store's (a tenant whose
-users write Chinese chooses e5 and the others keep MiniLM; docs/retrieval.md, "Languages").
+users write Chinese chooses e5 and the others keep MiniLM; docs/retrieval.md, "Languages:
+Chinese and mixed text (issue 40)").
 
 A choice is an ``Event`` of action ``embedder``, so both backends keep it with no schema of
 their own and ``vintage audit`` shows who chose what and why; the latest one holds. The
