@@ -41,9 +41,9 @@ def build_server(store: Store, key: str | None, embedder: Embedder | None = None
                  *, name: str = "vintage", log_level: LogLevel = "WARNING") -> MCPServer:
     """The server whose tools run as ``key``'s principal on ``store`` (``Unauthorized`` now if
     the key is missing, unknown or revoked). ``embedder`` ranks searches (default: the one
-    ``VINTAGE_EMBEDDER`` names; the local model loads on the first search). ``log_level`` is
-    the SDK's and, over HTTP, uvicorn's: warnings and errors only by default, since a client
-    that starts the server shows its stderr to its user."""
+    the store records for the tenant, ``vintage config embedder``; it loads on the first
+    search). ``log_level`` is the SDK's and, over HTTP, uvicorn's: warnings and errors only by
+    default, since a client that starts the server shows its stderr to its user."""
     verify(store, key)
     assert key is not None
     tools = Tools(store, key, embedder)

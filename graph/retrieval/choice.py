@@ -38,6 +38,7 @@ from vintage.graph.store.protocol import Store
 ACTION = "embedder"
 STORE_TENANT = "vintage store settings"  # a blank: no tenant can be named so
 DEFAULT = "minilm"
+NAMES = "minilm (the default), e5 (multilingual) or openai:<base_url>#<model>"
 ADOPTED = "no embedder was recorded: the first process to need one chose it"
 ENGLISH_ONLY = frozenset({DEFAULT})  # choices whose model reads English only
 _MICROSECOND = timedelta(microseconds=1)
@@ -67,8 +68,8 @@ def normalised(choice: str) -> str:
     choice = choice.strip() or DEFAULT
     try:
         embedder_from_env({"VINTAGE_EMBEDDER": choice})
-    except EmbedderError as e:
-        raise InvalidArgument(str(e)) from None
+    except EmbedderError:
+        raise InvalidArgument(f"unknown embedder {choice[:80]!r}: use {NAMES}") from None
     return choice
 
 
