@@ -49,6 +49,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     "tools": ("vintage.cli.tools", "tools_app"),
     "keys": ("vintage.cli.keys", "keys_app"),
     "store": ("vintage.cli.store", "store_app"),
+    "config": ("vintage.cli.config", "config_app"),
 }
 
 

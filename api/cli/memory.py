@@ -62,6 +62,11 @@ def scope_of(options: Options, user: str | None, project: str | None,
     return memory_scope(options.scope().tenant, user, project, thread)
 
 
+def _maybe_han(value: object) -> bool:
+    """Whether ``value`` may hold Han characters (a cheap pre-check; the notice checks)."""
+    return isinstance(value, str) and any(c >= "\u3400" for c in value)
+
+
 def decided(done: Remembered, as_json: bool, **extra: int) -> None:
     """Print a write's decision; a refusal or a conflict exits with ``REFUSED_EXIT``."""
     render_memory.decision(_out, done, as_json, **extra)
@@ -131,6 +136,14 @@ def remember_cmd(
     )
     with options.opened() as store:
         done = remember_checked(store, draft, actor=options.actor, expected=expected_revision)
+        notice = None
+        if done.decision is not Decision.REFUSED and _maybe_han(draft.value):
+            # Imported here: it loads the embedders' module, which a write needs not otherwise.
+            from vintage.graph.retrieval.choice import english_only_notice
+
+            notice = english_only_notice(store, scope.tenant, draft.value)
+    if notice is not None:  # a hint beside the decision, on stderr: the write stands
+        typer.echo(notice, err=True)
     decided(done, as_json)
 
 

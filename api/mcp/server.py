@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from vintage.graph.access import verify
 from vintage.graph.core.errors import UserError
-from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
+from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store, StoreUnreachable
 from vintage.http.kinds import detail_of, kind_of
 from vintage.mcp.tools import Tools
@@ -41,12 +41,12 @@ def build_server(store: Store, key: str | None, embedder: Embedder | None = None
                  *, name: str = "vintage", log_level: LogLevel = "WARNING") -> MCPServer:
     """The server whose tools run as ``key``'s principal on ``store`` (``Unauthorized`` now if
     the key is missing, unknown or revoked). ``embedder`` ranks searches (default: the one
-    ``VINTAGE_EMBEDDER`` names; the local model loads on the first search). ``log_level`` is
-    the SDK's and, over HTTP, uvicorn's: warnings and errors only by default, since a client
-    that starts the server shows its stderr to its user."""
+    the store records for the tenant, ``vintage config embedder``; it loads on the first
+    search). ``log_level`` is the SDK's and, over HTTP, uvicorn's: warnings and errors only by
+    default, since a client that starts the server shows its stderr to its user."""
     verify(store, key)
     assert key is not None
-    tools = Tools(store, key, embedder or embedder_from_env())
+    tools = Tools(store, key, embedder)
     server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[one_line_errors],
                        log_level=log_level)
     for tool in Tools.NAMES:
