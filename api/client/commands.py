@@ -77,7 +77,8 @@ def found_of(r: dict[str, Any], rank: int) -> Found:
                  valid=(parse_instant(r["valid"][0], "valid"), _maybe(r["valid"][1])),
                  knowledge=(parse_instant(r["knowledge"][0], "knowledge"),
                             _maybe(r["knowledge"][1])),
-                 conflicts_with=(), rank=rank, stale=Stale.of_document(r.get("stale")))
+                 conflicts_with=(), rank=rank, stale=Stale.of_document(r.get("stale")),
+                 sources_via_inputs=bool(r.get("sources_via_inputs", False)))
 
 
 def _maybe(text: str | None) -> Any:

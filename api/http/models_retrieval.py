@@ -127,6 +127,9 @@ class FoundOut(Out):
     score: float
     signals: dict[str, float]
     sources: list[SourceView]
+    sources_via_inputs: bool = Field(False, description="The sources are its inputs': a "
+                                                        "derived figure or a summary cites "
+                                                        "none of its own.")
     valid: tuple[datetime, datetime | None]
     knowledge: tuple[datetime, datetime | None]
     stale: StaleOut | None = Field(None, description="Set when a premise it rests on stopped "

@@ -158,6 +158,8 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
             console.print(f"{safe(s.subject)}: from {safe(concepts)}")
         for warning in s.warnings:
             console.print(f"[yellow]{safe(s.subject)}:[/yellow] {safe(warning)}")
+        if s.stale is not None:  # a premise restated by the cutoff: said, never silent
+            console.print(f"[red]{safe(s.subject)} STALE:[/red] {safe(s.stale.phrase())}")
         for later in s.hindsight or []:  # asked for with --hindsight: after the cutoff
             console.print(f"[magenta]{safe(s.subject)} (hindsight):[/magenta] {safe(later)}")
 
@@ -193,7 +195,8 @@ def across_cutoffs(console: Console, answers: Sequence[MetricAnswer]) -> None:
     console.print(grid)
     for a in answers:
         for s in a.answers:
-            said = [*(s.warnings), *(s.hindsight or []), *([s.refused] if s.refused else [])]
+            said = [*(s.warnings), *([f"STALE: {s.stale.phrase()}"] if s.stale else []),
+                    *(s.hindsight or []), *([s.refused] if s.refused else [])]
             for line in said:
                 console.print(f"[yellow]as of {when(a.cutoff)}, {safe(s.subject)}:[/yellow] "
                               f"{safe(line)}")

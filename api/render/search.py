@@ -25,6 +25,7 @@ def result_json(found: Found) -> dict[str, Any]:
         "value": found.value, "unit": found.unit, "status": found.status, "score": found.score,
         "signals": found.signals,
         "sources": [s.model_dump(mode="json") for s in found.sources],
+        "sources_via_inputs": found.sources_via_inputs,
         "valid": [_instant(t) for t in found.valid],
         "knowledge": [_instant(t) for t in found.knowledge],
         "stale": None if found.stale is None else found.stale.document(),

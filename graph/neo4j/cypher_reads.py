@@ -173,15 +173,19 @@ RETURN DISTINCT e.tenant AS tenant
 ORDER BY tenant""", {})
 
 
-def events(tenant: str, actions: Sequence[str] | None = None) -> Query:
+def events(tenant: str, actions: Sequence[str] | None = None,
+           ids: Sequence[str] | None = None) -> Query:
     # Each form names the index it seeks, so that a tenant's events never cost a scan of every
     # tenant's (a bare `e.tenant = $tenant` does not use a composite index by itself).
-    params: dict[str, Any] = {"tenant": tenant}
-    if actions is None:
+    params: dict[str, Any] = {"tenant": tenant, "actions": None if actions is None else
+                              list(actions)}
+    if ids is not None:  # named events (of these actions, if given): a seek of each id
+        hint, narrow = seek("e", EVENT), "e.id IN $ids AND coalesce(e.action IN $actions, true)"
+        params["ids"] = list(ids)
+    elif actions is None:
         hint, narrow = seek("e", EVENT, "tenant, at"), "e.at IS NOT NULL"
     else:
         hint, narrow = seek("e", EVENT, "tenant, action"), "e.action IN $actions"
-        params["actions"] = list(actions)
     return Query(f"""
 MATCH (e:{EVENT})
 {hint}

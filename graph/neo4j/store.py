@@ -272,8 +272,9 @@ class Neo4jStore:
     def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
         return [subject_from(r) for r in self.run(reads.subjects(tenant, names))]
 
-    def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
-        return [_event(r["e"]) for r in self.run(reads.events(tenant, actions))]
+    def events(self, tenant: str, actions: Sequence[str] | None = None,
+               ids: Sequence[str] | None = None) -> list[Event]:
+        return [_event(r["e"]) for r in self.run(reads.events(tenant, actions, ids))]
 
     def tenants(self) -> list[str]:
         return [r["tenant"] for r in self.run(reads.tenants())]

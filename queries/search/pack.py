@@ -166,7 +166,8 @@ def item_of(found: Found) -> Item:
                 value=found.value, unit=found.unit, status=found.status, valid=found.valid,
                 known_from=found.knowledge[0], sources=found.sources,
                 conflicts_with=found.conflicts_with, rank=found.rank, score=found.score,
-                signals=dict(found.signals), stale=found.stale)
+                signals=dict(found.signals), stale=found.stale,
+                sources_via_inputs=found.sources_via_inputs)
 
 
 def constraints(store: Store, request: SearchRequest) -> tuple[Item, ...]:
