@@ -243,3 +243,26 @@ def test_the_default_ladder_leaves_the_graphiti_rungs_out(
 
     assert not set(_rungs([])) & set(peer.PEERS)
     assert _rungs(["graphiti-hybrid"]) == ["graphiti-hybrid"]
+
+
+def test_checks_not_expressible_are_shown_apart_from_the_failures_in_text_and_report() -> None:
+    from rich.console import Console
+
+    from vintage.queries.eval.answer import Outcome
+    from vintage.queries.eval.report import html
+    from vintage.queries.eval.run import Evaluation, RungResult
+    from vintage.render.eval import ladder
+
+    why = "Graphiti's search returns ranked edges, no verdict"
+    rung = RungResult("graphiti-hybrid", not_expressible=[
+        {"check": "says nothing relevant", "scenario": "s-1", "ask": "a-1", "why": why}],
+        outcomes={("s-1", "a-1"): Outcome.REFUSED_RIGHT}, seconds=[0.01], tokens=[0])
+    summary = Evaluation("r1", "neo4j", [], [rung]).summary()
+    [row] = summary["rungs"]
+    assert row["not_expressible"][0]["why"] == why and row["failures"] == []
+    out = Console(width=200, record=True)
+    ladder(out, summary)
+    text = out.export_text()
+    assert "1 checks not expressible (not scored): says nothing relevant x1" in text
+    page = html(summary)
+    assert "<h2>Not expressible</h2>" in page and "s-1" in page
