@@ -165,15 +165,20 @@ def test_the_date_filters_bind_one_instant_per_parameter_graphiti_builds() -> No
     assert "(e.created_at <= $created_at_0)" in text and "(e.valid_at <= $valid_at_0)" in text
 
 
-def test_a_question_is_put_at_its_cutoff_and_valid_instant_else_now() -> None:
+def test_a_question_is_put_at_its_cutoff_and_valid_instant_which_defaults_to_it() -> None:
     now = datetime(2026, 3, 1, tzinfo=UTC)
     plain = sc.Ask(id="a", query="q", expect=sc.AskExpect())
     timed = sc.Ask(id="b", query="q", expect=sc.AskExpect(),
                    cutoff=datetime(2026, 1, 1, tzinfo=UTC),
                    valid_at=datetime(2025, 6, 1, tzinfo=UTC))
+    cut = sc.Ask(id="c", query="q", expect=sc.AskExpect(),
+                 cutoff=datetime(2026, 1, 15, tzinfo=UTC))
     assert gm.window(plain, now) == gm.Window(known=now, valid=now)
     assert gm.window(timed, now) == gm.Window(known=datetime(2026, 1, 1, tzinfo=UTC),
                                               valid=datetime(2025, 6, 1, tzinfo=UTC))
+    # What held then, as known then: a later restatement's event time does not reach back.
+    assert gm.window(cut, now) == gm.Window(known=datetime(2026, 1, 15, tzinfo=UTC),
+                                            valid=datetime(2026, 1, 15, tzinfo=UTC))
 
 
 def test_checks_graphiti_cannot_express_are_named_with_why(

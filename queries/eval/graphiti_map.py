@@ -237,10 +237,12 @@ class Window:
 
 
 def window(a: sc.Ask, now: datetime) -> Window:
-    """A question's cutoff or system instant (else now) and its valid instant (else now)."""
-    known = a.system_at or a.cutoff
-    return Window(known=sc._utc(known) if known else now,
-                  valid=sc._utc(a.valid_at) if a.valid_at else now)
+    """A question's cutoff or system instant (else now) and its valid instant, which defaults
+    to that instant, as the engine's as-of read does ("as known in mid-January" asks what held
+    then, not what holds now)."""
+    at = a.system_at or a.cutoff
+    known = sc._utc(at) if at else now
+    return Window(known=known, valid=sc._utc(a.valid_at) if a.valid_at else known)
 
 
 def filter_groups(w: Window) -> dict[str, list[list[tuple[str, datetime | None]]]]:
