@@ -21,17 +21,17 @@ from vintage.cli.options import AsJson, Options
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope
 from vintage.graph.retrieval.embedder import embedder_from_env
-from vintage.graph.store.backends import is_neo4j, open_store
+from vintage.graph.store.backends import is_neo4j, neo4j_auth, open_store
 from vintage.graph.store.protocol import Store
 from vintage.ingest.facts_table import ingest_table
-from vintage.queries.eval import files
+from vintage.queries.eval import files, graphiti
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.answer import answer
 from vintage.queries.eval.chat import ChatAnswerer
 from vintage.queries.eval.health import as_data, health
 from vintage.queries.eval.naive import NaiveRag
 from vintage.queries.eval.run import evaluate, select
-from vintage.queries.eval.rungs import RUNGS, ladder
+from vintage.queries.eval.rungs import RUNGS, Rung, ladder
 from vintage.queries.eval.written import Clock
 from vintage.render import eval as render_eval
 from vintage.render.terminal import console, print_json
@@ -39,6 +39,8 @@ from vintage.render.terminal import console, print_json
 _out = console()
 _err = console(stderr=True)
 PEERS = ("naive-rag",)
+# Opt-in (an optional extra and a Neo4j store): never among the defaults.
+OPT_IN = graphiti.PEERS
 
 
 def register(app: typer.Typer) -> None:
@@ -77,7 +79,9 @@ def eval_cmd(
     family: Annotated[list[str] | None, typer.Option(
         "--family", help="Only scenarios of this family (repeatable).")] = None,
     rung: Annotated[list[str] | None, typer.Option(
-        "--rung", help=f"Only this rung or peer (repeatable): {', '.join((*RUNGS, *PEERS))}.")]
+        "--rung", help=f"Only this rung or peer (repeatable): {', '.join((*RUNGS, *PEERS))}; "
+                        f"on a Neo4j store also {', '.join(OPT_IN)} (pip install "
+                        f"'vintage[graphiti]').")]
         = None,
     store: Annotated[str | None, typer.Option(
         "--store", help="The store to evaluate on (fresh tenants); default: a scratch embedded "
@@ -100,12 +104,16 @@ def eval_cmd(
     if report is not None and not report.parent.is_dir():
         raise InvalidArgument(f"--report: no folder {report.parent} to write the report in")
     target = store or options.store
+    if any(r in OPT_IN for r in chosen):
+        graphiti.require(target or "a scratch store", target is not None and is_neo4j(target))
     with tempfile.TemporaryDirectory(prefix="vintage-eval-") as scratch:
         uri = target or str(Path(scratch) / "store")
         clock = Clock(sc.FIRST_STEP)
         opened = open_store(uri, clock=clock)
         embedder = embedder_from_env()
-        rungs = [r for r in [*ladder(embedder), NaiveRag(embedder)] if r.name in chosen]
+        peers = graphiti.peers(uri, neo4j_auth(), embedder, chosen)
+        every: list[Rung] = [*ladder(embedder), NaiveRag(embedder), *peers]
+        rungs = [r for r in every if r.name in chosen]
         try:
             with Progress(TextColumn("{task.description}"), BarColumn(),
                           MofNCompleteColumn(), console=_err, transient=True,
@@ -116,6 +124,8 @@ def eval_cmd(
                                   progress=lambda _id: bar.advance(task), ingest=_ingest,
                                   answerer=answers)
         finally:
+            for p in peers[:1]:  # the Graphiti rungs share one client and one graph
+                p.store.close()
             opened.close()
     summary = result.summary()
     if report is not None:
@@ -133,8 +143,8 @@ def _ingest(store: Store, scope: Scope, path: Path, actor: str, recompute: bool)
 
 
 def _rungs(given: list[str]) -> list[str]:
-    known = (*RUNGS, *PEERS)
+    known = (*RUNGS, *PEERS, *OPT_IN)
     unknown = [r for r in given if r not in known]
     if unknown:
         raise InvalidArgument(f"--rung {unknown[0][:40]!r}: use one of {', '.join(known)}")
-    return list(given) if given else list(known)
+    return list(given) if given else [*RUNGS, *PEERS]

@@ -44,6 +44,14 @@ def ladder(out: Console, summary: dict[str, Any]) -> None:
     out.print("wrong: wrong or should have refused; ok-ref: refused rightly; mem-err: wrong "
               "where no memory was right or refused, + those added over the rung below")
     for row in summary["rungs"]:
+        # Checks a peer has no way to express: neither passed nor failed (docs/eval.md).
+        inexpressible = Counter((n["check"], n["why"]) for n in row.get("not_expressible", []))
+        if inexpressible:
+            out.print(f"\n[bold]{safe(row['rung'])}[/bold]: {sum(inexpressible.values())} "
+                      "checks not expressible (not scored): "
+                      + "; ".join(f"{safe(check)} x{n} ({safe(why)})"
+                                  for (check, why), n in inexpressible.most_common()))
+    for row in summary["rungs"]:
         failures = row["failures"]
         if not failures:
             continue

@@ -3,7 +3,8 @@
 
 Each backend is evaluated by the installed command itself (``vintage eval --json``, a process
 of its own), so what is measured is what a user runs: the bundled scenarios, every rung and the
-naive RAG peer. Without ``--neo4j-uri`` a Neo4j of its own is started through the launcher in
+naive RAG peer (and, on Neo4j with the graphiti extra installed, Graphiti's two rungs).
+Without ``--neo4j-uri`` a Neo4j of its own is started through the launcher in
 ``$VINTAGE_NEO4J_HOME`` (default ``/tmp/vintage-bench-neo4j``) and stopped at the end. It prints
 one Markdown table per backend and writes the JSON (machine, commit, date, both summaries).
 """
@@ -35,10 +36,13 @@ def _vintage() -> str:
     return found
 
 
-def run_eval(store: str, families: list[str], env: dict[str, str]) -> tuple[dict[str, Any], float]:
+def run_eval(store: str, families: list[str], env: dict[str, str],
+             rungs: tuple[str, ...] = ()) -> tuple[dict[str, Any], float]:
     command = [_vintage(), "eval", "--store", store, "--json"]
     for f in families:
         command += ["--family", f]
+    for r in rungs:
+        command += ["--rung", r]
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     seconds = time.perf_counter() - began
@@ -47,10 +51,23 @@ def run_eval(store: str, families: list[str], env: dict[str, str]) -> tuple[dict
     return json.loads(done.stdout), seconds
 
 
+def _with_graphiti() -> tuple[str, ...]:
+    """Every rung and, where graphiti-core is installed (the graphiti extra), Graphiti's two
+    beside them: they run on Neo4j only and are never among the command's defaults."""
+    from vintage.queries.eval.graphiti import PEERS
+    from vintage.queries.eval.rungs import RUNGS
+
+    try:
+        import graphiti_core  # noqa: F401
+    except ImportError:
+        return ()
+    return (*RUNGS, "naive-rag", *PEERS)
+
+
 def table(summary: dict[str, Any]) -> str:
     lines = ["| rung | write | retrieval | context | task | answers | memory errors "
-             "(+ over below) | refusals right | p50 / p95 ms | tokens |",
-             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
+             "(+ over below) | refusals right | p50 / p95 ms | tokens | not expressible |",
+             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
     for r in summary["rungs"]:
         cells = ["n/a" if r["layers"][k] is None else
                  f"{r['layers'][k]['score']:.2f} ({r['layers'][k]['passed']}/"
@@ -59,7 +76,8 @@ def table(summary: dict[str, Any]) -> str:
         lines.append(f"| {r['rung']} | {' | '.join(cells)} | {answers} | "
                      f"{r['memory_caused_errors']} (+{r['errors_added_over_below']}) | "
                      f"{r['refusals_right']} | {r['latency_ms']['p50']:.1f} / "
-                     f"{r['latency_ms']['p95']:.1f} | {r['tokens_mean']:.0f} |")
+                     f"{r['latency_ms']['p95']:.1f} | {r['tokens_mean']:.0f} | "
+                     f"{len(r.get('not_expressible', []))} |")
     return "\n".join(lines)
 
 
@@ -90,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                 run_env = dict(env)
                 if backend == "embedded":
                     run_env.pop("VINTAGE_KEYS")
-                summary, seconds = run_eval(store, args.family, run_env)
+                summary, seconds = run_eval(store, args.family, run_env,
+                                            _with_graphiti() if backend == "neo4j" else ())
                 result["runs"][backend] = {"summary": summary, "seconds": round(seconds, 1)}
                 print(f"\n### {backend} ({summary['scenarios']} scenarios, {summary['asks']} "
                       f"asks, {seconds:.0f} s)\n\n{table(summary)}")

@@ -26,7 +26,7 @@ def replay(store: Store, clock: Settable, embedder: Embedder, s: sc.Scenario,
            tenant: str, ingest: IngestFile | None = None) -> Replay:
     """Run every step of ``s`` in ``tenant``; a step the engine refuses with an error is kept
     with its error (the write layer reports it), and the replay goes on."""
-    done = Replay(tenant, ingest=ingest)
+    done = Replay(tenant, ingest=ingest, scenario=s)
     instants, _ = s.timeline()
     steps = list(zip(s.steps, instants, strict=True))
     n = 0

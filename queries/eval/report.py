@@ -85,6 +85,11 @@ def html(summary: dict[str, Any]) -> str:
             failures.append("<tr>" + "".join(f"<td>{e(str(x or ''))}</td>" for x in (
                 r["rung"], f["layer"], f["check"], f["scenario"], f["ask"], f["detail"]))
                 + "</tr>")
+    inexpressible = []
+    for r in summary["rungs"]:
+        for n in r.get("not_expressible", []):
+            inexpressible.append("<tr>" + "".join(f"<td>{e(str(x or ''))}</td>" for x in (
+                r["rung"], n["check"], n["scenario"], n["ask"], n["why"])) + "</tr>")
     head = ("<tr><th>rung</th>" + "".join(f"<th>{k}</th>" for k in LAYERS)
             + "<th>answers</th><th>memory errors</th><th>added over below</th>"
               "<th>p50 / p95 ms</th><th>tokens</th></tr>")
@@ -105,6 +110,10 @@ scenarios, {summary['asks']} asks. Families: {families}.</p>
 <h2>The ladder</h2>
 <table>{head}{''.join(rows)}</table>
 {''.join(f'<figure>{svg}</figure>' for svg in _plots(summary))}
+<h2>Not expressible</h2>
+<p>Checks a peer has no way to express: neither passed nor failed.</p>
+<table><tr><th>rung</th><th>check</th><th>scenario</th><th>ask</th><th>why</th></tr>
+{''.join(inexpressible)}</table>
 <h2>Failures</h2>
 <table><tr><th>rung</th><th>layer</th><th>check</th><th>scenario</th><th>ask</th>
 <th>detail</th></tr>{''.join(failures)}</table>

@@ -36,6 +36,8 @@ class RungResult:
     outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
     seconds: list[float] = field(default_factory=list)
     tokens: list[int] = field(default_factory=list)
+    # Checks a peer has no way to express, each with why: neither passed nor failed.
+    not_expressible: list[dict[str, str | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -98,6 +100,7 @@ def _row(r: RungResult, below: RungResult | None, none: RungResult | None,
         "tokens_mean": round(statistics.fmean(r.tokens), 1) if r.tokens else 0.0,
         "failures": [{"layer": c.layer, "check": c.name, "scenario": c.scenario,
                       "ask": c.ask, "detail": c.detail} for c in r.checks if not c.passed],
+        "not_expressible": r.not_expressible,
     }
 
 
@@ -138,11 +141,23 @@ def evaluate(store: Store, clock: Settable, embedder: Embedder, scenarios: Seque
                     continue
                 checks, outcome = ask_checks(s, a, handed, answerer(handed, a), done,
                                              retrieves=rung.name != "none")
-                result.checks.extend(checks)
-                result.outcomes[(s.id, a.id)] = outcome
+                why = _inexpressible(rung, s, a)
+                result.not_expressible.extend(
+                    {"check": c.name, "scenario": s.id, "ask": a.id, "why": why[c.name]}
+                    for c in checks if c.name in why)
+                result.checks.extend(c for c in checks if c.name not in why)
+                if "answer" not in why:
+                    result.outcomes[(s.id, a.id)] = outcome
                 result.seconds.append(handed.seconds)
                 result.tokens.append(handed.tokens)
     return Evaluation(run, backend, list(scenarios), results)
+
+
+def _inexpressible(rung: Rung, s: sc.Scenario, a: sc.Ask) -> dict[str, str]:
+    """A peer's checks it cannot express (Graphiti: a refusal verdict, knowledge time apart
+    from ingestion...): by check name, why."""
+    says = getattr(rung, "not_expressible", None)
+    return says(s, a) if says is not None else {}
 
 
 def select(scenarios: Sequence[sc.Scenario], families: Sequence[str]) -> list[sc.Scenario]:

@@ -10,8 +10,10 @@ and its tokens, and whether it said that nothing relevant is known. Rungs (docs/
   instants: retrieval alone, without the time machine.
 * ``engine``: hybrid with the question's instants (as-of), lineage and staleness: the whole engine.
 
-A peer (``naive-rag`` here, Graphiti later) is any object with a ``name`` and ``ask``; it may
-keep a store of its own, fed by :meth:`Rung.load` with what the replay wrote.
+A peer (``naive-rag`` here; Graphiti in ``vintage.queries.eval.graphiti``) is any object with a
+``name`` and ``ask``; it may keep a store of its own, fed by :meth:`Rung.load` with what the
+replay wrote, and may name the checks of an ask it has no way to express
+(``not_expressible(scenario, ask)``: check name -> why), which are then reported, not scored.
 """
 
 from __future__ import annotations

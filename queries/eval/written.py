@@ -74,6 +74,7 @@ class Replay:
     packs: dict[str, Pack] = field(default_factory=dict)
     ingest: IngestFile | None = None
     forgotten: list[Written] = field(default_factory=list)  # erased (the naive peer drops them)
+    scenario: sc.Scenario | None = None  # what was replayed (a peer that maps steps reads it)
 
     def keep(self, w: Written) -> Written:
         self.written.append(w)

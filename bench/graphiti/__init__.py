@@ -1,0 +1,1 @@
+"""Vintage and Graphiti side by side on one Neo4j (issue 41)."""
