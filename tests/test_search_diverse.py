@@ -1,8 +1,8 @@
-"""Diversity (docs/retrieval.md, "Diversity: one key does not fill the results"): a memory whose
-key an answer above it already has steps down by ``DIVERSITY`` in fused score, once; a business
-fact's concept repeated over periods does not; identifiers still order first; a conflict set
-moves as one answer. Then a project's own on-call note is found among the first five on both
-backends with the real local model, above its members' many "status summary" notes."""
+"""Diversity (docs/retrieval.md, "Search: the legal set first", its paragraph "Diversity"): a
+memory whose key an answer above it already has steps down by ``DIVERSITY`` in fused score,
+once; a business fact's concept repeated over periods does not; identifiers still order first;
+a conflict set moves as one answer. Then a project's own on-call note is found among the first
+five on both backends with the real local model, above its members' many "status summary" notes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Diversity: a memory whose key an answer above it already has steps down (docs/retrieval.md,
-"Diversity: one key does not fill the results").
+"Search: the legal set first", its paragraph "Diversity").
 
 Why: in a shared scope (a project read with its members' notes) one kind of note is said by many
 people. Each "Wants the status summary on Wednesdays" of the project's members scores the same
