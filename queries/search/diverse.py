@@ -59,6 +59,7 @@ def diversify(considered: Sequence[Checked],
     first) ordered by the rule above; a penalised answer's first item carries
     ``signals["diversity"]``."""
     groups = _groups(considered)
+    keys = [g[0].fact.predicate if memory(g[0].fact) else None for g in groups]
     # A lazy heap: an entry pushed before its key was taken is pushed again, penalised, when it
     # comes up; a penalty only lowers a score, so nothing else can have overtaken it.
     heap = [(-g[0].scored.score, n, 0.0) for n, g in enumerate(groups)]
@@ -67,8 +68,7 @@ def diversify(considered: Sequence[Checked],
     out: list[Checked] = []
     while heap:
         _, n, penalty = heapq.heappop(heap)
-        head = groups[n][0]
-        key = head.fact.predicate if memory(head.fact) else None
+        head, key = groups[n][0], keys[n]
         if key is not None and key in taken and not penalty:
             fused = head.scored.signals.get("fused", 0.0)
             cut = fused - max(0.0, fused - DIVERSITY)
