@@ -17,8 +17,9 @@ The order is fixed (docs/retrieval.md, "Search: the legal set first"; docs/contr
 item
    is missing for want of an entry and a search of an indexed tenant pays no read for it.
 2. **Ranking inside it.** The store ranks each leg of the mode within that set
-   (``SearchStore.rank``); ``vintage.queries.search.fusion`` fuses them. The fused ids are read
-again through
+   (``SearchStore.rank``); ``vintage.queries.search.fusion`` fuses them and
+   ``vintage.queries.search.diverse`` steps down a memory whose key an answer above has.
+   The fused ids are read again through
    the whole as-of predicate (``AsOf.ids``), which also gives their values and cited sources:
    nothing shown is not legal (``vintage.queries.search.candidates``: once per search, a deeper
 round
@@ -53,6 +54,7 @@ from vintage.queries.search.abstain import Verdict, judge
 from vintage.queries.search.candidates import Candidates, read_candidates
 from vintage.queries.search.checks import Checked, arrange
 from vintage.queries.search.closed import closed_for
+from vintage.queries.search.diverse import diversified, diversify
 from vintage.queries.search.fusion import (
     REACH,
     Mode,
@@ -201,20 +203,25 @@ def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[st
 
 def _considered(store: Store, spec: AsOf, legs: dict[str, Ranked], candidates: Candidates,
                 rescored: dict[str, Rescored], floor: float) -> list[Checked]:
-    """The legs' legal candidates fused and checked (module docstring, steps 2-3); shown
-    (``request.found``) once the last round has them."""
+    """The legs' legal candidates fused, checked and diversified (module docstring, steps
+    2-3; ``vintage.queries.search.diverse``); shown (``request.found``) once the last round has
+    them."""
     assert spec.known_at is not None
     scored = fuse(legs, {i: f for i, (f, _) in candidates.read.items()}, candidates.weights,
                   spec.known_at, exact=candidates.exact, rescored=rescored, floor=floor,
                   coverage=candidates.coverage)
-    return arrange(store, spec, scored, candidates.read)
+    return diversify(arrange(store, spec, scored, candidates.read))
 
 
 def _enough(considered: Sequence[Checked], legs: dict[str, Ranked], depth: int, reach: int,
             legal: int, limit: int, rescored: dict[str, Rescored], floor: float) -> bool:
-    """Whether ``considered``'s answers at this depth are final (``fusion.deep_enough``)."""
-    answers = [(c.fact.id, c.scored.score, c.scored.signals.get("weight", 1.0))
-               for c in _answers(considered)]
+    """Whether ``considered``'s answers at this depth are final (``fusion.deep_enough``). The
+    first ``limit`` are read at the scores they were taken at (``diverse.diversified``: the
+    limit-th is the floor an item below must not reach), the others at their fused scores
+    (what they could reach without a penalty)."""
+    answers = [(c.fact.id, diversified(c) if n < limit else c.scored.score,
+                c.scored.signals.get("weight", 1.0))
+               for n, c in enumerate(_answers(considered))]
     return deep_enough(legs, depth, legal, answers, limit, rescored, reach, floor)
 
 
