@@ -25,6 +25,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,11 +38,12 @@ from vintage.graph.retrieval import bm25
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads
-from vintage.graph.sqlite.asof import to_sql
-from vintage.graph.sqlite.rows import entry_of, fact_of
+from vintage.graph.sqlite.asof import UNDECIDED, reason_sql, to_sql
+from vintage.graph.sqlite.rows import entry_of
 
 Ranked = tuple[tuple[str, float], ...]
 Params = dict[str, object]
+KEPT = 4  # reads kept: one search's postings and vectors, and those of a staleness check
 JOIN = ("JOIN entries e ON e.rowid = p.entry "
         "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id")
 
@@ -55,10 +57,28 @@ class Opened:
 
 
 class Ranking:
-    """What a store keeps between searches: each tenant's sealed entries, opened."""
+    """What a store keeps between searches: each tenant's sealed entries, opened; and the rows
+    of the reads made since the database last changed (a search asks the same legal postings
+    and vectors again in a deeper round, for more of each leg; the database's data version
+    and the connection's change count say when they are stale)."""
 
     def __init__(self) -> None:
         self.sealed: dict[str, Opened] = {}
+        self.rows: dict[str, list[Any]] = {}
+        self.version: tuple[int, int, int] | None = None
+
+    def fetch(self, conn: sqlite3.Connection, sql: str, params: Params) -> list[Any]:
+        # Per connection: each has its own data version (a reader's, or the writer's).
+        version = (id(conn), int(conn.execute("PRAGMA data_version").fetchone()[0]),
+                   conn.total_changes)
+        if version != self.version:
+            self.rows, self.version = {}, version
+        key = f"{sql}\n{sorted(params.items())!r}"
+        if key not in self.rows:
+            if len(self.rows) >= KEPT:
+                self.rows = {}
+            self.rows[key] = conn.execute(sql, params).fetchall()
+        return self.rows[key]
 
 
 # -- builders: the SQL of each read, and its parameters ------------------------------------------
@@ -99,11 +119,13 @@ def _scope_clause(spec: AsOf) -> tuple[str, Params]:
 
 
 def matched_outside_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
-    """(fact id, body) of the facts in the read's scope whose entry in the clear holds one of
-    ``terms`` and that the as-of predicate leaves out, each once."""
+    """(fact id, the reason it is excluded) of the facts in the read's scope whose entry in the
+    clear holds one of ``terms`` and that the as-of predicate leaves out, each once: the
+    database says why (``reason_sql``), but for a fact with a TTL (``UNDECIDED``)."""
     where, params = to_sql(spec, "f")
+    reason, _ = reason_sql(spec, "f")
     scope, more = _scope_clause(spec)
-    return (f"SELECT f.id, f.body FROM facts f WHERE f.tenant = :asof_tenant AND f.id IN ("
+    return (f"SELECT f.id, {reason} FROM facts f WHERE f.tenant = :asof_tenant AND f.id IN ("
             f"SELECT e.fact_id FROM postings p JOIN entries e ON e.rowid = p.entry\n"
             f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM "
             f"json_each(:terms)))\n  AND {scope}\n  AND ({where}) IS NOT 1",
@@ -130,7 +152,7 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
         (tenant, query.indexed_by)).fetchone() is not None
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
     wanted = sorted(set(terms) | set(query.identifiers))
-    posted = conn.execute(*postings_sql(spec, wanted)).fetchall() if wanted else []
+    posted = list(cache.fetch(conn, *postings_sql(spec, wanted))) if wanted else []
     for i in sorted(legal_sealed):
         counts: dict[str, int] = defaultdict(int)
         for t in sealed[i].terms:
@@ -138,27 +160,29 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
         posted += [(i, t, counts[t], len(sealed[i].terms)) for t in wanted if t in counts]
     keyword = _keyword(conn, tenant, terms, posted, sealed, docs, length, query.per_leg)
     exact = _exact(posted, set(query.identifiers), query.per_leg)
-    semantic = _semantic(conn, spec, query, sealed, legal_sealed)
+    semantic = _semantic(conn, spec, query, sealed, legal_sealed, cache)
     if not query.counted:
         return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
                     pending=pending)
     legal = conn.execute(*legal_count_sql(spec)).fetchone()[0] + len(legal_sealed)
     wanted_terms = set(terms)
     admitted = {i for i, t, _, _ in posted if t in wanted_terms}
-    outside = reads.facts(conn, tenant, [
-        i for i in _in_scope(conn, spec, [i for i, e in sealed.items()
-                                          if not set(terms).isdisjoint(e.terms)])
-        if i not in admitted], sealer)
-    bodies = conn.execute(*matched_outside_sql(spec, terms)).fetchall() if terms else []
+    judged = conn.execute(*matched_outside_sql(spec, terms)).fetchall() if terms else []
+    # A sealed entry's terms are matched here, and its fact judged from its record, as is a
+    # fact with a TTL.
+    sealed_outside = [i for i in _in_scope(conn, spec, [
+        i for i, e in sealed.items() if not wanted_terms.isdisjoint(e.terms)])
+        if i not in admitted]
+    undecided = [i for i, why in judged if why == UNDECIDED] + sealed_outside
     reason = why_excluded(spec)
     excluded: dict[str, int] = defaultdict(int)
-    facts = [*outside.values(), *(fact_of(b, tenant, sealer) for _, b in bodies)]
-    for fact in facts:
-        why = reason(fact)
+    for why in [why for _, why in judged if why != UNDECIDED] + [
+            reason(f) for f in reads.facts(conn, tenant, undecided, sealer).values()]:
         if why is not None:
             excluded[why] += 1
+    outside = len(judged) + len(sealed_outside)
     return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=int(legal),
-                matched=len(admitted) + len(facts),
+                matched=len(admitted) + outside,
                 excluded={r: excluded[r] for r in REASONS if r in excluded}, pending=pending)
 
 
@@ -238,13 +262,13 @@ def _exact(posted: Iterable[tuple[str, str, int, int]], identifiers: set[str], k
 
 
 def _semantic(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealed: dict[str, Entry],
-              legal_sealed: set[str]) -> Ranked:
+              legal_sealed: set[str], cache: Ranking) -> Ranked:
     """Cosine (float32 dot products of unit vectors) over the legal entries by the query's
     model: the database hands over their vectors, one matrix."""
     if query.vector is None or query.model is None:
         return ()
     dim = len(query.vector)
-    rows = conn.execute(*vectors_sql(spec, query.model, dim)).fetchall()
+    rows = cache.fetch(conn, *vectors_sql(spec, query.model, dim))
     ids = [i for i, _ in rows]
     blobs = [v for _, v in rows]
     for i in sorted(legal_sealed):
