@@ -132,6 +132,19 @@ def matched_outside_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
             {**params, **more, "terms": reads.js(terms)})
 
 
+def frequencies_sql(tenant: str, terms: Sequence[str]) -> tuple[str, Params]:
+    """(term, document frequency) of ``terms`` over the tenant's entries in the clear."""
+    return ("SELECT term, COUNT(*) FROM postings WHERE tenant = :tenant AND term IN "
+            "(SELECT value FROM json_each(:terms)) GROUP BY term",
+            {"tenant": tenant, "terms": reads.js(terms)})
+
+
+def sealed_sql(tenant: str) -> tuple[str, Params]:
+    """(fact id, model, ciphertext) of the tenant's sealed entries."""
+    return ("SELECT fact_id, model, sealed FROM entries WHERE tenant = :tenant AND sealed IS "
+            "NOT NULL", {"tenant": tenant})
+
+
 # -- the runner -----------------------------------------------------------------------------------
 
 
@@ -193,9 +206,7 @@ def _opened(conn: sqlite3.Connection, tenant: str, generation: int, sealer: Seal
     cached = cache.sealed.get(tenant)
     if cached is None or cached.generation != generation:
         entries: dict[str, Entry] = {}
-        for fact_id, model, sealed in conn.execute(
-                "SELECT fact_id, model, sealed FROM entries WHERE tenant = ? AND sealed IS NOT "
-                "NULL", (tenant,)):
+        for fact_id, model, sealed in conn.execute(*sealed_sql(tenant)):
             entry = entry_of(model, None, None, sealed, tenant, sealer)
             if entry is not None:
                 entries[fact_id] = entry
@@ -233,9 +244,7 @@ def _keyword(conn: sqlite3.Connection, tenant: str, terms: list[str],
     rows = [r for r in posted if r[1] in wanted]
     if not rows or not length:
         return ()
-    df: dict[str, int] = dict(conn.execute(
-        "SELECT term, COUNT(*) FROM postings WHERE tenant = ? AND term IN "
-        "(SELECT value FROM json_each(?)) GROUP BY term", (tenant, reads.js(terms))).fetchall())
+    df: dict[str, int] = dict(conn.execute(*frequencies_sql(tenant, terms)).fetchall())
     for e in sealed.values():
         for t in set(e.terms).intersection(terms):
             df[t] = df.get(t, 0) + 1
