@@ -48,7 +48,6 @@ def random_fact(rng: random.Random, i: int) -> Fact:
     return Fact.model_construct(
         id=f"f{i}", key=f"k{i}", revision=1, tenant="t", value=1, unit=None, owner=None,
         retention_reason=None, content_hash="h", event_id="e", change=None, sealed=False,
-        ciphertext=None,
         scope=tuple(sorted(rng.sample(("user=ann", "user=bo", "project=x"),
                                       rng.randint(0, 2)))),
         kind=rng.choice((FactKind.OBSERVATION, FactKind.PREFERENCE, FactKind.DERIVED)),
