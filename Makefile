@@ -45,12 +45,13 @@ java-check:
 neo4j-build: $(STAMP)
 	$(BIN)/python -c "from vintage.graph.neo4j import launcher as l; r = l.build(); print(f'Neo4j launcher ready ({r.seconds:.1f}s)')"
 
+# Every test, the embedder's oracle included (pyproject.toml's addopts leaves it out).
 test: $(STAMP) neo4j-build
-	$(BIN)/pytest
+	$(BIN)/pytest -m "oracle or not oracle"
 
 # The server-free tier: no Neo4j, no Java.
 unit: $(STAMP)
-	$(BIN)/pytest -m "not neo4j"
+	$(BIN)/pytest -m "not neo4j"  # replaces addopts' -m: the oracle runs here too
 
 # What a user installs is the wheel, not this checkout: build it, install only it in a fresh
 # venv, and run the demo from an empty folder (subpackages and bundled data must be inside).

@@ -47,6 +47,7 @@ _EXPORTS = {
     "search": "vintage.queries.search.run",
     "build_pack": "vintage.queries.search.pack",
     "embedder": "vintage.graph.retrieval.embedder",
+    "embedder_for": "vintage.graph.retrieval.choice",
     # a table's rows (an answer, facts, a search, an impact): as dicts, or a pandas DataFrame
     "rows": "vintage.render.rows",
     "to_pandas": "vintage.render.rows",
@@ -68,6 +69,7 @@ __all__ = [
     "build_pack",
     "derive",
     "embedder",
+    "embedder_for",
     "explain",
     "expression",
     "facts_as_of",
@@ -104,6 +106,7 @@ if TYPE_CHECKING:  # what the names above are, for type checkers and editors
     from vintage.graph.derivations.recipes import expression
     from vintage.graph.memory.gate import MemoryIn
     from vintage.graph.memory.remember import remember
+    from vintage.graph.retrieval.choice import embedder_for
     from vintage.graph.retrieval.embedder import embedder_from_env as embedder
     from vintage.graph.store.backends import open_store
     from vintage.graph.store.protocol import Store

@@ -5,11 +5,12 @@ at all"). Before the first write, the whole file is planned against the store in
 transaction, exactly as the writes will plan it: a row the store would refuse (an out-of-order
 correction, a source id recorded before with other attributes) is refused then, naming its
 row, and nothing is written. Then the file is written in batches of ``BATCH_SIZE`` rows. On a
-store that can make them one transaction (``WholeWrites``: the embedded store) they commit
-together, so a crash at any point leaves the file absent or whole. On Neo4j each is a
-transaction of its own: one transaction for a whole large file would hold it all in the
-server's memory (a third of the default heap's transaction pool for the largest bundled file).
-A batch is idempotent, so a run stopped half-way (a crash, the server gone) is completed by
+store that can make them one transaction (``WholeWrites``: both backends, since issue 39 on
+Neo4j too) they commit together, so a crash at any point leaves the file absent or whole. On
+Neo4j that transaction holds the whole file in the server's memory (about 340 MiB, two thirds
+of the default heap's transaction pool, for the largest bundled file); a file too large for it
+is refused whole (``TransactionTooLarge``, docs/storage.md). On a store without ``whole`` each
+batch is a transaction of its own, and idempotent: a run stopped half-way is completed by
 running it again.
 
 With ``recompute``, a correction recomputes the derived facts it reaches, and a formula that
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
-from vintage.graph.store.protocol import Refused, Store, StoreTx, WholeWrites
+from vintage.graph.store.capabilities import WholeWrites
+from vintage.graph.store.protocol import Refused, Store, StoreTx
 from vintage.graph.writes.cascade import Fate, Outcome
 from vintage.graph.writes.semantics import Batch, WriteReport, record, record_in
 from vintage.ingest.reading import IngestError

@@ -56,3 +56,23 @@ finally:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=False)
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_the_mcp_server_on_an_embedded_store_loads_neither_the_neo4j_driver_nor_fastapi(
+        tmp_path: Path) -> None:
+    """``vintage mcp``'s time to its first answer is mostly imports (issue 39): on an embedded
+    store it needs the MCP SDK, not the driver of another backend nor the HTTP service."""
+    script = f"""
+import sys
+from vintage.graph.access import create_key
+from vintage.graph.store.backends import open_store
+from vintage.mcp.server import build_server
+store = open_store({str(tmp_path / 'store')!r})
+key = create_key(store, "acme", "agent", actor="test", user="42")[1]
+build_server(store, key)
+print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"neo4j", "fastapi"}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

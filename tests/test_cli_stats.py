@@ -4,6 +4,8 @@ holdings are never counted."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -48,3 +50,62 @@ def test_stats_counts_what_the_tenant_holds_and_nothing_of_another_tenant(
     assert "  known from 2024-04-25 to 2024-06-01" in out
     if held["size_bytes"] is not None:  # an embedded store: its files
         assert held["size_bytes"] > 0 and "MB on disk" in out
+
+
+def test_stats_of_every_tenant_is_a_row_each_as_a_table_json_and_csv(
+    store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
+) -> None:
+    table = tmp_path / "kpis.csv"
+    table.write_text(KPIS)
+    tenant = store_args[3]
+    other = [*store_args[:3], f"{tenant}-other"]
+    code, _, err = run([*store_args, "ingest", "facts", str(table)], capsys, monkeypatch)
+    assert code == 0, err
+    code, _, err = run([*other, "remember", "preference", "user:42", "shipping.preference",
+                        "寄到公司, 三楼", "--source-id", "msg-1", "--source-kind", "user_message",
+                        "--observed-at", "2026-05-01T10:00:00Z", "--owner", "user:42",
+                        "--reason", "asked", "--user", "42"], capsys, monkeypatch)
+    assert code == 0, err
+    try:
+        code, out, err = run([*store_args, "stats", "--all-tenants", "--json"], capsys,
+                             monkeypatch)
+        assert code == 0, err
+        found = {h["tenant"]: h for h in json.loads(out)["tenants"]}
+        if not store_args[1].startswith(("bolt:", "neo4j:")):  # a server holds others' too
+            assert sorted(found) == [tenant, f"{tenant}-other"]
+        mine, theirs = found[tenant], found[f"{tenant}-other"]
+        assert (mine["facts"], mine["by_kind"], mine["subjects"]) == (
+            3, {"observation": 3}, 2)
+        assert (theirs["facts"], theirs["by_kind"], theirs["subjects"]) == (
+            1, {"preference": 1}, 1)
+        code, out, err = run([*store_args, "stats", "--all-tenants", "--format", "csv"], capsys,
+                             monkeypatch)
+        assert code == 0, err
+        rows = {r["tenant"]: r for r in csv.DictReader(io.StringIO(out))}
+        assert out.startswith("tenant,subjects,concepts,facts,by_kind,sources,events,"
+                              "first_known,last_known,size_bytes\n")
+        assert (rows[tenant]["facts"], rows[tenant]["by_kind"]) == ("3", "observation 3")
+        assert rows[f"{tenant}-other"]["by_kind"] == "preference 1"
+        code, out, err = run([*store_args, "stats", "--all-tenants"], capsys, monkeypatch)
+        assert code == 0, err
+        assert tenant in out and f"{tenant}-other" in out and "│" in out  # a table
+        assert "寄到" not in out  # counts, never content
+    finally:
+        if store_args[1].startswith(("bolt:", "neo4j:")):  # the server's: wiped by name
+            request.getfixturevalue("neo4j_driver_store").purge_tenant(f"{tenant}-other")
+
+
+def test_stats_of_one_tenant_as_csv_is_its_header_and_one_row(
+    store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = tmp_path / "kpis.csv"
+    table.write_text(KPIS)
+    assert run([*store_args, "ingest", "facts", str(table)], capsys, monkeypatch)[0] == 0
+    code, out, err = run([*store_args, "stats", "--format", "csv"], capsys, monkeypatch)
+    assert code == 0, err
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert (row["tenant"], row["facts"], row["first_known"]) == (
+        store_args[3], "3", "2024-04-25T00:00:00+00:00")
+

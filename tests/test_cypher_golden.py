@@ -85,8 +85,10 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
     "subjects": lambda: reads.subjects("acme", ["GOOGL", "cik:0001652044", "ticker:GOOGL"]),
     "subjects_all": lambda: reads.subjects("acme"),
     "lock_subjects": lambda: cypher.lock_subjects("acme", ["b", "a"]),
-    "events": lambda: cypher.events("acme"),
-    "events_actions": lambda: cypher.events("acme", ["erase", "rollback"]),
+    "events": lambda: reads.events("acme"),
+    "tenants": lambda: reads.tenants(),  # noqa: PLW0108 (looked up when called: spied)
+    "events_actions": lambda: reads.events("acme", ["erase", "rollback"]),
+    "events_ids": lambda: reads.events("acme", ["record"], ["e1", "e2"]),
     "walk_reach_upstream": lambda: lineage.walk_reach("acme", ["a"], Direction.UPSTREAM, T, 8),
     "walk_reach_downstream": lambda: lineage.walk_reach(
         "acme", ["a"], Direction.DOWNSTREAM, T, 8),
@@ -97,6 +99,7 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         "acme", ["a"], Direction.DOWNSTREAM, T, 1, (CONFLICTS_WITH,)),
     "start_elements": lambda: lineage.start_elements("acme", ["a"]),
     "justifications": lambda: lineage.justifications("acme", ["f1"], T),
+    "input_sources": lambda: lineage.input_sources("acme", ["f1", "f2"], T, T, 128),
     "generated_by": lambda: lineage.generated_by("acme", ["d1"]),
     "invalidate_facts": lambda: lineage.invalidate_facts("acme", [{"fact_id": "f", "at": T}]),
     "downstream_level": lambda: lineage.downstream_level("acme", ["x", "y"], T),

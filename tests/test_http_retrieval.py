@@ -155,3 +155,9 @@ def test_a_search_and_a_context_that_find_nothing_relevant_say_so_and_name_the_f
     answered = searched(api, mine, query="where should parcels be sent")
     assert answered["nothing_relevant"] is False
     assert [r["id"] for r in answered["results"]] == [my_memory]
+    # A keyword search sharing no word with any memory cannot judge: it says so, not "nothing
+    # relevant" (a paraphrase shares no word either).
+    unmatched = searched(api, mine, **asked, mode="keyword")
+    assert unmatched["nothing_relevant"] is False and unmatched["results"] == []
+    assert unmatched["relevance"]["matched"] is False
+    assert unmatched["relevance"]["judged"] is False

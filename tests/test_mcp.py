@@ -102,13 +102,15 @@ def test_search_and_context_say_nothing_relevant_as_http_does(store: Store, tena
     server = build_server(store, key_of(store, tenant, "writer", user="42"), minilm())
     asked = {"query": "what is the name of the user's cat"}
 
-    async def talk(client: Client) -> tuple[CallToolResult, CallToolResult]:
+    async def talk(client: Client) -> tuple[CallToolResult, CallToolResult, CallToolResult]:
         await client.call_tool("remember", preference("42", "ship to the office in Berlin"))
         return (await client.call_tool("search", asked),
                 await client.call_tool("context", asked | {"budget": 300,
-                                                           "for_thread": "t1"}))
+                                                           "for_thread": "t1"}),
+                await client.call_tool("search", asked | {"mode": "keyword"}))
 
-    found, pack = (r.structured_content for r in over_mcp(server, talk))
+    found, pack, unmatched = (r.structured_content for r in over_mcp(server, talk))
+    assert unmatched["nothing_relevant"] is False and unmatched["relevance"]["matched"] is False
     assert found["nothing_relevant"] is True and found["results"] == []
     assert found["relevance"]["best"] < found["relevance"]["floor"]
     assert pack["nothing_relevant"] is True and pack["items"] == []

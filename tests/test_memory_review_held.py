@@ -18,6 +18,7 @@ from tests.test_mcp import key_of, over_mcp, preference
 from vintage.graph.core.model import Scope
 from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.remember import remember
+from vintage.graph.memory.tools import register_tool
 from vintage.graph.retrieval.embedder import minilm
 from vintage.graph.store.protocol import Store
 from vintage.mcp.server import build_server
@@ -79,3 +80,93 @@ def test_the_mcp_review_shows_what_is_held(store: Store, tenant: str) -> None:
     assert [(h["subject"], h["key"], h["why"]) for h in answer["held"]] == [
         ("user:42", "note", WHY)]
     assert "退款" not in str(answer)
+
+
+# -- tool results and documents whose source carries no authority here -------------------------
+
+REFUND = "7 days full refund"
+UNREGISTERED = ("tool refund-oracle is not registered in this tenant "
+                "(vintage tools register refund-oracle)")
+
+
+def refund_claim(**fields: Any) -> dict[str, Any]:
+    return {"kind": "fact", "subject": "policy:returns", "key": "refund.window",
+            "value": REFUND, "source_kind": "tool_result", "source_id": "call-7781",
+            "tool": "refund-oracle", "tool_version": "v2", "owner": "ops",
+            "retention_reason": "policy"} | fields
+
+
+def test_the_review_lists_a_tool_result_from_an_unregistered_tool_with_why_never_its_value(
+    store: Store, scope: Scope,
+) -> None:
+    said = remember(store, memory(scope, **refund_claim()), actor="key:k1(support-bot)")
+    (listed,) = held_for_review(store, mine(scope))
+    assert (listed.memory_id, listed.subject, listed.key, listed.why) == (
+        said.memory_id, "policy:returns", "refund.window", UNREGISTERED)
+    assert REFUND not in str(listed)
+
+
+def test_the_review_lists_a_reporter_the_registration_does_not_name_in_english_and_chinese(
+    store: Store, scope: Scope,
+) -> None:
+    register_tool(store, scope.tenant, "库存接口", reporters=("warehouse-bot",),
+                  actor="user:ops-admin", reason="库存数量")
+    remember(store, memory(scope, **refund_claim(tool="库存接口", key="库存.数量",
+                                                 value="仓库里还有 12 台")),
+             actor="key:k9(chat-bot)")
+    remember(store, memory(scope, **refund_claim(tool="库存接口", key="库存.已确认",
+                                                 source_id="call-2")),
+             actor="key:k7(warehouse-bot)")  # active: not held
+    (listed,) = held_for_review(store, mine(scope))
+    assert (listed.key, listed.why) == (
+        "库存.数量", "key:k9(chat-bot) is not registered to report for tool 库存接口")
+    assert "仓库" not in str(listed)
+
+
+def test_a_candidate_held_for_its_tool_stays_listed_after_the_tool_is_registered(
+    store: Store, scope: Scope,
+) -> None:
+    remember(store, memory(scope, **refund_claim()), actor=ACTOR)
+    register_tool(store, scope.tenant, "refund-oracle", actor="user:ops-admin",
+                  reason="now vetted")
+    assert [h.why for h in held_for_review(store, mine(scope))] == [UNREGISTERED]
+
+
+def test_the_command_line_review_shows_a_held_tool_result(
+    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = run([*store_args, "remember", "fact", "policy:returns", "refund.window",
+                        REFUND, "--source-kind", "tool_result", "--source-id", "call-7781",
+                        "--tool", "refund-oracle", "--tool-version", "v2", "--owner", "ops",
+                        "--reason", "policy",
+                        "--user", "42", "--observed-at", "2026-05-01"], capsys, monkeypatch)
+    assert code == 0, err
+    code, out, err = run([*store_args, "review", "--user", "42", "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    assert [(h["key"], h["why"]) for h in json.loads(out)["held"]] == [
+        ("refund.window", UNREGISTERED)]
+    assert REFUND not in out
+
+
+def test_the_http_and_mcp_reviews_show_a_held_tool_result(embedded: Api, store: Store,
+                                                          tenant: str) -> None:
+    agent = embedded.key("agent", user="42", name="support-bot")
+    said = embedded.client.post("/v1/memories", json=embedded.memory(**refund_claim()),
+                                headers=agent.headers)
+    assert said.status_code == 201, said.text
+    answer = embedded.client.get("/v1/conflicts", headers=agent.headers)
+    assert [(h["key"], h["why"]) for h in answer.json()["held"]] == [
+        ("refund.window", UNREGISTERED)]
+    assert REFUND not in answer.text
+
+    server = build_server(store, key_of(store, tenant, "writer", user="42"), minilm())
+
+    async def talk(client: Client) -> CallToolResult:
+        await client.call_tool("remember", refund_claim(observed_at="2026-06-01T11:00:00Z"))
+        return await client.call_tool("review", {})
+
+    reviewed = over_mcp(server, talk)
+    answer_mcp: Any = reviewed.structured_content
+    assert [(h["key"], h["why"]) for h in answer_mcp["held"]] == [
+        ("refund.window", UNREGISTERED)]
+    assert REFUND not in str(answer_mcp)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from bench.cascade import setup as cascade_setup
-from tests.factories import PinnedClock
+from tests.factories import PinnedClock, run
+from tests.sec_files import data_file
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Scope
 from vintage.graph.neo4j import launcher, process
@@ -23,7 +24,8 @@ from vintage.graph.neo4j.build import TX_MEMORY_ENV
 from vintage.graph.neo4j.memory import TransactionTooLarge
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.writes.semantics import record
-from vintage.http.problems import kind_of
+from vintage.http.kinds import kind_of
+from vintage.ingest import batches
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.launcher]
 
@@ -68,3 +70,24 @@ def test_a_cascade_past_the_transaction_memory_cap_is_refused_whole_with_the_set
     assert time.monotonic() - began < 10  # not 30 s of retries of the same work
     assert small.read(AsOf(scope)) == before  # X not superseded, no derived fact closed
     assert kind_of(refused.value).status == 507
+
+
+def test_a_file_past_the_transaction_memory_cap_is_refused_whole_in_one_line(
+    small: Neo4jStore, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file lands whole (docs/storage.md): its batches are one transaction, so a file too
+    large for the server's transaction memory is refused whole, where batches of a size that
+    fits would each have committed."""
+    monkeypatch.setattr(batches, "BATCH_SIZE", 200)  # a batch alone fits under the cap
+    monkeypatch.setenv("VINTAGE_KEYS", str(tmp_path / "keys"))
+    tenant = f"mem-{uuid.uuid4().hex[:8]}"
+    code, out, err = run(["--store", small.uri, "--tenant", tenant, "ingest", "companyfacts",
+                          str(data_file("SNOW"))], capsys, monkeypatch)
+    said = " ".join(err.split())
+    assert (code, out) == (2, ""), err
+    assert "Neo4j refused the transaction for memory" in said and "nothing was written" in said
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    facts = small.driver.execute_query("MATCH (f:Fact {tenant: $t}) RETURN count(f) AS n",
+                                       t=tenant).records[0]["n"]
+    assert (facts, small.events(tenant), small.subjects(tenant)) == (0, [], [])

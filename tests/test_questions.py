@@ -18,6 +18,7 @@ from vintage.graph.store.protocol import Store
 from vintage.ingest.bundled import COMPANYFACTS
 from vintage.ingest.sec.companyfacts import ingest_companyfacts
 from vintage.queries.lineage.impact import impact
+from vintage.queries.lineage.staleness import SUPERSEDED
 from vintage.queries.metrics.answers import SubjectAnswer
 from vintage.queries.metrics.definitions import resolve_metric
 from vintage.queries.metrics.periods import parse_period
@@ -149,6 +150,28 @@ def test_a_fixed_quarter_whose_inputs_straddle_a_recast_is_computed_on_the_earli
     assert any("would mix vintages" in w for w in answer.warnings)
     assert any("basis reported before 2019-10-29" in w for w in answer.warnings)
     assert all(i.available_at < parse_instant("2019-10-29") for i in answer.inputs)
+
+
+def test_an_answer_on_the_earlier_basis_is_marked_stale_naming_the_restated_premise(
+    loaded: tuple[Store, Scope],
+) -> None:
+    # The nine months the answer rests on were recast on 2019-10-29, before the cutoff: the
+    # answer says so (premise, when, by what), as search, context and explain do.
+    answer = one(*loaded, "operating_income", "GOOGL", "2019-11-15", "FY2018Q4")
+    assert answer.stale is not None
+    assert answer.stale.premise in {i.id for i in answer.inputs}
+    assert (answer.stale.reason, answer.stale.when) == (SUPERSEDED, parse_instant("2019-10-29"))
+    assert answer.stale.by is not None and answer.stale.item == answer.fact_id
+
+
+def test_a_restatement_after_the_cutoff_or_of_another_period_marks_no_metric_answer_stale(
+    loaded: tuple[Store, Scope],
+) -> None:
+    before = one(*loaded, "operating_margin", "GOOGL", "2018-06-30", "FY2018Q1")  # recast later
+    recast = one(*loaded, "operating_margin", "GOOGL", "2019-06-30", "FY2018Q1")  # recomputed
+    other = one(*loaded, "operating_margin", "GOOGL", "2019-06-30", "FY2017Q1")  # not recast
+    assert [a.derivation_id is not None for a in (before, recast, other)] == [True] * 3
+    assert [a.stale for a in (before, recast, other)] == [None, None, None]
 
 
 def test_a_metric_nobody_filed_yet_is_refused_with_the_reason(

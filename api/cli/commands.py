@@ -44,10 +44,12 @@ COMMANDS: dict[str, str] = {
 GROUPS: dict[str, tuple[str, str]] = {
     "neo4j": ("vintage.cli.neo4j", "neo4j_app"),
     "ingest": ("vintage.cli.ingest", "ingest_app"),
+    "import": ("vintage.cli.imports", "import_app"),
     "sources": ("vintage.cli.sources", "sources_app"),
     "tools": ("vintage.cli.tools", "tools_app"),
     "keys": ("vintage.cli.keys", "keys_app"),
     "store": ("vintage.cli.store", "store_app"),
+    "config": ("vintage.cli.config", "config_app"),
 }
 
 

@@ -13,8 +13,10 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.options import AsJson, Options
+from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
 from vintage.graph.access import KeyInfo, Principal, Role, create_key, list_keys, revoke
+from vintage.render import listings
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import console, print_json, safe, table
 
 keys_app = typer.Typer(no_args_is_help=True,
@@ -58,16 +60,21 @@ def show_created(principal: Principal, key: str, as_json: bool) -> None:
 
 
 @keys_app.command("list")
-def list_cmd(ctx: typer.Context, as_json: AsJson = False) -> None:
+def list_cmd(ctx: typer.Context, as_json: AsJson = False,
+             fmt: Format = OutputFormat.TABLE) -> None:
     """The tenant's keys, revoked ones included (never a key or its hash)."""
     options: Options = ctx.obj
+    to_csv = as_csv_unless_json(fmt, as_json)
     with options.opened() as store:
         found = list_keys(store, options.scope().tenant)
-    show_keys(options.scope().tenant, found, as_json)
+    show_keys(options.scope().tenant, found, as_json, to_csv)
 
 
-def show_keys(tenant: str, found: list[KeyInfo], as_json: bool) -> None:
+def show_keys(tenant: str, found: list[KeyInfo], as_json: bool, to_csv: bool = False) -> None:
     """A listing as ``keys list`` prints it (also over ``--server``: ``vintage.client.keys``)."""
+    if to_csv:  # an empty listing is its header alone
+        print_table_csv(*listings.keys(found))
+        return
     if as_json:
         print_json(_out, json.dumps([_info(k) for k in found]))
         return

@@ -59,7 +59,13 @@ def mcp_cmd(
     options: Options = ctx.obj
     with options.opened() as store:
         server = build_server(store, key, log_level=log_level.value.upper())  # type: ignore[arg-type]
+        # Vintage's own runs of the SDK's transports: 1e-400 is refused, not read as 0
+        # (vintage.mcp.strict).
+        import anyio
+
+        from vintage.mcp.strict import run_http, run_stdio
+
         if transport is Transport.STDIO:
-            server.run("stdio")
+            anyio.run(run_stdio, server)
         else:
-            server.run("streamable-http", host=host, port=port, streamable_http_path=HTTP_PATH)
+            anyio.run(lambda: run_http(server, host=host, port=port, path=HTTP_PATH))

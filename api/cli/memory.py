@@ -15,7 +15,17 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.options import AllScopes, AsJson, MinAuthority, Options, RiskLevel, typed_value
+from vintage.cli.options import (
+    AllScopes,
+    AsJson,
+    Format,
+    MinAuthority,
+    Options,
+    OutputFormat,
+    RiskLevel,
+    as_csv_unless_json,
+    typed_value,
+)
 from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.kinds import SourceKind, required_authority
 from vintage.graph.core.temporal import parse_instant
@@ -42,6 +52,11 @@ ValidTo = Annotated[str | None, typer.Option(
 
 def instant_or_none(text: str | None, field: str) -> datetime | None:
     return parse_instant(text, field) if text else None
+
+
+def _maybe_han(value: object) -> bool:
+    """Whether ``value`` may hold Han characters (a cheap pre-check; the notice checks)."""
+    return isinstance(value, str) and any(c >= "\u3400" for c in value)
 
 
 def decided(done: Remembered, as_json: bool, **extra: int) -> None:
@@ -113,6 +128,14 @@ def remember_cmd(
     )
     with options.opened() as store:
         done = remember_checked(store, draft, actor=options.actor, expected=expected_revision)
+        notice = None
+        if done.decision is not Decision.REFUSED and _maybe_han(draft.value):
+            # Imported here: it loads the embedders' module, which a write needs not otherwise.
+            from vintage.graph.retrieval.choice import english_only_notice
+
+            notice = english_only_notice(store, scope.tenant, draft.value)
+    if notice is not None:  # a hint beside the decision, on stderr: the write stands
+        typer.echo(notice, err=True)
     decided(done, as_json)
 
 
@@ -134,11 +157,12 @@ def memories_cmd(
         = False,
     user: User = None, project: Project = None, thread: Thread = None,
     all_scopes: AllScopes = False, min_authority: MinAuthority = None, risk: RiskLevel = None,
-    as_json: AsJson = False,
+    as_json: AsJson = False, fmt: Format = OutputFormat.TABLE,
 ) -> None:
     """A subject's memories in a scope (--user, --project or --thread; or --all-scopes,
     audited) with source, times, status and retention reason."""
     options: Options = ctx.obj
+    to_csv = as_csv_unless_json(fmt, as_json)
     with options.opened() as store:
         found = recall(store, scope_of(options, user, project, thread), subject, key,
                        at=parse_instant(at, "at") if at else None,
@@ -146,7 +170,7 @@ def memories_cmd(
                        valid_at=instant_or_none(valid_at, "valid_at"), candidates=candidates,
                        all_scopes=all_scopes, actor=options.actor, hindsight=hindsight,
                        min_authority=required_authority(min_authority, risk))
-    render_memory.memories(_out, subject, found, as_json)
+    render_memory.memories(_out, subject, found, as_json, to_csv)
 
 
 def audit_cmd(
@@ -155,15 +179,16 @@ def audit_cmd(
     key: Annotated[str | None, typer.Option(help="Only events about this key.")] = None,
     since: Annotated[str | None, typer.Option(help="From this instant.")] = None,
     until: Annotated[str | None, typer.Option(help="Before this instant.")] = None,
-    as_json: AsJson = False,
+    as_json: AsJson = False, fmt: Format = OutputFormat.TABLE,
 ) -> None:
     """Who did what, when and why (gate decisions included); never the erased content."""
     options: Options = ctx.obj
+    to_csv = as_csv_unless_json(fmt, as_json)
     with options.opened() as store:
         events = audit(store, options.scope().tenant, subject=subject, key=key,
                        since=parse_instant(since, "since") if since else None,
                        until=parse_instant(until, "until") if until else None)
-    render_memory.audit(_out, events, as_json)
+    render_memory.audit(_out, events, as_json, to_csv)
 
 
 def forget_cmd(
@@ -214,17 +239,18 @@ def summarise_cmd(
 def review_cmd(
     ctx: typer.Context,
     user: User = None, project: Project = None, thread: Thread = None,
-    all_scopes: AllScopes = False, as_json: AsJson = False,
+    all_scopes: AllScopes = False, as_json: AsJson = False, fmt: Format = OutputFormat.TABLE,
 ) -> None:
     """The open conflict sets of a scope (or --all-scopes, audited): memories of equal
     authority that disagree; and the candidates held because they read as instructions to the
     model (named, never quoted)."""
     options: Options = ctx.obj
+    to_csv = as_csv_unless_json(fmt, as_json)
     with options.opened() as store:
         scope = scope_of(options, user, project, thread)
         sets = review(store, scope, all_scopes=all_scopes, actor=options.actor)
         held = held_for_review(store, scope, all_scopes=all_scopes)
-    render_memory.conflicts(_out, sets, as_json, held)
+    render_memory.conflicts(_out, sets, as_json, held, to_csv)
 
 
 def resolve_cmd(

@@ -1,8 +1,8 @@
 """``vintage search | index``: find facts and memories by what they say, inside the legal set.
 
 Handlers parse, call ``vintage.queries.search.run`` / ``vintage.graph.retrieval.indexer`` and format
-(``vintage.render.search``). The embedder is the one ``VINTAGE_EMBEDDER`` names (the local MiniLM
-model by default: ``vintage.graph.retrieval.embedder``).
+(``vintage.render.search``). The embedder is the one the store records for the tenant
+(``vintage config embedder``; MiniLM by default: ``vintage.graph.retrieval.choice``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from vintage.graph.core.kinds import FactKind, required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.gate import FACT_KIND, MemoryKind
 from vintage.graph.retrieval import indexer
-from vintage.graph.retrieval.embedder import embedder_from_env
+from vintage.graph.retrieval.choice import embedder_for
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.request import SearchRequest
 from vintage.queries.search.run import search
@@ -86,10 +86,10 @@ def search_cmd(
         limit=limit, candidates=candidates, all_scopes=all_scopes,
         actor=actor or options.actor, form=form, period=period,
         min_authority=required_authority(min_authority, risk))
-    embedder = embedder_from_env()
     with options.opened() as store, counting("indexing facts first (a store's first search "
                                              "embeds every fact)") as told:
-        result = search(store, embedder, request, progress=told)
+        result = search(store, embedder_for(store, request.scope.tenant), request,
+                        progress=told)
     render_search.search(_out, result, as_json, as_csv_unless_json(fmt, as_json))
 
 
@@ -103,9 +103,9 @@ def index_cmd(
     this first anyway; this does it ahead of time)."""
     options: Options = ctx.obj
     tenant = options.scope().tenant
-    embedder = embedder_from_env()
     dropped = None
     with options.opened() as store, counting("facts indexed") as told:
+        embedder = embedder_for(store, tenant)
         if rebuild:
             dropped, count = indexer.rebuild(store, tenant, embedder, progress=told)
         else:

@@ -77,7 +77,8 @@ def found_of(r: dict[str, Any], rank: int) -> Found:
                  valid=(parse_instant(r["valid"][0], "valid"), _maybe(r["valid"][1])),
                  knowledge=(parse_instant(r["knowledge"][0], "knowledge"),
                             _maybe(r["knowledge"][1])),
-                 conflicts_with=(), rank=rank, stale=Stale.of_document(r.get("stale")))
+                 conflicts_with=(), rank=rank, stale=Stale.of_document(r.get("stale")),
+                 sources_via_inputs=bool(r.get("sources_via_inputs", False)))
 
 
 def _maybe(text: str | None) -> Any:
@@ -130,7 +131,8 @@ def memories(remote: Remote, p: dict[str, Any]) -> None:
         "hindsight": p["hindsight"] or None,
         "all_scopes": p["all_scopes"] or None} | _required(p)
     found = [MemoryView.model_validate(m) for m in remote.pages("/v1/memories", query)]
-    render_memory.memories(_out, p["subject"], found, p["as_json"])
+    render_memory.memories(_out, p["subject"], found, p["as_json"],
+                           as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def forget(remote: Remote, p: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vintage.cli.keys import show_created, show_keys
+from vintage.cli.options import as_csv_unless_json
 from vintage.client.http import Remote, segment
 from vintage.graph.access import KeyInfo, Principal, Role
 from vintage.graph.access.keystring import parse
@@ -43,7 +44,7 @@ def listing(remote: Remote, p: dict[str, Any]) -> None:
                      created_by=k["created_by"], revoked_at=at(k["revoked_at"]),
                      revoked_by=k["revoked_by"])
              for k in remote.call("GET", "/v1/keys")["items"]]
-    show_keys(tenant_of(remote), found, p["as_json"])
+    show_keys(tenant_of(remote), found, p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def revoke(remote: Remote, p: dict[str, Any]) -> None:

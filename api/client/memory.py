@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from vintage.cli.memory import decided
-from vintage.cli.options import typed_value
+from vintage.cli.options import as_csv_unless_json, typed_value
 from vintage.client.facts import shown_fact
 from vintage.client.http import Remote, ServerRefused, instant, scoped, segment
 from vintage.graph.core.model import Event
@@ -56,7 +56,7 @@ def audit(remote: Remote, p: dict[str, Any]) -> None:
     query = {"subject": p["subject"], "key": p["key"], "since": instant(p["since"], "since"),
              "until": instant(p["until"], "until")}
     events = [Event.model_validate(e) for e in remote.pages("/v1/audit", query)]
-    render_memory.audit(_out, events, p["as_json"])
+    render_memory.audit(_out, events, p["as_json"], as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def trace(remote: Remote, p: dict[str, Any]) -> None:
@@ -120,7 +120,8 @@ def review(remote: Remote, p: dict[str, Any]) -> None:
                             for s in c["sides"])) for c in answer["sets"]]
     held = [Held(memory_id=h["id"], subject=h["subject"], key=h["key"], scope=tuple(h["scope"]),
                  why=h["why"]) for h in answer.get("held", [])]
-    render_memory.conflicts(_out, sets, p["as_json"], held)
+    render_memory.conflicts(_out, sets, p["as_json"], held,
+                            as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def resolve(remote: Remote, p: dict[str, Any]) -> None:

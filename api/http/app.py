@@ -70,8 +70,8 @@ def _version() -> str:
 def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
                embedder: Embedder | None = None) -> FastAPI:
     """The app over the store ``open_store`` opens (at startup, not now); ``clock`` stamps its
-    jobs (default: the system's); ``embedder`` ranks its searches (default: the one
-    ``VINTAGE_EMBEDDER`` names, chosen on the first search)."""
+    jobs (default: the system's); ``embedder`` ranks its searches (default: the one the store
+    records for the request's tenant, ``vintage config embedder``)."""
     held = Service(open_store, clock, embedder)
 
     @asynccontextmanager

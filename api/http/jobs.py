@@ -29,7 +29,7 @@ from vintage.graph.access import Principal
 from vintage.graph.core.errors import UserError
 from vintage.graph.core.model import Event, new_event_id
 from vintage.graph.store.protocol import Clock, Store, StoreUnreachable, UnknownReference
-from vintage.http.problems import INTERNAL, UNAVAILABLE, detail_of, kind_of
+from vintage.http.kinds import INTERNAL, UNAVAILABLE, detail_of, kind_of
 
 WORKERS = 2  # ingests write in large batches: more in parallel only queue on the store
 JOB_EVENT = "ingest-job"

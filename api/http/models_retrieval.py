@@ -127,6 +127,9 @@ class FoundOut(Out):
     score: float
     signals: dict[str, float]
     sources: list[SourceView]
+    sources_via_inputs: bool = Field(False, description="The sources are its inputs': a "
+                                                        "derived figure or a summary cites "
+                                                        "none of its own.")
     valid: tuple[datetime, datetime | None]
     knowledge: tuple[datetime, datetime | None]
     stale: StaleOut | None = Field(None, description="Set when a premise it rests on stopped "
@@ -153,15 +156,18 @@ class RelevanceOut(Out):
                                             "or no floor chosen for this embedder.")
     best: float | None = Field(description="The best answer's relevance (none: no answer).")
     exact: float = Field(description="The best answer's count of the query's identifiers.")
-    judged: bool = Field(description="False when no floor is known for the embedder: the "
-                                     "answers are given unjudged.")
+    judged: bool = Field(description="False when no floor is known for the embedder, or "
+                                     "when an exact or keyword search shared no term with any "
+                                     "item: the answers are given unjudged.")
     reason: str
+    matched: bool = Field(True, description="False: an exact or keyword search that shared "
+                                            "no term with any legal item (not judged).")
 
 
 RELEVANCE_EXAMPLE: dict[str, Any] = {
     "relevant": False, "mode": "hybrid", "embedder": "all-MiniLM-L6-v2-int8", "floor": 0.3,
     "best": 0.031, "exact": 0.0, "judged": True,
-    "reason": "best relevance 0.031 under the hybrid floor 0.3"}
+    "reason": "best relevance 0.031 under the hybrid floor 0.3", "matched": True}
 
 
 class SearchOut(Out):

@@ -29,6 +29,7 @@ from vintage.graph.memory.requests import correct_by_id, remember_checked
 from vintage.graph.store.protocol import UnknownReference
 from vintage.http import guard, pages
 from vintage.http.auth import Authenticated, Caller
+from vintage.http.kinds import MEMORY_CONFLICT, MEMORY_REFUSED
 from vintage.http.models_control import Forget, Forgotten, Summarise, Summary
 from vintage.http.models_memory import (
     AuditPage,
@@ -42,7 +43,7 @@ from vintage.http.models_memory import (
     MemoryOut,
     MemoryWrite,
 )
-from vintage.http.problems import MEMORY_CONFLICT, MEMORY_REFUSED, documented, problem
+from vintage.http.problems import documented, problem
 from vintage.http.strict import StrictRoute
 from vintage.queries.memory.recall import MemoryView, audit, recall
 from vintage.queries.memory.summaries import summarise

@@ -52,7 +52,7 @@ def search_facts(caller: Authenticated, body: SearchBody, request: Request) -> S
     """The legal items that best answer the query, in the key's scope: only what the scope and
     the instants make visible is ranked, never anything else."""
     asked = search_request(caller.principal, body)
-    return search_out(search(caller.store, service(request).embedder(), asked))
+    return search_out(search(caller.store, service(request).embedder(asked.scope.tenant), asked))
 
 
 @router.post("/context", response_model=ContextOut, responses=documented(400, 403))
@@ -62,7 +62,8 @@ def context(caller: Authenticated, body: ContextBody, request: Request) -> Conte
     trace."""
     asked = search_request(caller.principal, body)
     require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
-    pack = build_pack(caller.store, service(request).embedder(), asked, budget=body.budget,
+    pack = build_pack(caller.store, service(request).embedder(asked.scope.tenant), asked,
+                      budget=body.budget,
                       for_thread=body.for_thread or body.thread or "", actor=caller.actor,
                       format=body.format, tokenizer=body.tokenizer)
     return context_out(pack)

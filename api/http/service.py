@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
+from vintage.graph.retrieval.choice import embedder_for
+from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Clock, Store, StoreUnreachable
 from vintage.http.jobs import Jobs
 
@@ -65,13 +66,14 @@ class Service:
                 self._store = store
             return self._store
 
-    def embedder(self) -> Embedder:
-        """The app's one embedder: the one it was made with, or ``VINTAGE_EMBEDDER``'s, chosen
-        on the first search (the local model loads on its first embed, never at startup)."""
-        with self._lock:
-            if self._embedder is None:
-                self._embedder = embedder_from_env()
+    def embedder(self, tenant: str) -> Embedder:
+        """The embedder a search of ``tenant`` uses: the one the app was made with, or the one
+        the store records for the tenant (``vintage.graph.retrieval.choice``), read per
+        request so that a choice made by another process holds here at once (a model loads
+        on its first embed, once per process, never at startup)."""
+        if self._embedder is not None:
             return self._embedder
+        return embedder_for(self.store(), tenant)
 
     def probe(self) -> None:
         """A round trip to the store (``StoreUnreachable`` when it does not answer)."""

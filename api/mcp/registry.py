@@ -11,7 +11,7 @@ from pydantic import Field
 from vintage.graph.access import Forbidden, Principal
 from vintage.graph.memory.tools import register_tool, registered_tools, unregister_tool
 from vintage.graph.store.protocol import Store
-from vintage.http.routes_tools import ToolEvent, ToolOut, ToolsOut
+from vintage.http.models_tools import ToolEvent, ToolOut, ToolsOut
 
 ToolName = Annotated[str, Field(min_length=1, max_length=128, description="The tool's name, as "
                                                                           "tool results name it.")]

@@ -3,7 +3,7 @@ the tools of ``vintage.mcp.tools`` on the official MCP SDK's ``MCPServer``; ``vi
 (``vintage.cli.mcp``) runs it over stdio or streamable HTTP.
 
 A tool's failure is an MCP tool error (``is_error``) carrying one line: the refusal's message
-prefixed by its kind (the titles of ``vintage.http.problems``, so that both interfaces say the
+prefixed by its kind (the titles of ``vintage.http.kinds``, so that both interfaces say the
 same), never a traceback. What could name another tenant, a server address or a path is said by its
 kind alone; an engine fault is logged with its traceback on the server's stderr and the client
 is told only that it happened.
@@ -24,9 +24,9 @@ from pydantic import ValidationError
 
 from vintage.graph.access import verify
 from vintage.graph.core.errors import UserError
-from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
+from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store, StoreUnreachable
-from vintage.http.problems import detail_of, kind_of
+from vintage.http.kinds import detail_of, kind_of
 from vintage.mcp.tools import Tools
 
 _log = logging.getLogger("vintage.mcp")
@@ -41,12 +41,12 @@ def build_server(store: Store, key: str | None, embedder: Embedder | None = None
                  *, name: str = "vintage", log_level: LogLevel = "WARNING") -> MCPServer:
     """The server whose tools run as ``key``'s principal on ``store`` (``Unauthorized`` now if
     the key is missing, unknown or revoked). ``embedder`` ranks searches (default: the one
-    ``VINTAGE_EMBEDDER`` names; the local model loads on the first search). ``log_level`` is
-    the SDK's and, over HTTP, uvicorn's: warnings and errors only by default, since a client
-    that starts the server shows its stderr to its user."""
+    the store records for the tenant, ``vintage config embedder``; it loads on the first
+    search). ``log_level`` is the SDK's and, over HTTP, uvicorn's: warnings and errors only by
+    default, since a client that starts the server shows its stderr to its user."""
     verify(store, key)
     assert key is not None
-    tools = Tools(store, key, embedder or embedder_from_env())
+    tools = Tools(store, key, embedder)
     server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[one_line_errors],
                        log_level=log_level)
     for tool in Tools.NAMES:

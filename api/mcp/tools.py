@@ -26,6 +26,7 @@ from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.remember import Remembered
 from vintage.graph.memory.requests import correct_by_id, remember_checked
 from vintage.graph.memory.scoping import require_read_scope
+from vintage.graph.retrieval.choice import embedder_for
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.http import guard
@@ -83,10 +84,13 @@ class Tools(Registry):
     NAMES = ("search", "context", "remember", "correct", "forget", "review", "asof",
              "explain", "impact", *Registry.NAMES)
 
-    def __init__(self, store: Store, key: str, embedder: Embedder) -> None:
+    def __init__(self, store: Store, key: str, embedder: Embedder | None = None) -> None:
         self.store = store
         self.key = key
-        self.embedder = embedder
+        self.embedder = embedder  # None: the store's choice for the tenant, read per call
+
+    def _embedder(self, tenant: str) -> Embedder:
+        return self.embedder or embedder_for(self.store, tenant)
 
     def principal(self) -> Principal:
         return verify(self.store, self.key)
@@ -116,7 +120,7 @@ class Tools(Registry):
                           project=project, thread=thread, all_scopes=all_scopes,
                           min_authority=min_authority, risk=risk)
         request = search_request(self.principal(), body)
-        return search_out(search_legal(self.store, self.embedder, request))
+        return search_out(search_legal(self.store, self._embedder(request.scope.tenant), request))
 
     def context(
         self, query: Annotated[str, Field(description="What the agent needs.")],
@@ -144,7 +148,7 @@ class Tools(Registry):
                            tokenizer=tokenizer)
         asked = search_request(p, body)
         require_read_scope(asked.scope, "a context", all_scopes=asked.all_scopes)
-        pack = build_pack(self.store, self.embedder, asked, budget=budget,
+        pack = build_pack(self.store, self._embedder(asked.scope.tenant), asked, budget=budget,
                           for_thread=for_thread or thread or "", actor=p.actor, format=format,
                           tokenizer=body.tokenizer)
         return context_out(pack)

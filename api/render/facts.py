@@ -7,7 +7,6 @@ never cut)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +20,6 @@ from vintage.graph.writes.corrections import ExitReport
 from vintage.ingest.batches import Summary
 from vintage.queries.lineage.asof import Answer
 from vintage.queries.lineage.impact import Impact
-from vintage.queries.lineage.stats import Holdings
 from vintage.queries.metrics.answers import MetricAnswer
 from vintage.render.explain import explanation
 from vintage.render.figures import number, when
@@ -160,6 +158,8 @@ def metric_answer(console: Console, a: MetricAnswer) -> None:
             console.print(f"{safe(s.subject)}: from {safe(concepts)}")
         for warning in s.warnings:
             console.print(f"[yellow]{safe(s.subject)}:[/yellow] {safe(warning)}")
+        if s.stale is not None:  # a premise restated by the cutoff: said, never silent
+            console.print(f"[red]{safe(s.subject)} STALE:[/red] {safe(s.stale.phrase())}")
         for later in s.hindsight or []:  # asked for with --hindsight: after the cutoff
             console.print(f"[magenta]{safe(s.subject)} (hindsight):[/magenta] {safe(later)}")
 
@@ -195,7 +195,8 @@ def across_cutoffs(console: Console, answers: Sequence[MetricAnswer]) -> None:
     console.print(grid)
     for a in answers:
         for s in a.answers:
-            said = [*(s.warnings), *(s.hindsight or []), *([s.refused] if s.refused else [])]
+            said = [*(s.warnings), *([f"STALE: {s.stale.phrase()}"] if s.stale else []),
+                    *(s.hindsight or []), *([s.refused] if s.refused else [])]
             for line in said:
                 console.print(f"[yellow]as of {when(a.cutoff)}, {safe(s.subject)}:[/yellow] "
                               f"{safe(line)}")
@@ -227,28 +228,6 @@ def impact(console: Console, result: Impact) -> None:
                      number(r.new.value, r.new.unit) if r.new else "closed, not recomputed",
                      _REVISION[r.revision], safe(change))
     console.print(grid)
-
-
-def holdings(console: Console, held: Holdings, uri: str, as_json: bool) -> None:
-    """``vintage stats``: counts, one to a line; ``--json`` the same as data."""
-    if as_json:
-        document = dataclasses.asdict(held) | {
-            "first_known": held.first_known.isoformat() if held.first_known else None,
-            "last_known": held.last_known.isoformat() if held.last_known else None}
-        print_json(console, json.dumps(document))
-        return
-    size = ("a server's database" if held.size_bytes is None
-            else f"embedded, {held.size_bytes / 1_000_000:,.1f} MB on disk, all tenants")
-    kinds = ", ".join(f"{kind} {n:,}" for kind, n in held.by_kind.items())
-    console.print(f"tenant {safe(held.tenant)} in {safe(uri)} ({size})", highlight=False)
-    for name, count, more in (
-            ("subjects", held.subjects, ""), ("concepts", held.concepts, ""),
-            ("facts", held.facts, f" known now ({kinds})" if kinds else " known now"),
-            ("sources", held.sources, ""), ("events", held.events, "")):
-        console.print(f"  {name:<9} {count:,}{more}", highlight=False)
-    if held.first_known is not None:
-        console.print(f"  known from {when(held.first_known)} to {when(held.last_known)}",
-                      highlight=False)
 
 
 def retraction(console: Console, report: ExitReport, undo: bool, as_json: bool) -> None:

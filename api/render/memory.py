@@ -17,6 +17,8 @@ from vintage.graph.memory.conflicts import ConflictSet
 from vintage.graph.memory.held import Held
 from vintage.graph.memory.remember import Remembered
 from vintage.queries.memory.recall import MemoryView
+from vintage.render import listings
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import print_json, safe, table
 
 
@@ -33,7 +35,11 @@ def decision(console: Console, done: Remembered, as_json: bool, **extra: int) ->
                       + "".join(f"; {k} {v}" for k, v in extra.items()))
 
 
-def memories(console: Console, subject: str, found: Sequence[MemoryView], as_json: bool) -> None:
+def memories(console: Console, subject: str, found: Sequence[MemoryView], as_json: bool,
+             to_csv: bool = False) -> None:
+    if to_csv:
+        print_table_csv(*listings.memories(found))
+        return
     if as_json:
         print_json(console, json.dumps([m.model_dump(mode="json") for m in found]))
         return
@@ -56,7 +62,11 @@ def holds(m: MemoryView) -> str:
     return f"{m.valid_from.isoformat()}..{m.valid_to.isoformat() if m.valid_to else ''}"
 
 
-def audit(console: Console, events: Sequence[Event], as_json: bool) -> None:
+def audit(console: Console, events: Sequence[Event], as_json: bool,
+          to_csv: bool = False) -> None:
+    if to_csv:
+        print_table_csv(*listings.audit(events))
+        return
     if as_json:
         print_json(console, json.dumps([e.model_dump(mode="json") for e in events]))
         return
@@ -68,9 +78,12 @@ def audit(console: Console, events: Sequence[Event], as_json: bool) -> None:
 
 
 def conflicts(console: Console, sets: Sequence[ConflictSet], as_json: bool,
-              held: Sequence[Held] = ()) -> None:
+              held: Sequence[Held] = (), to_csv: bool = False) -> None:
     """A review: the open conflict sets (values shown: each side answers) and the candidates
     held because they read as instructions to the model (never their text)."""
+    if to_csv:
+        print_table_csv(*listings.review(sets, held))
+        return
     if as_json:
         print_json(console, json.dumps({
             "sets": [{"subject": c.subject, "key": c.key, "scope": list(c.scope),

@@ -97,7 +97,12 @@ def impact_rows(result: Impact) -> list[tuple[Any, ...]]:
 
 def as_csv(result: Tabular) -> str:
     """``result`` as CSV text: a header row, then a row per line of its table."""
-    columns, found = table_of(result)
+    return csv_text(*table_of(result))
+
+
+def csv_text(columns: Sequence[str], found: Sequence[Sequence[Any]]) -> str:
+    """A header row, then the rows (RFC 4180 quoting: a cell holding a comma, a quote or a
+    newline is quoted; text in any script is written as it is, UTF-8 on the way out)."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(columns)
@@ -109,6 +114,11 @@ def as_csv(result: Tabular) -> str:
 def print_csv(result: Tabular) -> None:
     """``--format csv``: plain text on stdout, no rich markup or colour."""
     sys.stdout.write(as_csv(result))
+
+
+def print_table_csv(columns: Sequence[str], found: Sequence[Sequence[Any]]) -> None:
+    """``--format csv`` of a listing (``vintage.render.listings``): plain text on stdout."""
+    sys.stdout.write(csv_text(columns, found))
 
 
 def to_pandas(result: Tabular) -> Any:

@@ -25,6 +25,7 @@ def result_json(found: Found) -> dict[str, Any]:
         "value": found.value, "unit": found.unit, "status": found.status, "score": found.score,
         "signals": found.signals,
         "sources": [s.model_dump(mode="json") for s in found.sources],
+        "sources_via_inputs": found.sources_via_inputs,
         "valid": [_instant(t) for t in found.valid],
         "knowledge": [_instant(t) for t in found.knowledge],
         "stale": None if found.stale is None else found.stale.document(),
@@ -52,6 +53,10 @@ def search(console: Console, result: SearchResult, as_json: bool, to_csv: bool =
                       f"({result.mode.value}): {safe(result.verdict.reason)}; "
                       f"{result.legal} legal items ranked"
                       + (f"; excluded: {safe(excluded)}" if excluded else ""))
+    elif result.verdict is not None and not result.verdict.matched:  # not judged: said so
+        console.print(f"no term in common with {safe(result.query)} "
+                      f"({result.mode.value}): {safe(result.verdict.reason)}; "
+                      f"{result.legal} legal items")
     else:
         _table(console, result)
     for c in result.closed:  # what the cascade closed that the read would have matched

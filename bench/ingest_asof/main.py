@@ -26,9 +26,9 @@ import neo4j
 
 from bench import data, neo4j_raw, report, runs
 from vintage.graph.core.model import Scope
-from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
 from vintage.graph.neo4j.cypher_reads import read_facts
 from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.sqlite.store import SqliteStore
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-neo4j"
 
@@ -65,10 +65,10 @@ def bench_embedded(
     dataset: data.Dataset, scope: Scope, specs: list[Any],
 ) -> tuple[dict[str, Any], runs.ReadResult]:
     with tempfile.TemporaryDirectory(prefix="vintage-bench-") as tmp:
-        store = EmbeddedStore.open(Path(tmp), clock)
+        store = SqliteStore.open(Path(tmp), clock)  # the embedded store `vintage` opens
         _say(f"embedded: ingesting {dataset.n_facts:,} facts")
         ingested = runs.ingest(store, scope, dataset.batches())
-        log_bytes = (Path(tmp) / LOG_NAME).stat().st_size
+        disk = report.store_mib(Path(tmp))
         _say(f"embedded: {len(specs)} reads")
         read = runs.reads(store, specs)
         rss = report.current_rss_mib()
@@ -77,7 +77,7 @@ def bench_embedded(
     gc.collect()  # so the next backend's RSS is not inflated by this store's graph
     return {
         "ingest": _ingest_dict(ingested), "reads": _reads_dict(read),
-        "log_mib": log_bytes / 1024**2, "rss_after_mib": rss,
+        "store_mib": disk, "rss_after_mib": rss,
     }, read
 
 

@@ -48,9 +48,9 @@ from bench.memory.work import (
     write_round,
     writes_summary,
 )
-from vintage.graph.embedded.store import LOG_NAME, EmbeddedStore
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.sealing.keyfile import FileKeyStore
+from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.protocol import Store
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-memory"
@@ -103,10 +103,10 @@ def bench_embedded(work: Workload, sealed: bool = True) -> tuple[Result, Result]
     label = "embedded" if sealed else "embedded, plain"
     with (tempfile.TemporaryDirectory(prefix="vintage-bench-memory-") as tmp,
           tempfile.TemporaryDirectory(prefix="vintage-bench-keys-") as keys):
-        store = EmbeddedStore.open(Path(tmp), clock,
+        store = SqliteStore.open(Path(tmp), clock,
                                    FileKeyStore(Path(keys) / "keys") if sealed else None)
         out, checks = bench_vintage(store, "bench-memory", work, label)
-        out.update(log_mib=(Path(tmp) / LOG_NAME).stat().st_size / 1024**2,
+        out.update(store_mib=report.store_mib(Path(tmp)),
                    rss_after_mib=report.current_rss_mib(), peak_rss_mib=report.peak_rss_mib())
         store.close()
     del store

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.report import disk_mib
+
 Result = dict[str, Any]
 VINTAGE = (("embedded", "Vintage embedded"), ("neo4j", "Vintage Neo4j"))
 REFERENCES = (
@@ -206,11 +208,11 @@ def plan_lines(r: Result) -> list[str]:
 
 def footprint(r: Result) -> list[str]:
     emb, neo = r.get("embedded", {}), r.get("neo4j", {})
-    log = f"{emb['log_mib']:.1f}" if "log_mib" in emb else "-"
+    log = f"{disk_mib(emb):.1f}" if "log_mib" in emb or "store_mib" in emb else "-"
     rss = f"{emb['rss_after_mib']:.0f}" if "rss_after_mib" in emb else "-"
     purge = f"{neo['purge_seconds']:.1f}" if "purge_seconds" in neo else "-"
     c = r["checks"]
-    return ["| embedded log MiB | RSS after embedded MiB | peak RSS MiB | Neo4j tenant purge s "
+    return ["| embedded store MiB | RSS after embedded MiB | peak RSS MiB | Neo4j tenant purge s "
             "| answers that differ | unexpected gate decisions | memories left after erase |",
             "|---:|---:|---:|---:|---:|---:|---:|",
             f"| {log} | {rss} | {r['peak_rss_mib']:.0f} | {purge} | {c['wrong_answers']} "

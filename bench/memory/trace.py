@@ -111,7 +111,7 @@ def plans(store: Neo4jStore, tenant: str, work: Workload) -> dict[str, list[str]
         "gate read (history)": cypher.history(tenant, ident),
         "recall one key (read_facts)": read(key),
         "recall all keys (read_facts)": read(None),
-        "ranking weights (events, demote)": cypher.events(tenant, [DEMOTE]),
+        "ranking weights (events, demote)": reads.events(tenant, [DEMOTE]),
         "forget user (facts_in)": cypher.facts_in(
             Scope(tenant=tenant, keys={"user": user}), tuple(FACT_KIND.values())),
     }

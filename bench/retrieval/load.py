@@ -28,7 +28,7 @@ from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
 from vintage.graph.memory.gate import MEMORY_EPOCH, Decision, MemoryIn, MemoryKind
 from vintage.graph.memory.remember import remember
 from vintage.graph.memory.tools import register_tool
-from vintage.graph.retrieval.embedder import Embedder, Vectors
+from vintage.graph.retrieval.embedder import Embedder, Vectors, cosine_floor
 from vintage.graph.retrieval.indexer import refresh
 from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import Batch, record
@@ -46,7 +46,10 @@ class Cached:
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
         self.name = inner.name
+        # Where the model's cosines start to mean anything (the fusion's calibration): E5's.
+        self.cosine_floor = cosine_floor(inner)
         self.vectors: dict[str, Any] = {}
+        self.queries: dict[str, Any] = {}
         self.computed = 0
         self.seconds = 0.0
 
@@ -84,6 +87,23 @@ class Cached:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self.vectors[t] for t in texts]).astype(np.float32)
+
+    def embed_query(self, texts: Sequence[str]) -> Vectors:
+        """A question as the model embeds one (E5's ``query:`` role; a model with one role
+        embeds a question as any text), cached apart from the indexed texts."""
+        inner = getattr(self.inner, "embed_query", None)
+        if inner is None:
+            return self.embed(texts)
+        missing = [t for t in dict.fromkeys(texts) if t not in self.queries]
+        if missing:
+            began = time.perf_counter()
+            for text, row in zip(missing, inner(missing), strict=True):
+                self.queries[text] = row
+            self.seconds += time.perf_counter() - began
+            self.computed += len(missing)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.queries[t] for t in texts]).astype(np.float32)
 
 
 @dataclass

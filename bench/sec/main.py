@@ -31,7 +31,6 @@ from bench.sec import questions as sec_questions
 from bench.sec import raw as sec_raw
 from bench.sec.report import Profiles, tables
 from vintage.graph.core.model import Scope
-from vintage.graph.embedded.store import LOG_NAME
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.store.backends import open_store
 from vintage.graph.store.protocol import Store
@@ -100,14 +99,14 @@ def bench_embedded(files: Sequence[Path], questions: list[sec_questions.Question
             ingested = ingest_all(store, scope, files)
         ingested.update(peak_rss_mib=report.peak_rss_mib(), rss_before_mib=rss_before,
                         rss_after_mib=report.current_rss_mib())
-        log_mib = (Path(tmp) / LOG_NAME).stat().st_size / 1024**2
+        disk = report.store_mib(Path(tmp))
         _say(f"embedded: {len(questions)} questions, then {repeat} warm rounds")
         with prof.section("embedded questions"):
             asked = sec_questions.run(store, scope, questions, repeat)
         store.close()
     del store
     gc.collect()  # so the Neo4j phase's client RSS is not inflated by this store's graph
-    return {"ingest": ingested, "log_mib": log_mib,
+    return {"ingest": ingested, "store_mib": disk,
             "questions": asked.as_data(questions)}, asked
 
 

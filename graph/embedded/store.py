@@ -273,12 +273,15 @@ class EmbeddedStore:
         with self._fresh():
             return reads.subjects(self.state, tenant, names)
 
-    def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
+    def events(self, tenant: str, actions: Sequence[str] | None = None,
+               ids: Sequence[str] | None = None) -> list[Event]:
         with self._fresh():
             found = (self.state.events.get(tenant, []) if actions is None else
                      [e for a in set(actions)
                       for e in self.state.events_by_action.get((tenant, a), [])])
-            return sorted(found, key=lambda e: (e.at, e.id))
+            wanted = None if ids is None else set(ids)
+            return sorted((e for e in found if wanted is None or e.id in wanted),
+                          key=lambda e: (e.at, e.id))
 
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,

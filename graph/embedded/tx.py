@@ -14,7 +14,7 @@ from typing import Any
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import FactKind
-from vintage.graph.core.labels import FACT, LINEAGE_TYPES, SOURCE, SUPPORTED_BY
+from vintage.graph.core.labels import FACT, GENERATED, LINEAGE_TYPES, SOURCE, SUPPORTED_BY, USED
 from vintage.graph.core.model import Event, Fact, Scope, Source, Subject
 from vintage.graph.embedded import reads
 from vintage.graph.embedded.downstream import by_walk
@@ -42,7 +42,7 @@ from vintage.graph.store.protocol import (
     Walk,
     check_tenant,
 )
-from vintage.graph.writes.reach import Downstream
+from vintage.graph.writes.reach import MAX_DEPTH, Downstream
 from vintage.graph.writes.support import confirmed
 
 
@@ -207,6 +207,22 @@ class EmbeddedTx:
 
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
         return reads.justifications(self.state, self.tenant, fact_ids, at)
+
+    def input_sources(self, fact_ids: Sequence[str], known_at: datetime,
+                      system_at: datetime) -> dict[str, tuple[Source, ...]]:
+        # The reference model: each item's own walk, then its inputs' supports.
+        found: dict[str, tuple[Source, ...]] = {}
+        for item in sorted(set(fact_ids)):
+            walk = self.walk([item], Direction.UPSTREAM, system_at, MAX_DEPTH,
+                             types=(USED, GENERATED))
+            inputs = sorted(walk.ids(FACT))
+            cited = {e.source_id for e in reads.supports(self.state, self.tenant, inputs,
+                                                         system_at)
+                     if e.available_at <= known_at}
+            if cited:
+                found[item] = tuple(sorted(self.get_sources(sorted(cited)).values(),
+                                           key=lambda s: (s.available_at, s.id)))
+        return found
 
     def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream:
         return by_walk(self, list(start_ids), at)

@@ -66,6 +66,7 @@ _ATTEMPTS = 64
 Step = Callable[[StoreTx, WriteReport], None]
 _UNSET = object()
 Note = Mapping[str, str]  # more for a decision's event (an outcome's task and reporter)
+HELD = "held"  # the event detail saying why a write's source held it as a candidate
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,10 @@ def _remember_in(tx: StoreTx, store: Store, m: MemoryIn, key: str, actor: str,
         return _decided(tx, now, m, key, verdict, current, actor, note)  # a side's source
     if not verdict.writes:
         return _decided(tx, now, m, key, verdict, current, actor, note)
+    if hold is not None and verdict.status is Status.CANDIDATE:
+        # Why it is held (an unregistered tool or document source, a reporter not allowed),
+        # kept on the write's event: review lists it by that (``held_for_review``).
+        note = {**(note or {}), HELD: hold}
     revision = current.revision if current else None
     return write_verdict(tx, now, m, key, verdict, actor, current,
                          revision if expected is _UNSET else expected, note)

@@ -284,23 +284,6 @@ SET s._vintage_lock = true
 REMOVE s._vintage_lock""", {"tenant": tenant, "ids": sorted(ids)})
 
 
-def events(tenant: str, actions: Sequence[str] | None = None) -> Query:
-    # Each form names the index it seeks, so that a tenant's events never cost a scan of every
-    # tenant's (a bare `e.tenant = $tenant` does not use a composite index by itself).
-    params: dict[str, Any] = {"tenant": tenant}
-    if actions is None:
-        hint, narrow = seek("e", EVENT, "tenant, at"), "e.at IS NOT NULL"
-    else:
-        hint, narrow = seek("e", EVENT, "tenant, action"), "e.action IN $actions"
-        params["actions"] = list(actions)
-    return Query(f"""
-MATCH (e:{EVENT})
-{hint}
-WHERE e.tenant = $tenant AND {narrow}
-RETURN properties(e) AS e
-ORDER BY e.at, e.id""", params)
-
-
 def purge_tenant(tenant: str) -> list[Query]:
     # Administrative, unaudited, Neo4j-only: tests use it to wipe exactly what they wrote.
     # One statement per label: each seeks the (tenant, id) constraint index and streams its

@@ -23,7 +23,7 @@ from vintage.graph.core.labels import (
     UNINDEXED,
     USED,
 )
-from vintage.graph.neo4j.cypher import LOCKED_READ, Query, fact_map, seek
+from vintage.graph.neo4j.cypher import LOCKED_READ, Query, fact_map, seek, source_map
 from vintage.graph.neo4j.params import grouped
 from vintage.graph.store.protocol import Direction
 
@@ -66,6 +66,31 @@ WHERE NOT x IN starts
 RETURN elementId(x) AS element, x.id AS id, head(labels(x)) AS label,
        min(length(p)) AS depth
 ORDER BY depth, label, id""", {"tenant": tenant, "ids": list(ids), "at": at})
+
+
+def input_sources(tenant: str, ids: Sequence[str], known_at: Any, at: Any,
+                  max_depth: int) -> Query:
+    """``StoreTx.input_sources``: each fact walked up through the derivations that generated
+    it (one quantified path: ``GENERATED`` backwards, then ``USED``, edges holding at ``at``),
+    then the supports of every input it reaches, public by ``known_at`` and holding at ``at``,
+    with their sources, earliest first. One round trip for every item of a pack."""
+    if not isinstance(max_depth, int) or not 1 <= max_depth <= 256:
+        raise ValueError("max_depth must be an integer in 1..256")
+    return Query(f"""
+MATCH (f:{FACT})
+{seek("f", FACT)}
+WHERE f.tenant = $tenant AND f.id IN $ids
+MATCH (f) ((a)<-[g:{GENERATED}]-(d:{DERIVATION})-[u:{USED}]->(b:{FACT})
+  WHERE d.tenant = $tenant AND {holds_at("g", "$at", _AND)}
+  AND {holds_at("u", "$at", _AND)}){{1,{max_depth}}} (p)
+WITH DISTINCT f.id AS item, p
+MATCH (p)-[r:{SUPPORTED_BY}]->(s:{SOURCE})
+WHERE r.available_at <= $known_at AND {holds_at("r", "$at", _AND)}
+WITH DISTINCT item, s
+ORDER BY item, s.available_at, s.id
+RETURN item, collect({source_map("s")}) AS sources
+ORDER BY item""", {"tenant": tenant, "ids": list(dict.fromkeys(ids)), "known_at": known_at,
+                   "at": at})
 
 
 def walk_edges(

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from vintage.graph.core.asof import AsOf, holds_at, to_cypher
-from vintage.graph.core.labels import FACT, SOURCE, SUBJECT, SUPPORTED_BY
+from vintage.graph.core.labels import EVENT, FACT, SOURCE, SUBJECT, SUPPORTED_BY
 from vintage.graph.neo4j.cypher import FACT_ORDER, Query, fact_map, seek, source_map
 
 _SEP = "\n    AND "  # holds_at's clauses, one a line
@@ -162,3 +162,33 @@ WHERE s.tenant = $tenant AND s.id IS NOT NULL{narrow}
 RETURN s.id AS id, s.kind AS kind, s.name AS name, coalesce(s.identifiers, []) AS identifiers
 ORDER BY id""", params)
 
+
+def tenants() -> Query:
+    """Every tenant with an event (every change records one), sorted: its owner's listing
+    (``vintage stats --all-tenants``), never a tenant's read. It reads every event: an
+    owner's command, not a hot path."""
+    return Query(f"""
+MATCH (e:{EVENT})
+RETURN DISTINCT e.tenant AS tenant
+ORDER BY tenant""", {})
+
+
+def events(tenant: str, actions: Sequence[str] | None = None,
+           ids: Sequence[str] | None = None) -> Query:
+    # Each form names the index it seeks, so that a tenant's events never cost a scan of every
+    # tenant's (a bare `e.tenant = $tenant` does not use a composite index by itself).
+    params: dict[str, Any] = {"tenant": tenant, "actions": None if actions is None else
+                              list(actions)}
+    if ids is not None:  # named events (of these actions, if given): a seek of each id
+        hint, narrow = seek("e", EVENT), "e.id IN $ids AND coalesce(e.action IN $actions, true)"
+        params["ids"] = list(ids)
+    elif actions is None:
+        hint, narrow = seek("e", EVENT, "tenant, at"), "e.at IS NOT NULL"
+    else:
+        hint, narrow = seek("e", EVENT, "tenant, action"), "e.action IN $actions"
+    return Query(f"""
+MATCH (e:{EVENT})
+{hint}
+WHERE e.tenant = $tenant AND {narrow}
+RETURN properties(e) AS e
+ORDER BY e.at, e.id""", params)

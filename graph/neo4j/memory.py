@@ -13,9 +13,6 @@ import contextlib
 import re
 from collections.abc import Iterator
 
-from neo4j.exceptions import Neo4jError
-
-from vintage.graph.neo4j.build import HEAP_ENV, TX_MEMORY_ENV
 from vintage.graph.store.protocol import StoreError
 
 MEMORY_CODES = frozenset({
@@ -33,6 +30,8 @@ class TransactionTooLarge(StoreError):
 
 def refusal(message: str) -> str:
     """What to tell the caller, from the server's own message."""
+    from vintage.graph.neo4j.build import HEAP_ENV, TX_MEMORY_ENV  # it loads the driver
+
     sizes = _SIZES.search(message)
     said = (f"it held {sizes['used']} and asked for {sizes['extra']} more, past the "
             f"{sizes['limit']} of {sizes['setting']}" if sizes else message.strip())
@@ -46,6 +45,11 @@ def refusal(message: str) -> str:
 
 @contextlib.contextmanager
 def within_memory() -> Iterator[None]:
+    # The driver is imported when a Neo4j store runs something, not with this module: the
+    # refusal's class is named by every interface's error mapping (vintage.http.kinds), which
+    # ``vintage mcp`` on an embedded store loads without the driver (issue 39).
+    from neo4j.exceptions import Neo4jError
+
     try:
         yield
     except Neo4jError as exc:

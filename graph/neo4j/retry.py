@@ -8,20 +8,29 @@ stops; refused at commit, past the unit, the driver ran the whole transaction ag
 the error instead of 4, bench/RESULTS.md). Running it again cannot help: the same work
 needs the same memory. So writes run here, in explicit transactions, with the driver's rule
 (``is_retryable``) and its backoff (1 s, doubling, 20% jitter), and a refusal for memory
-ends at once.
+ends at once. The driver's other errors that a store call meets are named here too: a
+uniqueness violation behind a retried failure, a server that does not answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import neo4j
-from neo4j.exceptions import DriverError, Neo4jError
+from neo4j.exceptions import (
+    ConstraintError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from vintage.graph.neo4j.memory import within_memory
+from vintage.graph.store.protocol import StoreUnreachable
 
 T = TypeVar("T")
 
@@ -53,3 +62,25 @@ def committed(session: neo4j.Session, unit: Callable[[neo4j.Transaction], T],
             if now - first_failure > retry_seconds:
                 raise
             time.sleep(next(delays))
+
+
+def constraint_error(exc: BaseException | None) -> ConstraintError | None:
+    """The uniqueness violation behind ``exc``, following its cause and context chain."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, ConstraintError):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+@contextlib.contextmanager
+def answering(uri: str) -> Iterator[None]:
+    """A server that does not answer is a ``StoreUnreachable``, not the driver's exception."""
+    try:
+        yield
+    except (ServiceUnavailable, SessionExpired) as exc:
+        raise StoreUnreachable(
+            f"the Neo4j store at {uri} does not answer ({type(exc).__name__}); is the server "
+            "running? (`vintage neo4j start` starts the local one)") from exc

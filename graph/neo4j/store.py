@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j.exceptions import (
-    ConstraintError,
-    ResultFailedError,
-    ServiceUnavailable,
-    SessionExpired,
-)
+from neo4j.exceptions import ConstraintError, ResultFailedError
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
@@ -24,7 +20,7 @@ from vintage.graph.neo4j import cypher_lineage as lineage
 from vintage.graph.neo4j import cypher_reads as reads
 from vintage.graph.neo4j.memory import within_memory
 from vintage.graph.neo4j.ranker import search_write
-from vintage.graph.neo4j.retry import committed
+from vintage.graph.neo4j.retry import answering, committed, constraint_error
 from vintage.graph.neo4j.rows import (
     as_dicts,
     fact_from,
@@ -45,7 +41,6 @@ from vintage.graph.store.protocol import (
     Confirmation,
     ConflictError,
     Direction,
-    StoreUnreachable,
     Support,
     Walk,
 )
@@ -55,28 +50,6 @@ _CONSTRAINT_RETRIES = 3
 # The driver's own default: long enough to ride out a cluster's leader election. A service
 # answering requests passes less (``vintage.http.service.STORE_RETRY_SECONDS``).
 DEFAULT_RETRY_SECONDS = 30.0
-
-
-def _constraint_error(exc: BaseException | None) -> ConstraintError | None:
-    """The uniqueness violation behind ``exc``, following its cause and context chain."""
-    seen = 0
-    while exc is not None and seen < 8:
-        if isinstance(exc, ConstraintError):
-            return exc
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
-    return None
-
-
-@contextlib.contextmanager
-def _answering(uri: str) -> Iterator[None]:
-    """A server that does not answer is a ``StoreUnreachable``, not the driver's exception."""
-    try:
-        yield
-    except (ServiceUnavailable, SessionExpired) as exc:
-        raise StoreUnreachable(
-            f"the Neo4j store at {uri} does not answer ({type(exc).__name__}); is the server "
-            "running? (`vintage neo4j start` starts the local one)") from exc
 
 
 class Neo4jStore:
@@ -106,6 +79,9 @@ class Neo4jStore:
         self.server_ranker = False
         # How long a write is retried on transient failures (vintage.graph.neo4j.retry).
         self.retry_seconds = retry_seconds
+        # Per thread, the tenant and transaction of a ``whole`` in progress: a ``write`` inside
+        # it runs in that transaction instead of committing one of its own.
+        self._whole = threading.local()
 
     @classmethod
     def connect(
@@ -125,7 +101,7 @@ class Neo4jStore:
                 neo4j.NotificationDisabledClassification.UNRECOGNIZED],
         )
         try:
-            with _answering(uri):
+            with answering(uri):
                 driver.verify_connectivity()
         except BaseException:
             driver.close()
@@ -140,7 +116,7 @@ class Neo4jStore:
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[neo4j.Session]:
-        with _answering(self.uri), self.driver.session(
+        with answering(self.uri), self.driver.session(
                 database=self.database, bookmark_manager=self.bookmarks) as session:
             yield session
 
@@ -174,6 +150,12 @@ class Neo4jStore:
             return session.execute_read(work)
 
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
+        held: tuple[str, Neo4jTx] | None = getattr(self._whole, "held", None)
+        if held is not None:  # inside ``whole``: part of its one transaction
+            if held[0] != tenant:
+                raise ValueError(f"a write for tenant {tenant!r} inside a whole write of "
+                                 f"another tenant")
+            return work(held[1])
         # Two writers that plan the same new version collide on the (tenant, id) constraint;
         # the loser replans on the state the winner left (a CAS then reports the conflict).
         for attempt in range(_CONSTRAINT_RETRIES):
@@ -182,13 +164,32 @@ class Neo4jStore:
                     return self._committed(session, tenant, work)
             except (ConstraintError, ResultFailedError) as exc:
                 # The driver may report the collision as the failed result it left behind.
-                collision = _constraint_error(exc)
+                collision = constraint_error(exc)
                 if collision is None:
                     raise
                 if attempt == _CONSTRAINT_RETRIES - 1:
                     raise ConflictError(
                         f"concurrent write kept colliding: {collision.message}") from exc
         raise AssertionError("unreachable")
+
+    def whole(self, tenant: str, work: Callable[[], T]) -> T:
+        """``work`` as one transaction: every ``write`` it makes (in this thread) runs in it,
+        and commits with it or not at all (an ingest's batches: a file lands whole,
+        docs/storage.md, "A file lands whole"). A transaction killed before its commit (the
+        client killed, the connection lost) is rolled back by the server. Its size is bounded by
+        the server's transaction memory: past it, ``TransactionTooLarge`` and nothing written.
+        A transient failure or a collision runs ``work`` again from the start."""
+        if getattr(self._whole, "held", None) is not None:
+            return work()  # already inside one
+
+        def unit(tx: Neo4jTx) -> T:
+            self._whole.held = (tenant, tx)
+            try:
+                return work()
+            finally:
+                self._whole.held = None
+
+        return self.write(tenant, unit)
 
     def _committed(self, session: neo4j.Session, tenant: str, work: Callable[[Any], T]) -> T:
         """Run ``work`` in a write transaction. The keys of what it erased are marked before
@@ -271,8 +272,12 @@ class Neo4jStore:
     def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
         return [subject_from(r) for r in self.run(reads.subjects(tenant, names))]
 
-    def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
-        return [_event(r["e"]) for r in self.run(cypher.events(tenant, actions))]
+    def events(self, tenant: str, actions: Sequence[str] | None = None,
+               ids: Sequence[str] | None = None) -> list[Event]:
+        return [_event(r["e"]) for r in self.run(reads.events(tenant, actions, ids))]
+
+    def tenants(self) -> list[str]:
+        return [r["tenant"] for r in self.run(reads.tenants())]
 
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,

@@ -52,7 +52,7 @@ from vintage.graph.store.protocol import (
     Walk,
     check_tenant,
 )
-from vintage.graph.writes.reach import Affected, Downstream
+from vintage.graph.writes.reach import MAX_DEPTH, Affected, Downstream
 
 
 class Neo4jTx:
@@ -203,6 +203,12 @@ class Neo4jTx:
         }
         reached = tuple(Reached(r["id"], r["label"], r["depth"]) for r in reach)
         return Walk(reached, tuple(sorted(edges, key=lambda e: (e.type, e.start, e.end))))
+
+    def input_sources(self, fact_ids: Sequence[str], known_at: datetime,
+                      system_at: datetime) -> dict[str, tuple[Source, ...]]:
+        rows = self._run(lineage.input_sources(self.tenant, fact_ids, known_at, system_at,
+                                               MAX_DEPTH), announce=False) if fact_ids else []
+        return {r["item"]: tuple(source_from(s) for s in r["sources"]) for r in rows}
 
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]:
         rows = self._batch(lambda tenant, ids: lineage.justifications(tenant, ids, at), fact_ids)

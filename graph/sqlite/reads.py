@@ -120,16 +120,29 @@ def subjects(conn: sqlite3.Connection, tenant: str,
     return [Subject.model_validate_json(b) for (b,) in rows]
 
 
-def events(conn: sqlite3.Connection, tenant: str,
-           actions: Sequence[str] | None) -> list[Event]:
+def events(conn: sqlite3.Connection, tenant: str, actions: Sequence[str] | None,
+           ids: Sequence[str] | None = None) -> list[Event]:
     sql = "SELECT body FROM records WHERE tenant = ? AND label = ?"
     params: list[Any] = [tenant, EVENT]
-    if actions is not None:  # the planner would otherwise read every event of the tenant
+    if ids is not None:  # the records' key: a seek per id
+        sql += f" AND id IN {IN_LIST}"
+        params.append(js(ids))
+    elif actions is not None:  # the planner would otherwise read every event of the tenant
         sql = sql.replace("FROM records", "FROM records INDEXED BY records_events")
         sql += f" AND action IN {IN_LIST}"
         params.append(js(actions))
     rows = conn.execute(sql + " ORDER BY at, id", params).fetchall()
-    return [Event.model_validate_json(b) for (b,) in rows]
+    found = [Event.model_validate_json(b) for (b,) in rows]
+    return found if ids is None or actions is None else [e for e in found
+                                                          if e.action in actions]
+
+
+def tenants(conn: sqlite3.Connection) -> list[str]:
+    """Every tenant with an event (every change records one), sorted: read from the events'
+    index, which leads with the tenant."""
+    rows = conn.execute("SELECT DISTINCT tenant FROM records INDEXED BY records_events "
+                        "WHERE label = ? ORDER BY tenant", (EVENT,)).fetchall()
+    return [t for (t,) in rows]
 
 
 def existing(conn: sqlite3.Connection, label: str, tenant: str, ids: Sequence[str]) -> set[str]:
@@ -169,6 +182,39 @@ def cited(conn: sqlite3.Connection, spec: AsOf, found: list[Fact]) -> list[Cited
         cites.setdefault(e.fact_id, []).append(by_id[e.source_id])
     return [(f, tuple(sorted(cites.get(f.id, []), key=lambda s: (s.available_at, s.id))))
             for f in found]
+
+
+def input_sources(conn: sqlite3.Connection, tenant: str, fact_ids: Sequence[str],
+                  known_at: datetime, system_at: datetime) -> dict[str, tuple[Source, ...]]:
+    """``StoreTx.input_sources``: one recursive statement walks each fact up through the
+    derivations that generated it (``GENERATED`` backwards, then ``USED``) and joins the
+    supports of every fact it reaches, and their sources. UNION keeps each (item, fact) once,
+    so a diamond of shared inputs is read once and a cycle would end."""
+    live = {a: holds_at(a, ":at") for a in ("g", "u", "s")}
+    sql = f"""
+WITH RECURSIVE up(item, id) AS (
+  SELECT value, value FROM json_each(:ids)
+  UNION
+  SELECT up.item, u.dst FROM up
+  JOIN edges g INDEXED BY edges_in ON g.tenant = :tenant AND g.type = :generated
+    AND g.dst = up.id
+  JOIN edges u ON u.tenant = :tenant AND u.type = :used AND u.src = g.src
+  WHERE {live["g"]} AND {live["u"]}
+)
+SELECT DISTINCT up.item, s.props, r.body FROM up
+JOIN edges s ON s.tenant = :tenant AND s.type = :supported AND s.src = up.id
+JOIN records r ON r.tenant = :tenant AND r.label = :source AND r.id = s.dst
+WHERE up.item != up.id AND {live["s"]}"""
+    params = {"tenant": tenant, "ids": js(list(dict.fromkeys(fact_ids))), "at": micros(system_at),
+              "generated": GENERATED, "used": USED, "supported": SUPPORTED_BY, "source": SOURCE}
+    found: dict[str, dict[str, Source]] = {}
+    for item, props, body in conn.execute(sql, params):
+        # Public by the cutoff, as ``cited`` reads a fact's own supports.
+        if datetime.fromisoformat(json.loads(props)["available_at"]) <= known_at:
+            source = Source.model_validate_json(body)
+            found.setdefault(item, {})[source.id] = source
+    return {item: tuple(sorted(by_id.values(), key=lambda s: (s.available_at, s.id)))
+            for item, by_id in sorted(found.items())}
 
 
 def walk(conn: sqlite3.Connection, tenant: str, start_ids: Sequence[str], direction: Direction,

@@ -271,9 +271,14 @@ class SqliteStore:
         with self._read() as conn:
             return reads.subjects(conn, tenant, names)
 
-    def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
+    def events(self, tenant: str, actions: Sequence[str] | None = None,
+               ids: Sequence[str] | None = None) -> list[Event]:
         with self._read() as conn:
-            return reads.events(conn, tenant, actions)
+            return reads.events(conn, tenant, actions, ids)
+
+    def tenants(self) -> list[str]:
+        with self._read() as conn:
+            return reads.tenants(conn)
 
     def walk(self, tenant: str, start_ids: Sequence[str], direction: Direction,
              system_at: datetime, max_depth: int = 32,

@@ -138,6 +138,10 @@ class SqliteTx(IndexedTx):
     def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream:
         return by_walk(self, list(start_ids), at)
 
+    def input_sources(self, fact_ids: Sequence[str], known_at: datetime,
+                      system_at: datetime) -> dict[str, tuple[Source, ...]]:
+        return reads.input_sources(self.conn, self.tenant, fact_ids, known_at, system_at)
+
     def generated_by(self, derivation_ids: Sequence[str]) -> dict[str, Fact]:
         return reads.generated_by(self.conn, self.tenant, derivation_ids, self.sealer)
 

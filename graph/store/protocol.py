@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import UserError
@@ -247,6 +247,9 @@ class StoreTx(Protocol):
         types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk: ...
     def justifications(self, fact_ids: Sequence[str], at: datetime) -> list[Justification]: ...
+    # Per derived fact, its inputs' sources at any depth, in one query (sqlite.reads's doc).
+    def input_sources(self, fact_ids: Sequence[str], known_at: datetime,
+                      system_at: datetime) -> dict[str, tuple[Source, ...]]: ...
     # What a cascade decides on: the facts derived downstream, as ids and instants.
     def downstream(self, start_ids: Sequence[str], at: datetime) -> Downstream: ...
     def invalidate_facts(self, rows: Sequence[Invalidation]) -> None: ...
@@ -276,8 +279,7 @@ class Store(Protocol):
     def read(self, spec: AsOf, limit: int | None = None) -> list[Fact]: ...
     def read_cited(self, spec: AsOf, limit: int | None = None) -> list[Cited]:
         """``read`` with, per fact, the sources it cites at the spec's cutoff and system
-        instant (supports public by then and holding then), earliest first, in one round
-        trip."""
+        instant (supports public by then and holding then), earliest first, in one trip."""
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         """``read`` with each fact's ``confirmations`` at the spec's cutoff and system instant
         (None: no support public by the cutoff), in one round trip."""
@@ -296,23 +298,12 @@ class Store(Protocol):
     def sources(self, tenant: str, ids: Sequence[str]) -> list[Source]: ...
     def subjects(self, tenant: str, names: Sequence[str] | None = None) -> list[Subject]:
         """The tenant's subjects whose id or one of whose identifiers (``cik:…``,
-        ``ticker:…``) is among ``names``; every subject of the tenant when ``names`` is None.
-        Ordered by id."""
-    def events(self, tenant: str, actions: Sequence[str] | None = None) -> list[Event]:
-        """The tenant's events ordered by ``(at, id)``; only these actions when given."""
+        ``ticker:…``) is among ``names`` (None: every subject of the tenant), by id."""
+    def events(self, tenant: str, actions: Sequence[str] | None = None,
+               ids: Sequence[str] | None = None) -> list[Event]:
+        """The tenant's events ordered by ``(at, id)``; only these actions and ids if given."""
     def walk(
         self, tenant: str, start_ids: Sequence[str], direction: Direction,
         system_at: datetime, max_depth: int = 32, types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk: ...
     def close(self) -> None: ...
-
-
-@runtime_checkable
-class WholeWrites(Protocol):
-    """A backend that can make several writes one transaction: ``whole(tenant, work)`` runs
-    ``work``, and every ``write`` it makes commits with it, or none does (an ingest's batches:
-    a file lands whole). The embedded store has it; Neo4j's batches stay separate transactions,
-    to bound the server's transaction memory."""
-
-    def whole(self, tenant: str, work: Callable[[], T]) -> T: ...
-

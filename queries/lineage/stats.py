@@ -5,12 +5,14 @@ store on disk.
 Composed of existing ``Store`` reads, on purpose: a new protocol method would have to be built
 on every backend. So the counts are of what the tenant knows *now* (a superseded version, an
 invalidated or erased fact is not counted) across every scope and status (shared facts and every
-user's memories, candidates included), and a tenant is named, never listed: no read lists a
-store's tenants, and one tenant's command never learns another's names.
+user's memories, candidates included), and a tenant is named, never listed by a tenant's read:
+one tenant's command never learns another's names. The store's owner (the command line on a
+local store, ``--all-tenants``) may list them, on a backend that can (``ListsTenants``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -18,8 +20,10 @@ from datetime import datetime
 from pathlib import Path
 
 from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Scope
+from vintage.graph.store.capabilities import ListsTenants
 from vintage.graph.store.protocol import Store
 
 
@@ -54,6 +58,16 @@ def holdings(store: Store, tenant: str, directory: Path | None) -> Holdings:
         sources=len({s.source_id for s in supports}), events=len(store.events(tenant)),
         first_known=min(known, default=None), last_known=max(known, default=None),
         size_bytes=size_of(directory) if directory is not None else None)
+
+
+def every_tenant(store: Store, directory: Path | None) -> list[Holdings]:
+    """What each tenant of ``store`` holds, by tenant name (its owner's view: the command line
+    on a local store); the size is the store's, counted once."""
+    if not isinstance(store, ListsTenants):
+        raise InvalidArgument("this store cannot list its tenants: name one with --tenant")
+    size = size_of(directory) if directory is not None else None
+    return [dataclasses.replace(holdings(store, tenant, None), size_bytes=size)
+            for tenant in store.tenants()]
 
 
 def size_of(directory: Path) -> int:

@@ -7,6 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from vintage.graph.core.model import Fact, Source, Value
+from vintage.queries.lineage.staleness import Stale
 from vintage.queries.metrics.basis import restated
 from vintage.queries.metrics.fiscal import Span
 
@@ -60,6 +61,10 @@ class SubjectAnswer(BaseModel):
     # What became known after the cutoff (revisions of the inputs): only when asked for
     # (None: not asked), never in ``warnings`` and never in an agent's context.
     hindsight: list[str] | None = None
+    # A derived answer whose premise, at any depth, stopped holding as of the question's
+    # cutoff and now (an answer on an earlier basis rests on a figure since restated): the
+    # premise, when and by what (docs/semantics.md, "Staleness"); None: nothing stale.
+    stale: Stale | None = None
 
 
 class MetricAnswer(BaseModel):

@@ -18,6 +18,7 @@ from vintage.graph.core.model import Fact, Scope
 from vintage.graph.core.temporal import Interval, day_start, from_to
 from vintage.graph.derivations.recipes import RecipeError
 from vintage.graph.store.protocol import Store, StoreTx
+from vintage.queries.lineage.staleness import ReadInstants, staleness
 from vintage.queries.lineage.subjects import resolve_in
 from vintage.queries.metrics import plans
 from vintage.queries.metrics.answers import MetricAnswer, SubjectAnswer
@@ -71,12 +72,24 @@ def ask(
         saved = store.write(scope.tenant, lambda tx: [f.save(tx, store.now(), actor) for f in todo])
         for f, done in zip(todo, saved, strict=True):
             f.saved = done
-    answers = [f if isinstance(f, SubjectAnswer) else f.answer(store, f.ready) for f in found]
+    answers = _marked(store, scope, cutoff, [f if isinstance(f, SubjectAnswer)
+                                             else f.answer(store, f.ready) for f in found])
     if hindsight:  # asked for: a refusal has none to say, not "none asked"
         answers = [a if a.hindsight is not None else a.model_copy(update={"hindsight": []})
                    for a in answers]
     return MetricAnswer(metric=metric.name, description=metric.description, cutoff=cutoff,
                         period=str(period), answers=answers)
+
+
+def _marked(store: Store, scope: Scope, cutoff: datetime,
+            answers: list[SubjectAnswer]) -> list[SubjectAnswer]:
+    """Each derived answer marked stale when a premise at any depth stopped holding as of the
+    question's cutoff and now (one walk for every company), as search, context and explain
+    mark theirs; a figure filed as is rests on no premise."""
+    derived = [a.fact_id for a in answers if a.fact_id is not None and a.derivation_id]
+    marks = staleness(store, scope.tenant, derived, ReadInstants(cutoff, store.now()))
+    return [a.model_copy(update={"stale": marks[a.fact_id]}) if a.fact_id in marks else a
+            for a in answers]
 
 
 def _wanted(metric: Metric, subject: str) -> list[str]:

@@ -45,6 +45,9 @@ class Header:
     # Said in the evidence section when the search found nothing relevant (``pack.abstained``):
     # the pack says so rather than handing over the best of what is irrelevant.
     nothing_relevant: str | None = None
+    # Said there instead when the search could not judge: a keyword or exact search that shared
+    # no term with any legal item (``abstain.Verdict.matched``): no evidence, not "nothing known".
+    unjudged: str | None = None
 
 
 @dataclass(frozen=True)
@@ -138,8 +141,9 @@ class Layout:
                     trimmed.append(item.id)
             if self.fmt is Format.JSON:
                 lines.append("]," if title == "constraints" else "]}")
-            elif title == "evidence" and self.header.nothing_relevant and not section:
-                lines.append(one_line(self.header.nothing_relevant))
+            elif title == "evidence" and not section and (note := self.header.nothing_relevant
+                                                          or self.header.unjudged):
+                lines.append(one_line(note))
             elif not section:
                 lines.append("(none)" if self.header.required is None or title != "evidence"
                              else f"(none: nothing holds {self.header.required})")
@@ -161,6 +165,8 @@ class Layout:
             head["requires"] = h.required
         if h.nothing_relevant:
             head["nothing_relevant"] = h.nothing_relevant
+        if h.unjudged:
+            head["unjudged"] = h.unjudged
         return ['{"context":' + one_line(json.dumps(head, ensure_ascii=False,
                                                     separators=(",", ":"))) + ","]
 

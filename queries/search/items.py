@@ -61,6 +61,8 @@ class Item:
     score: float = 0.0
     signals: Mapping[str, float] = field(default_factory=dict)
     stale: Stale | None = None  # a premise it rests on stopped holding (said on its line)
+    # ``sources`` are its inputs' (a derived figure or a summary cites none of its own).
+    sources_via_inputs: bool = False
 
     @classmethod
     def of_fact(cls, fact: Fact, sources: tuple[Source, ...],
@@ -154,8 +156,10 @@ def markdown_line(item: Item, n: int, numbers: Mapping[str, int],
     source = "source none"
     if item.sources:
         first = _pointer(item.sources[0])
-        source = "source " + " ".join(str(first[k]) for k in ("id", "accession", "uri")
-                                      if k in first) + f" ({first['kind']})"
+        # A derived figure or a summary names what its inputs cite, and says so.
+        word = "source via inputs " if item.sources_via_inputs else "source "
+        source = word + " ".join(str(first[k]) for k in ("id", "accession", "uri")
+                                 if k in first) + f" ({first['kind']})"
         if len(item.sources) > 1:
             source += f" +{len(item.sources) - 1} more"
     # Said on the item's own line, so no cut of the pack separates a value from its warning.
@@ -183,6 +187,8 @@ def json_line(item: Item, n: int, shown: tuple[Value, bool]) -> str:
     doc["source"] = _pointer(item.sources[0]) if item.sources else None
     if len(item.sources) > 1:
         doc["more_sources"] = len(item.sources) - 1
+    if item.sources_via_inputs:
+        doc["source_of"] = "inputs"
     if item.stale is not None:
         doc["stale"] = item.stale.document()
     return one_line(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))

@@ -114,7 +114,9 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
     # Where nothing held the authority the read required, the evidence says that instead: it
     # is why nothing is there (``Header.required``).
     if result.verdict is not None and not result.verdict.relevant and result.refusal is None:
-        header = replace(header, nothing_relevant=abstained(result.verdict))
+        said = abstained(result.verdict)
+        header = replace(header, nothing_relevant=said) if result.verdict.matched else \
+            replace(header, unjudged=said)
     fitted = fit(Layout(header, format, pinned, evidence), budget, counter)
     shown = {i.id: i for i in pinned + evidence}
     items = tuple(shown[i] for i in fitted.rendered.shown)
@@ -145,6 +147,8 @@ def build_pack(store: Store, embedder: Embedder, request: SearchRequest, *, budg
 
 def abstained(verdict: Verdict) -> str:
     """The pack's line when nothing relevant was found: numbers and names, never the query."""
+    if not verdict.matched:  # said for what it is: no term in common, not "nothing relevant"
+        return f"no legal item shares a term with the query ({verdict.mode.value} mode)"
     if verdict.best is None:
         return "nothing relevant is known: no legal item matched the query"
     if verdict.floor is None:
@@ -162,7 +166,8 @@ def item_of(found: Found) -> Item:
                 value=found.value, unit=found.unit, status=found.status, valid=found.valid,
                 known_from=found.knowledge[0], sources=found.sources,
                 conflicts_with=found.conflicts_with, rank=found.rank, score=found.score,
-                signals=dict(found.signals), stale=found.stale)
+                signals=dict(found.signals), stale=found.stale,
+                sources_via_inputs=found.sources_via_inputs)
 
 
 def constraints(store: Store, request: SearchRequest) -> tuple[Item, ...]:

@@ -9,6 +9,7 @@ answer is a :class:`SearchResult` of :class:`Found` items, each a legal fact wit
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -16,7 +17,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import AUTHORITY
 from vintage.graph.core.kinds import Authority, FactKind, Status
-from vintage.graph.core.model import Scope, Value
+from vintage.graph.core.model import Scope, Source, Value
 from vintage.graph.core.temporal import Interval, all_time, as_of
 from vintage.graph.store.protocol import Store
 from vintage.queries.lineage.staleness import Stale
@@ -71,6 +72,8 @@ class Found:
     conflicts_with: tuple[str, ...]  # the other sides of its conflict set, shown with it
     rank: int  # its position among ``considered``, from 1
     stale: Stale | None = None  # the premise it rests on that stopped holding, if any
+    # ``sources`` are its inputs' (a derived figure or a summary cites none of its own).
+    sources_via_inputs: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,9 @@ class SearchResult:
 
     @property
     def nothing_relevant(self) -> bool:
-        return self.verdict is not None and not self.verdict.relevant
+        """Judged, and nothing relevant (not a keyword search that shared no term with any
+        item: that cannot be judged, ``Verdict.matched``)."""
+        return self.verdict is not None and self.verdict.nothing_relevant
 
 
 def authority_refusal(required: Authority | None, answered: bool, below: int) -> str | None:
@@ -117,15 +122,19 @@ def authority_words(required: Authority) -> str:
     return f"{required.name.lower()} or above"
 
 
-def found(c: Checked, rank: int, stale: Stale | None = None) -> Found:
-    """The answer's view of a checked candidate, at its rank among the considered."""
+def found(c: Checked, rank: int, stale: Stale | None = None,
+          inputs: Sequence[Source] = ()) -> Found:
+    """The answer's view of a checked candidate, at its rank among the considered;
+    ``inputs``: the sources its inputs cite, shown when it cites none of its own."""
     f = c.fact
+    via_inputs = not c.sources and bool(inputs)
     return Found(
         id=f.id, subject=f.subject, predicate=f.predicate, value=f.value, unit=f.unit,
         status=f.status.value, kind=f.kind.value, score=c.scored.score,
-        signals=dict(c.scored.signals), sources=tuple(SourceView.of(s) for s in c.sources),
+        signals=dict(c.scored.signals),
+        sources=tuple(SourceView.of(s) for s in (inputs if via_inputs else c.sources)),
         valid=(f.valid_from, f.valid_to), knowledge=(f.available_at, f.superseded_at),
-        conflicts_with=c.conflicts_with, rank=rank, stale=stale)
+        conflicts_with=c.conflicts_with, rank=rank, stale=stale, sources_via_inputs=via_inputs)
 
 
 

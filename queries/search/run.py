@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from vintage.graph.core.asof import AsOf
+from vintage.graph.core.model import Source
 from vintage.graph.memory.scoping import audited_while, require_read_scope
 from vintage.graph.retrieval.embedder import Embedder, cosine_floor, query_vector
 from vintage.graph.retrieval.index import SearchStore, TextQuery, index_key
@@ -142,10 +143,11 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     assert spec.known_at is not None and spec.system_at is not None
     read = ReadInstants(spec.known_at, spec.system_at, request.valid_at, request.min_authority)
     marks = staleness(store, tenant, [c.fact.id for c in considered], read)
-    shown = tuple(found(c, n, marks.get(c.fact.id))
+    inputs = _input_sources(store, spec, considered)
+    shown = tuple(found(c, n, marks.get(c.fact.id), inputs.get(c.fact.id, ()))
                   for n, c in enumerate(considered, start=1))
     closed = closed_for(store, ranker, spec, query, request.mode, request.limit, read)
-    verdict = _verdict(request, embedder, considered)
+    verdict = _verdict(request, embedder, considered, counts.legal)
     return SearchResult(request.query, request.mode,
                         _head(shown, request.limit) if verdict.relevant else (),
                         shown, counts.legal, counts.matched, dict(counts.excluded),
@@ -153,13 +155,28 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
                         closed, request.min_authority, verdict)
 
 
+def _input_sources(store: Store, spec: AsOf,
+                   considered: Sequence[Checked]) -> dict[str, tuple[Source, ...]]:
+    """What the shown items that cite no source of their own (a derived figure, a summary)
+    rest on: their inputs' sources at any depth, at the read's instants, in one query of the
+    store; nothing is read when every item cites its own."""
+    bare = [c.fact.id for c in considered if not c.sources]
+    if not bare:
+        return {}
+    assert spec.known_at is not None and spec.system_at is not None
+    known, system = spec.known_at, spec.system_at
+    return store.reading(spec.scope.tenant,
+                         lambda tx: tx.input_sources(bare, known, system))
+
+
 def _verdict(request: SearchRequest, embedder: Embedder,
-             considered: Sequence[Checked]) -> Verdict:
+             considered: Sequence[Checked], legal: int) -> Verdict:
     """Whether the answers hold anything relevant (``vintage.queries.search.abstain``); a side
     of a conflict set shown with score 0 for its set is judged with its set."""
     signals = [c.scored.signals for c in _answers(considered)]
     return judge(request.mode, embedder.name,
-                 [(s.get("exact", 0.0), s.get("relevance", 0.0)) for s in signals])
+                 [(s.get("exact", 0.0), s.get("relevance", 0.0)) for s in signals],
+                 legal=legal)
 
 
 def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],

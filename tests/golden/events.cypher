@@ -5,5 +5,6 @@ RETURN properties(e) AS e
 ORDER BY e.at, e.id
 // params
 {
+  "actions": null,
   "tenant": "acme"
 }

@@ -1,0 +1,74 @@
+"""``vintage config embedder [NAME] [--tenant T] [--withdraw]``: the store's embedder.
+
+The model that embeds a store's search entries is the store's, recorded in it, so every process
+on the store uses the same (``vintage.graph.retrieval.choice``). Without NAME the command shows
+the choice that holds; with NAME it records one, for the store or (``--tenant``) for one
+tenant; ``--withdraw`` gives a tenant the store's choice again. Each choice is an audited
+``embedder`` event naming ``--actor``. This command's ``--tenant`` is its own option, given
+after ``embedder``: the global ``--tenant`` (or ``VINTAGE_TENANT``) does not narrow a choice
+made for the whole store.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from vintage.cli.options import AsJson, Options
+from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.retrieval.choice import Choice, recorded, set_embedder
+from vintage.render.terminal import console, safe
+
+config_app = typer.Typer(no_args_is_help=True, help="The store's settings: its embedder.")
+_out = console()
+
+
+def _shown(choice: Choice | None) -> dict[str, str | None]:
+    if choice is None:
+        return {"embedder": None, "for": None, "at": None, "actor": None, "reason": None}
+    return {"embedder": choice.embedder, "for": choice.tenant or "store",
+            "at": choice.at.isoformat(), "actor": choice.actor, "reason": choice.reason}
+
+
+@config_app.command("embedder")
+def embedder_cmd(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(
+        help="minilm (English), e5 (multilingual: Chinese and English; the multilingual "
+             "extra) or openai:<base_url>#<model>. Omitted: show the choice that holds.")]
+        = None,
+    tenant: Annotated[str | None, typer.Option(
+        "--tenant", help="Only this tenant (its choice wins over the store's).")] = None,
+    withdraw: Annotated[bool, typer.Option(
+        "--withdraw", help="The tenant's own choice ends: the store's holds for it again.")]
+        = False,
+    reason: Annotated[str, typer.Option(help="Why (kept in the event).")]
+        = "chosen with vintage config embedder",
+    as_json: AsJson = False,
+) -> None:
+    """Show or choose the model that embeds this store's (or a tenant's) search entries."""
+    options: Options = ctx.obj
+    if withdraw and (name is not None or tenant is None):
+        raise InvalidArgument("--withdraw takes --tenant and no NAME")
+    with options.opened() as store:
+        if name is None and not withdraw:
+            held = recorded(store, tenant)
+            changed = False
+        else:
+            held = set_embedder(store, name, tenant=tenant, actor=options.actor,
+                                reason=reason)
+            changed = True
+    if as_json:
+        print(json.dumps(_shown(held)))
+        return
+    if held is None:
+        _out.print("no embedder recorded yet: the first search records VINTAGE_EMBEDDER's "
+                    "(default minilm)")
+        return
+    where = held.where if tenant is None or held.tenant else f"tenant {tenant} (the store's)"
+    _out.print(f"{'now ' if changed else ''}{safe(held.embedder)} for {safe(where)}, chosen "
+               f"{held.at:%Y-%m-%d %H:%M} UTC by {safe(held.actor)}"
+               + ("; entries by another model are re-embedded by the next search or "
+                  "`vintage index`" if changed else ""))

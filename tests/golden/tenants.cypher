@@ -1,0 +1,5 @@
+MATCH (e:Event)
+RETURN DISTINCT e.tenant AS tenant
+ORDER BY tenant
+// params
+{}
