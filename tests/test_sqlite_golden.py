@@ -1,6 +1,7 @@
 """Golden files for the SQL the SQLite store builds from an as-of spec
-(``vintage.graph.sqlite.asof.to_sql``, the twin of ``to_cypher``): the text and the parameters,
-for each shape of read. Regenerate after an intended change with
+(``vintage.graph.sqlite.asof.to_sql``, the twin of ``to_cypher``; ``reason_sql``, the twin of
+``why_excluded``) and for the reads of a search (``vintage.graph.sqlite.search``): the text and
+the parameters, for each shape of read. Regenerate after an intended change with
 ``UPDATE_GOLDEN=1 pytest tests/test_sqlite_golden.py`` and review the diff like code."""
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from typing import Any
 import pytest
 
 from vintage.graph.core.asof import AsOf
-from vintage.graph.core.kinds import FactKind, Status
+from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, from_to, parse_instant
-from vintage.graph.sqlite.asof import to_sql
+from vintage.graph.sqlite import search
+from vintage.graph.sqlite.asof import reason_sql, to_sql
 
 GOLDEN = Path(__file__).parent / "golden" / "sqlite"
 T = parse_instant("2019-04-30")
@@ -40,6 +42,21 @@ CASES: dict[str, Callable[[], AsOf]] = {
 }
 
 
+# Builders beyond the predicate itself: (SQL, parameters).
+BUILT: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
+    "asof_reasons": lambda: reason_sql(spec(valid=as_of(parse_instant("2018-03-01")),
+                                            subjects=("GOOGL",),
+                                            min_authority=Authority.APPROVED_SUMMARY),
+                                       "f"),
+    "search_postings": lambda: search.postings_sql(spec(), ["oper", "incom", "us-gaap:revenues"]),
+    "search_vectors": lambda: search.vectors_sql(spec(subjects=("GOOGL",)), "model", 384),
+    "search_legal_count": lambda: search.legal_count_sql(spec(USER, unexpired_at=T)),
+    "search_matched_outside": lambda: search.matched_outside_sql(spec(USER), ["ship", "退款"]),
+    "search_frequencies": lambda: search.frequencies_sql("acme", ["oper", "incom"]),
+    "search_sealed": lambda: search.sealed_sql("acme"),
+}
+
+
 def render(where: str, params: dict[str, Any]) -> str:
     return f"{where.strip()}\n-- params\n{json.dumps(params, sort_keys=True, indent=2)}\n"
 
@@ -55,5 +72,15 @@ def test_the_as_of_sql_matches_its_golden_file(name: str) -> None:
     assert text == path.read_text()
 
 
+@pytest.mark.parametrize("name", sorted(BUILT))
+def test_the_search_sql_matches_its_golden_file(name: str) -> None:
+    path = GOLDEN / f"{name}.sql"
+    text = render(*BUILT[name]())
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(text)
+    assert path.exists(), f"no golden file {path.name}; run with UPDATE_GOLDEN=1"
+    assert text == path.read_text()
+
+
 def test_every_golden_file_has_its_case() -> None:
-    assert sorted(p.stem for p in GOLDEN.glob("*.sql")) == sorted(CASES)
+    assert sorted(p.stem for p in GOLDEN.glob("*.sql")) == sorted([*CASES, *BUILT])

@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.memory import Project, Thread, User, scope_of
 from vintage.cli.options import AllScopes, AsJson, MinAuthority, Options, RiskLevel
+from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.kinds import required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.scoping import require_read_scope

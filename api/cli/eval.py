@@ -16,8 +16,8 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from vintage.cli.memory import Project, Thread, User, scope_of
 from vintage.cli.options import AsJson, Options
+from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope
 from vintage.graph.retrieval.embedder import embedder_from_env

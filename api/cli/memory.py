@@ -26,12 +26,12 @@ from vintage.cli.options import (
     as_csv_unless_json,
     typed_value,
 )
+from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.kinds import SourceKind, required_authority
-from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.conflicts import review
 from vintage.graph.memory.forget import forget
-from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, memory_scope
+from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind
 from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.remember import Remembered, invalidate_memory
 from vintage.graph.memory.requests import remember_checked, resolve_named
@@ -42,9 +42,6 @@ from vintage.render import memory as render_memory
 from vintage.render.terminal import console, print_json, safe
 
 _out = console()
-User = Annotated[str | None, typer.Option(help="Scope: the user the memory belongs to.")]
-Project = Annotated[str | None, typer.Option(help="Scope: a project.")]
-Thread = Annotated[str | None, typer.Option(help="Scope: a conversation thread.")]
 REFUSED_EXIT = 3
 ValidFrom = Annotated[str | None, typer.Option(
     help="Event time: from when it holds in the world (default: when it was observed, for a "
@@ -55,11 +52,6 @@ ValidTo = Annotated[str | None, typer.Option(
 
 def instant_or_none(text: str | None, field: str) -> datetime | None:
     return parse_instant(text, field) if text else None
-
-
-def scope_of(options: Options, user: str | None, project: str | None,
-           thread: str | None) -> Scope:
-    return memory_scope(options.scope().tenant, user, project, thread)
 
 
 def _maybe_han(value: object) -> bool:

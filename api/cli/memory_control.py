@@ -12,8 +12,9 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.memory import Project, Thread, User, decided, instant_or_none, scope_of
+from vintage.cli.memory import decided, instant_or_none
 from vintage.cli.options import AsJson, Options, typed_value
+from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
 from vintage.graph.memory.ranking import demote

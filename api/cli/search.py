@@ -11,7 +11,6 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.memory import Project, Thread, User, scope_of
 from vintage.cli.options import (
     AllScopes,
     AsJson,
@@ -23,6 +22,7 @@ from vintage.cli.options import (
     as_csv_unless_json,
 )
 from vintage.cli.progress import counting
+from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import FactKind, required_authority
 from vintage.graph.core.temporal import parse_instant

@@ -15,6 +15,22 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from vintage.graph.core.asof import AsOf
+from vintage.graph.core.exclusion import (
+    AUTHORITY,
+    ERASED,
+    EXPIRED,
+    ID,
+    KIND,
+    NOT_PUBLIC,
+    PREDICATE,
+    REASONS,
+    SCOPE,
+    STATUS,
+    SUBJECT,
+    SUPERSEDED,
+    SYSTEM,
+    VALID,
+)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
@@ -46,26 +62,54 @@ def holds_at(alias: str, at: str) -> str:
 
 def to_sql(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
     """A ``WHERE`` body over the facts table as ``alias``; every value is a ``:param``."""
+    tagged, params = _tagged(spec, alias)
+    return "\n  AND ".join(clause for _, clause in tagged), params
+
+
+# What a search cannot tell from the columns alone: a fact with a TTL, whose valid end is in its
+# body (``holds_until`` is the earlier of the two), is judged by ``why_excluded`` itself.
+UNDECIDED = "?"
+
+
+def reason_sql(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
+    """A ``CASE`` over the facts table as ``alias``: the first reason of
+    ``vintage.graph.core.exclusion.REASONS`` it fails (NULL: visible), as ``why_excluded``
+    says, or ``UNDECIDED`` for a fact with a TTL that passed the checks before the valid time;
+    the clauses and parameters of ``to_sql``, so the two sit in one query."""
+    tagged, params = _tagged(spec, alias)
+    whens = []
+    for reason in REASONS:
+        if reason == VALID:
+            whens.append(f"WHEN {alias}.expires_at IS NOT NULL THEN '{UNDECIDED}'")
+        clauses = [c for r, c in tagged if r == reason]
+        if clauses:
+            whens.append(f"WHEN ({' AND '.join(clauses)}) IS NOT 1 THEN '{reason}'")
+    return "CASE\n  " + "\n  ".join(whens) + "\n  ELSE NULL END", params
+
+
+def _tagged(spec: AsOf, alias: str) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+    """``to_sql``'s clauses in order, each with the reason a fact failing it is excluded
+    for (the valid-time bounds on ``holds_until`` are ``VALID`` for a fact without a TTL)."""
     if not alias.isidentifier():
         raise ValueError("alias must be a SQL identifier")
     known_at, system_at = spec._instants()
     f = alias
     clauses = [
-        f"{f}.tenant = :asof_tenant",
-        (f"{f}.scope = '[]'" if spec.shared_only else
+        ("", f"{f}.tenant = :asof_tenant"),
+        (SCOPE, f"{f}.scope = '[]'" if spec.shared_only else
          f"NOT EXISTS (SELECT 1 FROM json_each(:asof_scope) t WHERE t.value NOT IN "
          f"(SELECT value FROM json_each({f}.scope)))"),
-        f"{f}.available_at <= :asof_known",
-        f"({f}.superseded_at IS NULL OR :asof_known < {f}.superseded_at"
-        f" OR :asof_system < {f}.superseded_recorded_at)",
+        (NOT_PUBLIC, f"{f}.available_at <= :asof_known"),
+        (SUPERSEDED, f"({f}.superseded_at IS NULL OR :asof_known < {f}.superseded_at"
+                     f" OR :asof_system < {f}.superseded_recorded_at)"),
         # A past closure ([at, from, to]) counts at the system instants it held.
-        f"({f}.past IS NULL OR NOT EXISTS (SELECT 1 FROM json_each({f}.past) p WHERE"
-        f" json_extract(p.value, '$[1]') <= :asof_system"
-        f" AND :asof_system < json_extract(p.value, '$[2]')"
-        f" AND json_extract(p.value, '$[0]') <= :asof_known))",
-        holds_at(f, ":asof_system"),
-        f"{f}.status IN (SELECT value FROM json_each(:asof_statuses))",
-        f"{f}.erased = 0",
+        (SUPERSEDED, f"({f}.past IS NULL OR NOT EXISTS (SELECT 1 FROM json_each({f}.past) p "
+                     f"WHERE json_extract(p.value, '$[1]') <= :asof_system"
+                     f" AND :asof_system < json_extract(p.value, '$[2]')"
+                     f" AND json_extract(p.value, '$[0]') <= :asof_known))"),
+        (SYSTEM, holds_at(f, ":asof_system")),
+        (STATUS, f"{f}.status IN (SELECT value FROM json_each(:asof_statuses))"),
+        (ERASED, f"{f}.erased = 0"),
     ]
     params: dict[str, Any] = {
         "asof_tenant": spec.scope.tenant,
@@ -75,30 +119,34 @@ def to_sql(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         "asof_statuses": json.dumps(sorted(s.value for s in spec.statuses)),
     }
     if spec.unexpired_at is not None:
-        clauses.append(f"({f}.expires_at IS NULL OR :asof_unexpired < {f}.expires_at)")
+        clauses.append((EXPIRED, f"({f}.expires_at IS NULL OR :asof_unexpired < "
+                                 f"{f}.expires_at)"))
         params["asof_unexpired"] = micros(spec.unexpired_at)
     if spec.min_authority is not None:  # kept plain in the body, sealed or not
-        clauses.append(f"json_extract({f}.body, '$.authority') >= :asof_min_authority")
+        clauses.append((AUTHORITY, f"json_extract({f}.body, '$.authority') >= "
+                                   ":asof_min_authority"))
         params["asof_min_authority"] = int(spec.min_authority)
     valid = spec.valid
     if valid.is_instant:
-        clauses.append(f"{f}.valid_from <= :asof_valid_at")
-        clauses.append(f"({f}.holds_until IS NULL OR :asof_valid_at < {f}.holds_until)")
+        clauses.append((VALID, f"{f}.valid_from <= :asof_valid_at"))
+        clauses.append((VALID, f"({f}.holds_until IS NULL OR :asof_valid_at < "
+                               f"{f}.holds_until)"))
         params["asof_valid_at"] = micros(valid.start)
     else:
         if valid.end is not None:
-            clauses.append(f"{f}.valid_from < :asof_valid_end")
+            clauses.append((VALID, f"{f}.valid_from < :asof_valid_end"))
             params["asof_valid_end"] = micros(valid.end)
         if valid.start is not None:
-            clauses.append(f"({f}.holds_until IS NULL OR :asof_valid_start < {f}.holds_until)")
+            clauses.append((VALID, f"({f}.holds_until IS NULL OR :asof_valid_start < "
+                                   f"{f}.holds_until)"))
             params["asof_valid_start"] = micros(valid.start)
-    for name, values in (
-        ("subject", spec.subjects),
-        ("predicate", spec.predicates),
-        ("kind", None if spec.kinds is None else tuple(k.value for k in spec.kinds)),
-        ("id", spec.ids),
+    for reason, name, values in (
+        (SUBJECT, "subject", spec.subjects),
+        (PREDICATE, "predicate", spec.predicates),
+        (KIND, "kind", None if spec.kinds is None else tuple(k.value for k in spec.kinds)),
+        (ID, "id", spec.ids),
     ):
         if values is not None:
-            clauses.append(f"{f}.{name} IN (SELECT value FROM json_each(:asof_{name}s))")
+            clauses.append((reason, f"{f}.{name} IN (SELECT value FROM json_each(:asof_{name}s))"))
             params[f"asof_{name}s"] = json.dumps(list(values))
-    return "\n  AND ".join(clauses), params
+    return clauses, params

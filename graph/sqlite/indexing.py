@@ -2,13 +2,17 @@
 of work shares: its connection, tenant, sealer, and the one door its writes go through.
 
 An entry is kept beside its fact (``entries``), sealed under the fact's key when the fact is
-sealed; a change to a tenant's entries moves its generation on (``generations``), the stamp a
-ranking structure built from them is checked against (``vintage.graph.sqlite.search``)."""
+sealed; a change to a tenant's entries moves its generation on (``generations``), the stamp the
+sealed entries a search opened are checked against (``vintage.graph.sqlite.search``). An entry
+in the clear has its postings beside it (``postings``: a distinct term, its count in the entry)
+and its length, and the tenant's row of ``generations`` counts such entries and their terms:
+BM25's statistics, kept in step by the same transaction as the entries."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -56,29 +60,93 @@ class IndexedTx:
                  *entry_row(Indexed(i, e, facts[i].sealed), self.tenant, self.sealer))
                 for i, e in checked if i in facts and facts[i].erased_at is None]
         # One entry per fact: a new one replaces the entry by another model.
+        ids = [r[1] for r in rows]
+        gone = self._unpost(ids)
         self._write("DELETE FROM entries WHERE tenant = ? AND fact_id = ?",
-                    [(self.tenant, r[1]) for r in rows])
-        self._write("INSERT INTO entries (tenant, fact_id, model, terms, vector, sealed) "
-                    "VALUES (?, ?, ?, ?, ?, ?)", rows)
+                    [(self.tenant, i) for i in ids])
+        self._write("INSERT INTO entries (tenant, fact_id, model, terms, vector, sealed, length) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(*r, None if r[3] is None else _length(r[3])) for r in rows])
         if rows:
-            self._bump()
+            docs, length = self._post(ids)
+            self._bump(docs - gone[0], length - gone[1])
 
     def clear_index(self) -> int:
         (dropped,) = self.conn.execute("SELECT COUNT(*) FROM entries WHERE tenant = ?",
                                        (self.tenant,)).fetchone()
         if dropped:
+            self._write("DELETE FROM postings WHERE tenant = ?", [(self.tenant,)])
             self._write("DELETE FROM entries WHERE tenant = ?", [(self.tenant,)])
-            self._bump()
+            self._write("UPDATE generations SET n = n + 1, docs = 0, terms = 0 WHERE tenant = ?",
+                        [(self.tenant,)])
         return int(dropped)
 
     def _unindex(self, fact_ids: Sequence[str]) -> None:
+        docs, length = self._unpost(fact_ids)
         gone = self.conn.execute(f"DELETE FROM entries WHERE tenant = ? AND fact_id IN {IN_LIST}",
                                  (self.tenant, js(fact_ids))).rowcount
         if gone:
-            self._bump()
+            self._bump(-docs, -length)
 
-    def _bump(self) -> None:
-        """Move the tenant's index generation on: a ranking structure built from its entries
-        (in this process or another) knows it is stale."""
-        self._write("INSERT INTO generations (tenant, n) VALUES (?, 1) ON CONFLICT DO UPDATE "
-                    "SET n = n + 1", [(self.tenant,)])
+    def _post(self, fact_ids: Sequence[str]) -> tuple[int, int]:
+        """Write the postings of these facts' entries in the clear; how many such entries,
+        and their total length."""
+        found = self.conn.execute(
+            f"SELECT rowid, terms FROM entries WHERE tenant = ? AND fact_id IN {IN_LIST} AND "
+            "terms IS NOT NULL", (self.tenant, js(fact_ids))).fetchall()
+        self._write(_INSERT_POSTING, list(postings(self.tenant, found)))
+        return len(found), sum(_length(t) for _, t in found)
+
+    def _unpost(self, fact_ids: Sequence[str]) -> tuple[int, int]:
+        """Delete the postings of these facts' entries in the clear (before the entries); how
+        many such entries, and their total length."""
+        found = self.conn.execute(
+            f"SELECT rowid, terms FROM entries WHERE tenant = ? AND fact_id IN {IN_LIST} AND "
+            "terms IS NOT NULL", (self.tenant, js(fact_ids))).fetchall()
+        self._write("DELETE FROM postings WHERE tenant = ? AND term = ? AND entry = ?",
+                    [(t, term, e) for t, term, e, _ in postings(self.tenant, found)])
+        return len(found), sum(_length(t) for _, t in found)
+
+    def _bump(self, docs: int = 0, length: int = 0) -> None:
+        """Move the tenant's index generation on (sealed entries opened by a search, in this
+        process or another, are then stale), and its counts of entries in the clear and of
+        their terms by ``docs`` and ``length``."""
+        self._write("INSERT INTO generations (tenant, n, docs, terms) VALUES (?, 1, ?, ?) "
+                    "ON CONFLICT DO UPDATE SET n = n + 1, docs = docs + excluded.docs, "
+                    "terms = terms + excluded.terms", [(self.tenant, docs, length)])
+
+
+_INSERT_POSTING = "INSERT INTO postings (tenant, term, entry, tf) VALUES (?, ?, ?, ?)"
+
+
+def _length(terms: str) -> int:
+    return len(terms.split(" ")) if terms else 0
+
+
+def postings(tenant: str,
+             entries: Iterable[tuple[int, str]]) -> Iterable[tuple[str, str, int, int]]:
+    """(tenant, term, entry rowid, count) of each distinct term of each (rowid, terms)."""
+    for rowid, terms in entries:
+        if terms:
+            for term, n in Counter(terms.split(" ")).items():
+                yield tenant, term, rowid, n
+
+
+def post_all(conn: sqlite3.Connection) -> None:
+    """Postings, lengths and counts of every entry in the clear, from nothing: a database
+    made before postings existed (schema 1), inside the caller's transaction."""
+    conn.execute("DELETE FROM postings")
+    conn.execute("UPDATE generations SET docs = 0, terms = 0")
+    rows = conn.execute("SELECT tenant, rowid, terms FROM entries WHERE terms IS NOT NULL")
+    counts: dict[str, list[int]] = {}
+    lengths = []
+    for tenant, rowid, terms in rows.fetchall():
+        conn.executemany(_INSERT_POSTING, list(postings(tenant, [(rowid, terms)])))
+        lengths.append((_length(terms), rowid))
+        seen = counts.setdefault(tenant, [0, 0])
+        seen[0] += 1
+        seen[1] += _length(terms)
+    conn.executemany("UPDATE entries SET length = ? WHERE rowid = ?", lengths)
+    conn.executemany("INSERT INTO generations (tenant, n, docs, terms) VALUES (?, 1, ?, ?) "
+                     "ON CONFLICT DO UPDATE SET n = n + 1, docs = excluded.docs, "
+                     "terms = excluded.terms", [(t, d, n) for t, (d, n) in counts.items()])

@@ -30,6 +30,7 @@ from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.sealing.sealed import KeyStore, Sealer
 from vintage.graph.sqlite import schema
 from vintage.graph.sqlite.asof import micros
+from vintage.graph.sqlite.indexing import post_all
 from vintage.graph.sqlite.rows import UPSERT_FACT, edge_props, entry_row, fact_row
 from vintage.graph.store.durable import fsync_dir
 from vintage.graph.store.protocol import StoreError
@@ -93,8 +94,7 @@ def copy(conn: Any, state: State, sealer: Sealer | None) -> tuple[int, int, int,
                for tenant, table in state.entries.items() for fid, e in table.items()]
     conn.executemany("INSERT INTO entries (tenant, fact_id, model, terms, vector, sealed) "
                      "VALUES (?, ?, ?, ?, ?, ?)", entries)
-    conn.executemany("INSERT OR REPLACE INTO generations (tenant, n) VALUES (?, 1)",
-                     [(t,) for t in {e[0] for e in entries}])
+    post_all(conn)  # the postings, lengths and counts of the entries in the clear
     return len(facts), len(records), len(edges), len(entries)
 
 

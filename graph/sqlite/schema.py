@@ -9,9 +9,14 @@ erased content does not linger in free pages. Instants are integer microseconds 
 codec seals it), the other columns are what queries filter, join and order on. A search entry
 is its terms (space-separated: a term holds no whitespace) and its vector (float32, little-
 endian) in columns of their own, read without a decode; a sealed one is the codec's ciphertext
-in ``sealed`` instead. Facts and entries keep their rowids: a row of a kilobyte or more packs
-badly in a WITHOUT ROWID tree (2.5 times the bytes on the six bundled companies; SQLite advises
-rows under a twentieth of a page there), and a join on the (tenant, id) index then never reads
+in ``sealed`` instead. An entry in the clear also has its postings (``postings``: one row per
+distinct term, with its count) and its length in terms, and ``generations`` keeps each tenant's
+count of such entries and their total length: what BM25 needs, so that a search reads the
+postings of its own terms through an index instead of every entry of the tenant
+(``vintage.graph.sqlite.search``). Facts and entries keep their rowids: a row of a kilobyte
+or more packs badly in a WITHOUT ROWID tree (2.5 times the bytes on the six bundled
+companies; SQLite advises rows under a twentieth of a page there), and a join on the (tenant,
+id) index then never reads
 the rows' bodies.
 """
 
@@ -21,7 +26,7 @@ import sqlite3
 from pathlib import Path
 
 DB_NAME = "vintage.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: postings, entries.length, generations.docs and .terms
 
 DDL = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -54,10 +59,26 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE INDEX IF NOT EXISTS edges_in ON edges (tenant, type, dst);
 CREATE TABLE IF NOT EXISTS entries (
   tenant TEXT NOT NULL, fact_id TEXT NOT NULL, model TEXT NOT NULL,
-  terms TEXT, vector BLOB, sealed TEXT
+  terms TEXT, vector BLOB, sealed TEXT, length INTEGER
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_id ON entries (tenant, fact_id);
-CREATE TABLE IF NOT EXISTS generations (tenant TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS entries_sealed ON entries (tenant) WHERE sealed IS NOT NULL;
+CREATE TABLE IF NOT EXISTS generations (
+  tenant TEXT PRIMARY KEY, n INTEGER NOT NULL,
+  docs INTEGER NOT NULL DEFAULT 0, terms INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS postings (
+  tenant TEXT NOT NULL, term TEXT NOT NULL, entry INTEGER NOT NULL, tf INTEGER NOT NULL,
+  PRIMARY KEY (tenant, term, entry)
+) WITHOUT ROWID;
+"""
+
+# Version 1 to 2, in the same transaction as the rest: the new columns and table (the
+# postings themselves are written from the entries by ``vintage.graph.sqlite.indexing``).
+UPGRADE_1 = """
+ALTER TABLE entries ADD COLUMN length INTEGER;
+ALTER TABLE generations ADD COLUMN docs INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE generations ADD COLUMN terms INTEGER NOT NULL DEFAULT 0;
 """
 
 
@@ -76,9 +97,25 @@ def connect(path: Path | None, busy_seconds: float) -> sqlite3.Connection:
 
 
 def create(conn: sqlite3.Connection) -> None:
-    """Make the tables (idempotent), and refuse a database of a later schema."""
-    found = conn.execute("PRAGMA user_version").fetchone()[0]
-    if found > SCHEMA_VERSION:
-        raise sqlite3.DatabaseError(
-            f"the store's schema is version {found}; this Vintage reads up to {SCHEMA_VERSION}")
-    conn.executescript(f"BEGIN IMMEDIATE; {DDL} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+    """Make the tables (idempotent), bring a database of schema 1 up to date in the same
+    transaction (its entries' postings written once), and refuse one of a later schema."""
+    from vintage.graph.sqlite.indexing import post_all  # the postings are the index's concern
+
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = conn.execute("PRAGMA user_version").fetchone()[0]
+        if found > SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(f"the store's schema is version {found}; this Vintage "
+                                        f"reads up to {SCHEMA_VERSION}")
+        if found == 1:
+            for statement in UPGRADE_1.strip().split(";")[:-1]:
+                conn.execute(statement)
+        for statement in DDL.strip().split(";")[:-1]:
+            conn.execute(statement)
+        if found == 1:
+            post_all(conn)
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

@@ -1,18 +1,31 @@
 """Ranking inside the legal set on the SQLite store (``vintage.graph.retrieval.index.SearchStore``).
 
-The legal set is one query: the as-of predicate (``vintage.graph.sqlite.asof``) over the tenant's
-facts joined to their search entries, answered by the database with no fact decoded. The legs
-rank as on the reference store (``vintage.graph.embedded.search``): BM25 over the tenant's whole
-index, the exact identifiers, cosine over the query model's vectors, each masked to the legal
-set. The ranking structures are built from the tenant's entries on the first search and kept
-while the tenant's index generation (a row the writes move on) is the same, in this process
-or any other.
+Each leg is one query that applies the as-of predicate (``vintage.graph.sqlite.asof``) in its
+``WHERE``, so the database answers with legal rows only and reads nothing else:
+
+- keyword and exact: the postings of the query's terms and identifiers (``postings``, seeked by
+  (tenant, term)) joined to their entries and facts. BM25 is scored from them and the tenant's
+  statistics (its entry count and total length in ``generations``, each term's document
+  frequency counted in ``postings``), with ``bm25s``'s arithmetic
+  (``vintage.graph.retrieval.bm25``), so the scores are those of the reference store
+  (``vintage.graph.embedded.search``), which builds a ``bm25s`` model over every entry;
+- semantic: the legal entries' vectors by the query's model, read as one float32 matrix and
+  multiplied by the query vector.
+
+A sealed entry holds its terms and vector as ciphertext only, so the database can neither post
+nor score it: a tenant's sealed entries (memories) are opened once per process and kept while
+its index generation is the same, and ranked beside the postings in Python, legal by the same
+SQL predicate. What no leg returns is never read: a search's cost grows with what its terms
+match and what its filters admit, not with the store.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -21,80 +34,118 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import REASONS, why_excluded
 from vintage.graph.embedded.entries import Entry
-from vintage.graph.embedded.search import TenantIndex, legs
+from vintage.graph.retrieval import bm25
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads
-from vintage.graph.sqlite.asof import to_sql
+from vintage.graph.sqlite.asof import UNDECIDED, reason_sql, to_sql
 from vintage.graph.sqlite.rows import entry_of
 
-Mask = npt.NDArray[np.bool_]
+Ranked = tuple[tuple[str, float], ...]
+Params = dict[str, object]
+KEPT = 4  # reads kept: one search's postings and vectors, and those of a staleness check
+JOIN = ("JOIN entries e ON e.rowid = p.entry "
+        "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id")
 
 
-def tenant_index(conn: sqlite3.Connection, tenant: str, sealer: Sealer | None,
-                 cache: dict[str, TenantIndex]) -> TenantIndex:
-    row = conn.execute("SELECT n FROM generations WHERE tenant = ?", (tenant,)).fetchone()
-    generation = 0 if row is None else int(row[0])
-    cached = cache.get(tenant)
-    if cached is None or cached.generation != generation:
-        entries: dict[str, Entry] = {}
-        for fact_id, model, terms, vector, sealed in conn.execute(
-                "SELECT fact_id, model, terms, vector, sealed FROM entries WHERE tenant = ?",
-                (tenant,)):
-            entry = entry_of(model, terms, vector, sealed, tenant, sealer)
-            if entry is not None:  # sealed under a key since destroyed: gone with its fact
-                entries[fact_id] = entry
-        cached = cache[tenant] = TenantIndex(entries, generation)
-    return cached
+@dataclass(frozen=True)
+class Opened:
+    """A tenant's sealed entries, opened, at its index generation ``generation``."""
 
-
-def _mask(index: TenantIndex, ids: list[str]) -> Mask:
-    found = np.zeros(len(index.ids), dtype=np.bool_)
-    rows = [index.columns.row[i] for i in ids if i in index.columns.row]
-    found[rows] = True
-    return found
+    generation: int
+    entries: dict[str, Entry]
 
 
 class Ranking:
-    """What a store keeps between searches: each tenant's ranking structures, and the legal
-    sets of the reads made since the database last changed (one search asks the same read in
-    several rounds; the database's data version and this connection's change count say when
-    an answer is stale)."""
+    """What a store keeps between searches: each tenant's sealed entries, opened; and the rows
+    of the reads made since the database last changed (a search asks the same legal postings
+    and vectors again in a deeper round, for more of each leg; the database's data version
+    and the connection's change count say when they are stale)."""
 
     def __init__(self) -> None:
-        self.indexes: dict[str, TenantIndex] = {}
-        self.legal: dict[str, tuple[Mask, Mask]] = {}
+        self.sealed: dict[str, Opened] = {}
+        self.rows: dict[str, list[Any]] = {}
         self.version: tuple[int, int, int] | None = None
 
-    def legal_set(self, conn: sqlite3.Connection, index: TenantIndex,
-                  spec: AsOf) -> tuple[Mask, Mask]:
+    def fetch(self, conn: sqlite3.Connection, sql: str, params: Params) -> list[Any]:
         # Per connection: each has its own data version (a reader's, or the writer's).
         version = (id(conn), int(conn.execute("PRAGMA data_version").fetchone()[0]),
                    conn.total_changes)
         if version != self.version:
-            self.legal, self.version = {}, version
-        key = f"{id(index)} {spec!r}"
-        if key not in self.legal:
-            self.legal[key] = legal(conn, index, spec)
-        return self.legal[key]
+            self.rows, self.version = {}, version
+        key = f"{sql}\n{sorted(params.items())!r}"
+        if key not in self.rows:
+            if len(self.rows) >= KEPT:
+                self.rows = {}
+            self.rows[key] = conn.execute(sql, params).fetchall()
+        return self.rows[key]
 
 
-def legal(conn: sqlite3.Connection, index: TenantIndex, spec: AsOf) -> tuple[Mask, Mask]:
-    """The rows the as-of predicate admits, and the rows within the read's scope."""
+# -- builders: the SQL of each read, and its parameters ------------------------------------------
+
+
+def postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
+    """(fact id, term, count, entry length) of the postings of ``terms`` in the legal set."""
     where, params = to_sql(spec, "f")
-    join = "JOIN entries e ON e.tenant = f.tenant AND e.fact_id = f.id"
-    admitted = [i for (i,) in conn.execute(f"SELECT f.id FROM facts f {join} WHERE {where}",
-                                           params)]
-    scope = spec.scope
+    return (f"SELECT e.fact_id, p.term, p.tf, e.length FROM postings p {JOIN}\n"
+            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))"
+            f"\n  AND {where}", {**params, "terms": reads.js(terms)})
+
+
+def vectors_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
+    """(fact id, vector) of the legal entries in the clear by ``model`` of dimension ``dim``."""
+    where, params = to_sql(spec, "f")
+    return ("SELECT e.fact_id, e.vector FROM entries e "
+            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
+            "WHERE e.tenant = :asof_tenant AND e.model = :model AND e.sealed IS NULL "
+            f"AND length(e.vector) = :size\n  AND {where}",
+            {**params, "model": model, "size": 4 * dim})
+
+
+def legal_count_sql(spec: AsOf) -> tuple[str, Params]:
+    """How many entries in the clear the legal set holds."""
+    where, params = to_sql(spec, "f")
+    return ("SELECT COUNT(*) FROM entries e "
+            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
+            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}", params)
+
+
+def _scope_clause(spec: AsOf) -> tuple[str, Params]:
     if spec.shared_only:
-        clause = "f.scope = '[]'"
-    else:
-        clause = ("NOT EXISTS (SELECT 1 FROM json_each(:terms) t WHERE t.value NOT IN "
-                  "(SELECT value FROM json_each(f.scope)))")
-    in_scope = [i for (i,) in conn.execute(
-        f"SELECT f.id FROM facts f {join} WHERE f.tenant = :tenant AND {clause}",
-        {"tenant": scope.tenant, "terms": reads.js(scope.terms())})]
-    return _mask(index, admitted), _mask(index, in_scope)
+        return "f.scope = '[]'", {}
+    return ("NOT EXISTS (SELECT 1 FROM json_each(:scope_terms) t WHERE t.value NOT IN "
+            "(SELECT value FROM json_each(f.scope)))",
+            {"scope_terms": reads.js(spec.scope.terms())})
+
+
+def matched_outside_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
+    """(fact id, the reason it is excluded) of the facts in the read's scope whose entry in the
+    clear holds one of ``terms`` and that the as-of predicate leaves out, each once: the
+    database says why (``reason_sql``), but for a fact with a TTL (``UNDECIDED``)."""
+    where, params = to_sql(spec, "f")
+    reason, _ = reason_sql(spec, "f")
+    scope, more = _scope_clause(spec)
+    return (f"SELECT f.id, {reason} FROM facts f WHERE f.tenant = :asof_tenant AND f.id IN ("
+            f"SELECT e.fact_id FROM postings p JOIN entries e ON e.rowid = p.entry\n"
+            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM "
+            f"json_each(:terms)))\n  AND {scope}\n  AND ({where}) IS NOT 1",
+            {**params, **more, "terms": reads.js(terms)})
+
+
+def frequencies_sql(tenant: str, terms: Sequence[str]) -> tuple[str, Params]:
+    """(term, document frequency) of ``terms`` over the tenant's entries in the clear."""
+    return ("SELECT term, COUNT(*) FROM postings WHERE tenant = :tenant AND term IN "
+            "(SELECT value FROM json_each(:terms)) GROUP BY term",
+            {"tenant": tenant, "terms": reads.js(terms)})
+
+
+def sealed_sql(tenant: str) -> tuple[str, Params]:
+    """(fact id, model, ciphertext) of the tenant's sealed entries."""
+    return ("SELECT fact_id, model, sealed FROM entries WHERE tenant = :tenant AND sealed IS "
+            "NOT NULL", {"tenant": tenant})
+
+
+# -- the runner -----------------------------------------------------------------------------------
 
 
 def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer | None,
@@ -103,25 +154,151 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
     if query.per_leg < 1:
         raise InvalidArgument("a search returns at least one item per leg (per_leg >= 1)")
     tenant = spec.scope.tenant
-    index = tenant_index(conn, tenant, sealer, cache.indexes)
+    row = conn.execute("SELECT n, docs, terms FROM generations WHERE tenant = ?",
+                       (tenant,)).fetchone()
+    generation, docs, length = (0, 0, 0) if row is None else (int(x) for x in row)
+    sealed = _opened(conn, tenant, generation, sealer, cache)
+    legal_sealed = _legal_ids(conn, spec, sorted(sealed))
     pending = None if query.indexed_by is None else conn.execute(
         "SELECT 1 FROM facts f LEFT JOIN entries e ON e.tenant = f.tenant AND e.fact_id = f.id"
         " WHERE f.tenant = ? AND f.erased = 0 AND (e.model IS NULL OR e.model != ?) LIMIT 1",
         (tenant, query.indexed_by)).fetchone() is not None
-    admitted, in_scope = cache.legal_set(conn, index, spec)
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
-    exact, keyword, semantic = legs(index, admitted, query, terms)
+    wanted = sorted(set(terms) | set(query.identifiers))
+    posted = list(cache.fetch(conn, *postings_sql(spec, wanted))) if wanted else []
+    for i in sorted(legal_sealed):
+        counts: dict[str, int] = defaultdict(int)
+        for t in sealed[i].terms:
+            counts[t] += 1
+        posted += [(i, t, counts[t], len(sealed[i].terms)) for t in wanted if t in counts]
+    keyword = _keyword(conn, tenant, terms, posted, sealed, docs, length, query.per_leg)
+    exact = _exact(posted, set(query.identifiers), query.per_leg)
+    semantic = _semantic(conn, spec, query, sealed, legal_sealed, cache)
     if not query.counted:
         return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
                     pending=pending)
-    matched = index.having(terms) & in_scope
+    legal = conn.execute(*legal_count_sql(spec)).fetchone()[0] + len(legal_sealed)
+    wanted_terms = set(terms)
+    admitted = {i for i, t, _, _ in posted if t in wanted_terms}
+    judged = conn.execute(*matched_outside_sql(spec, terms)).fetchall() if terms else []
+    # A sealed entry's terms are matched here, and its fact judged from its record, as is a
+    # fact with a TTL.
+    sealed_outside = [i for i in _in_scope(conn, spec, [
+        i for i, e in sealed.items() if not wanted_terms.isdisjoint(e.terms)])
+        if i not in admitted]
+    undecided = [i for i, why in judged if why == UNDECIDED] + sealed_outside
     reason = why_excluded(spec)
     excluded: dict[str, int] = defaultdict(int)
-    outside = [index.ids[n] for n in np.flatnonzero(matched & ~admitted).tolist()]
-    for fact in reads.facts(conn, tenant, outside, sealer).values():
-        why = reason(fact)
+    for why in [why for _, why in judged if why != UNDECIDED] + [
+            reason(f) for f in reads.facts(conn, tenant, undecided, sealer).values()]:
         if why is not None:
             excluded[why] += 1
-    return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=int(admitted.sum()),
-                matched=int(matched.sum()),
+    outside = len(judged) + len(sealed_outside)
+    return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=int(legal),
+                matched=len(admitted) + outside,
                 excluded={r: excluded[r] for r in REASONS if r in excluded}, pending=pending)
+
+
+def _opened(conn: sqlite3.Connection, tenant: str, generation: int, sealer: Sealer | None,
+            cache: Ranking) -> dict[str, Entry]:
+    """The tenant's sealed entries, opened (kept while its generation is the same). One sealed
+    under a key since destroyed is gone with its fact."""
+    cached = cache.sealed.get(tenant)
+    if cached is None or cached.generation != generation:
+        entries: dict[str, Entry] = {}
+        for fact_id, model, sealed in conn.execute(*sealed_sql(tenant)):
+            entry = entry_of(model, None, None, sealed, tenant, sealer)
+            if entry is not None:
+                entries[fact_id] = entry
+        cached = cache.sealed[tenant] = Opened(generation, entries)
+    return cached.entries
+
+
+def _legal_ids(conn: sqlite3.Connection, spec: AsOf, ids: Sequence[str]) -> set[str]:
+    if not ids:
+        return set()
+    where, params = to_sql(spec, "f")
+    return {i for (i,) in conn.execute(
+        f"SELECT f.id FROM facts f WHERE f.tenant = :asof_tenant AND f.id IN "
+        f"(SELECT value FROM json_each(:ids)) AND {where}", {**params, "ids": reads.js(ids)})}
+
+
+def _in_scope(conn: sqlite3.Connection, spec: AsOf, ids: Sequence[str]) -> list[str]:
+    if not ids:
+        return []
+    scope, params = _scope_clause(spec)
+    return [i for (i,) in conn.execute(
+        f"SELECT f.id FROM facts f WHERE f.tenant = :tenant AND f.id IN "
+        f"(SELECT value FROM json_each(:ids)) AND {scope} ORDER BY f.id",
+        {**params, "tenant": spec.scope.tenant, "ids": reads.js(ids)})]
+
+
+def _keyword(conn: sqlite3.Connection, tenant: str, terms: list[str],
+             posted: Sequence[tuple[str, str, int, int]], sealed: dict[str, Entry], docs: int,
+             length: int, k: int) -> Ranked:
+    """BM25 over the legal postings; statistics over the tenant's whole index (every entry
+    in the clear, and the sealed ones opened), as the reference's model counts them."""
+    docs += len(sealed)
+    length += sum(len(e.terms) for e in sealed.values())
+    wanted = set(terms)
+    rows = [r for r in posted if r[1] in wanted]
+    if not rows or not length:
+        return ()
+    df: dict[str, int] = dict(conn.execute(*frequencies_sql(tenant, terms)).fetchall())
+    for e in sealed.values():
+        for t in set(e.terms).intersection(terms):
+            df[t] = df.get(t, 0) + 1
+    ids = sorted({r[0] for r in rows})
+    row_of = {i: n for n, i in enumerate(ids)}
+    position = {t: n for n, t in enumerate(terms)}
+    found = bm25.scores(
+        terms, df, docs, length, len(ids),
+        np.array([position[r[1]] for r in rows], dtype=np.int64),
+        np.array([row_of[r[0]] for r in rows], dtype=np.int64),
+        np.array([r[2] for r in rows], dtype=np.float64),
+        np.array([r[3] for r in rows], dtype=np.float64)).astype(np.float64)
+    return _best(ids, found, k, positive=True)
+
+
+def _exact(posted: Iterable[tuple[str, str, int, int]], identifiers: set[str], k: int) -> Ranked:
+    """The legal items carrying the query's identifiers, by how many distinct ones."""
+    counts: dict[str, int] = defaultdict(int)
+    for i, t, _, _ in posted:
+        if t in identifiers:
+            counts[i] += 1
+    ids = sorted(counts)
+    return _best(ids, np.array([counts[i] for i in ids], dtype=np.float64), k)
+
+
+def _semantic(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealed: dict[str, Entry],
+              legal_sealed: set[str], cache: Ranking) -> Ranked:
+    """Cosine (float32 dot products of unit vectors) over the legal entries by the query's
+    model: the database hands over their vectors, one matrix."""
+    if query.vector is None or query.model is None:
+        return ()
+    dim = len(query.vector)
+    rows = cache.fetch(conn, *vectors_sql(spec, query.model, dim))
+    ids = [i for i, _ in rows]
+    blobs = [v for _, v in rows]
+    for i in sorted(legal_sealed):
+        e = sealed[i]
+        if e.model == query.model and e.vector.size == dim:
+            ids.append(i)
+            blobs.append(np.asarray(e.vector, dtype="<f4").tobytes())
+    if not ids:
+        return ()
+    # In id order, a fresh array, as the reference multiplies its rows: BLAS may round a row's
+    # dot product differently with its position and alignment, and the scores must be equal.
+    order = np.argsort(np.array(ids), kind="stable")
+    matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), dim)[order]
+    sims = (matrix @ np.asarray(query.vector, dtype=np.float32)).astype(np.float64)
+    return _best([ids[n] for n in order], sims, query.per_leg)
+
+
+def _best(ids: Sequence[str], scores: npt.NDArray[np.float64], k: int,
+          positive: bool = False) -> Ranked:
+    """The ``k`` best (id, score), best first, ties by id (``ids`` are sorted); only scores
+    above 0 when ``positive`` (BM25, as the reference keeps them)."""
+    rows = np.flatnonzero(scores > 0) if positive else np.arange(len(ids))
+    order = rows[np.lexsort((rows, -scores[rows]))][:k]
+    return tuple((ids[int(o)], float(scores[o])) for o in order)
