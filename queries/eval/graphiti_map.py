@@ -37,7 +37,7 @@ from typing import Any
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import day_start
 from vintage.queries.eval import scenario as sc
-from vintage.queries.eval.steps import _file_rows
+from vintage.queries.eval.steps import file_rows
 from vintage.queries.eval.written import Replay, Written, scope_of
 
 # Named uuids: the same replay always maps to the same graph (a re-run overwrites, never
@@ -124,7 +124,7 @@ def graph_of(scenario: sc.Scenario, replay: Replay) -> Graph:
         if w.op in WRITES:
             sources.setdefault(source, set()).add(w.name)
         if isinstance(step, sc.Ingest):
-            given = list(step.rows) if step.file is None else _file_rows(step.file)
+            given = list(step.rows) if step.file is None else file_rows(step.file)
             for n, row in enumerate(given, 1):
                 name = str(row.get("name") or f"{w.name}.row{n}")
                 if name in rows:

@@ -173,7 +173,7 @@ def _ingest(store: Store, embedder: Embedder, done: Replay, s: sc.Ingest, w: Wri
         if not s.file.is_file():
             raise UserError(f"no facts table {s.file.name} beside the scenario file")
         done.ingest(store, Scope(tenant=done.tenant), s.file, s.principal.actor, s.recompute)
-        rows = _file_rows(s.file)
+        rows = file_rows(s.file)
     else:
         rows = list(s.rows)
         with tempfile.TemporaryDirectory(prefix="vintage-eval-") as folder:
@@ -200,7 +200,7 @@ def _write_table(path: Path, rows: list[dict[str, Any]]) -> None:
             table.writerow({c: row.get(c, "") for c in columns})
 
 
-def _file_rows(path: Path) -> list[dict[str, Any]]:
+def file_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a facts table the ingest accepted (CSV, else JSON lines), for the record."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".csv":
