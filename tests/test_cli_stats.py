@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.factories import run
+from vintage.graph.store.capabilities import SETTINGS_TENANT
 
 KPIS = """\
 subject,predicate,value,unit,period_start,period_end,source_id,available_at
@@ -109,3 +110,22 @@ def test_stats_of_one_tenant_as_csv_is_its_header_and_one_row(
     assert (row["tenant"], row["facts"], row["first_known"]) == (
         store_args[3], "3", "2024-04-25T00:00:00+00:00")
 
+
+
+def test_every_tenant_after_a_search_lists_tenants_not_the_stores_own_settings(
+    store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first search records the store's embedder as an event of a reserved name: a setting of
+    the store, not a tenant (its name is no valid tenant: listed, it failed the whole table)."""
+    table = tmp_path / "kpis.csv"
+    table.write_text(KPIS)
+    assert run([*store_args, "ingest", "facts", str(table)], capsys, monkeypatch)[0] == 0
+    code, _, err = run([*store_args, "search", "revenue"], capsys, monkeypatch)
+    assert code == 0, err
+    code, out, err = run([*store_args, "stats", "--all-tenants", "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    found = [h["tenant"] for h in json.loads(out)["tenants"]]
+    assert store_args[3] in found and SETTINGS_TENANT not in found
+    if not store_args[1].startswith(("bolt:", "neo4j:")):  # a server holds others' too
+        assert found == [store_args[3]]

@@ -33,10 +33,11 @@ from vintage.graph.core.model import Event, new_event_id
 from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
 from vintage.graph.retrieval.multilingual import INSTALL
 from vintage.graph.retrieval.vectors import EmbedderError
+from vintage.graph.store.capabilities import SETTINGS_TENANT
 from vintage.graph.store.protocol import Store
 
 ACTION = "embedder"
-STORE_TENANT = "vintage store settings"  # a blank: no tenant can be named so
+STORE_TENANT = SETTINGS_TENANT  # a blank: no tenant can be named so
 DEFAULT = "minilm"
 NAMES = "minilm (the default), e5 (multilingual) or openai:<base_url>#<model>"
 ADOPTED = "no embedder was recorded: the first process to need one chose it"

@@ -8,6 +8,11 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
 
+# The store's own settings (the embedder it uses: vintage.graph.retrieval.choice) are events of
+# this name, which no tenant can take (a tenant name has no blank). It holds no tenant's data:
+# a listing of tenants leaves it out.
+SETTINGS_TENANT = "vintage store settings"
+
 
 @runtime_checkable
 class WholeWrites(Protocol):

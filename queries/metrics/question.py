@@ -18,12 +18,12 @@ from vintage.graph.core.model import Fact, Scope
 from vintage.graph.core.temporal import Interval, day_start, from_to
 from vintage.graph.derivations.recipes import RecipeError
 from vintage.graph.store.protocol import Store, StoreTx
-from vintage.queries.lineage.staleness import ReadInstants, staleness
+from vintage.queries.lineage.staleness import ReadInstants, Stale, decide
 from vintage.queries.lineage.subjects import resolve_in
 from vintage.queries.metrics import plans
 from vintage.queries.metrics.answers import MetricAnswer, SubjectAnswer
 from vintage.queries.metrics.basis import BasisChange, basis_changes, judge, restated_note
-from vintage.queries.metrics.chosen import Chosen, find_all
+from vintage.queries.metrics.chosen import Chosen, Saved, find_all
 from vintage.queries.metrics.definitions import Metric
 from vintage.queries.metrics.fiscal import (
     FISCAL_YEAR_END,
@@ -53,7 +53,7 @@ def ask(
     if len(set(subjects)) != len(subjects):
         raise InvalidArgument("a subject is named twice")
 
-    def read(tx: StoreTx) -> list[SubjectAnswer | Chosen]:
+    def read(tx: StoreTx) -> tuple[list[SubjectAnswer | Chosen], dict[str, Stale]]:
         ids = resolve_in(tx, subjects)  # by id, CIK or ticker
         if len(set(ids)) != len(ids):
             raise InvalidArgument(f"{', '.join(subjects)} name the same subject twice")
@@ -62,18 +62,28 @@ def ask(
         found = [_subject(tx, store, scope, metric, s, cutoff, period, hindsight, known=known[s])
                  for s in ids]
         find_all(tx, store.now(), [f for f in found if isinstance(f, Chosen)])
-        return found
+        return found, _stale(tx, [f.saved.fact.id for f in found
+                                  if isinstance(f, Chosen) and f.saved is not None], instants)
 
-    # One read for the names and every company, one write for plans not yet persisted: not a
-    # transaction per company in threads, whose Python shares the GIL (bench/RESULTS.md).
-    found = store.reading(scope.tenant, read)
+    def write(tx: StoreTx, todo: list[Chosen]) -> tuple[list[Saved], dict[str, Stale]]:
+        saved = [f.save(tx, store.now(), actor) for f in todo]
+        # As of after the save: the walk reads the derivations it just recorded.
+        return saved, _stale(tx, [s.fact.id for s in saved], ReadInstants(cutoff, store.now()))
+
+    # One read for the names and every company (their premises' staleness too), one write for
+    # plans not yet persisted: not a transaction per company in threads, whose Python shares
+    # the GIL (bench/RESULTS.md).
+    instants = ReadInstants(cutoff, store.now())
+    found, marks = store.reading(scope.tenant, read)
     todo = [f for f in found if isinstance(f, Chosen) and f.saved is None]
     if todo:
-        saved = store.write(scope.tenant, lambda tx: [f.save(tx, store.now(), actor) for f in todo])
+        saved, more = store.write(scope.tenant, lambda tx: write(tx, todo))
+        marks = {**marks, **more}
         for f, done in zip(todo, saved, strict=True):
             f.saved = done
-    answers = _marked(store, scope, cutoff, [f if isinstance(f, SubjectAnswer)
-                                             else f.answer(store, f.ready) for f in found])
+    answers = [a.model_copy(update={"stale": marks[a.fact_id]}) if a.fact_id in marks else a
+               for a in (f if isinstance(f, SubjectAnswer) else f.answer(store, f.ready)
+                         for f in found)]
     if hindsight:  # asked for: a refusal has none to say, not "none asked"
         answers = [a if a.hindsight is not None else a.model_copy(update={"hindsight": []})
                    for a in answers]
@@ -81,15 +91,12 @@ def ask(
                         period=str(period), answers=answers)
 
 
-def _marked(store: Store, scope: Scope, cutoff: datetime,
-            answers: list[SubjectAnswer]) -> list[SubjectAnswer]:
-    """Each derived answer marked stale when a premise at any depth stopped holding as of the
-    question's cutoff and now (one walk for every company), as search, context and explain
-    mark theirs; a figure filed as is rests on no premise."""
-    derived = [a.fact_id for a in answers if a.fact_id is not None and a.derivation_id]
-    marks = staleness(store, scope.tenant, derived, ReadInstants(cutoff, store.now()))
-    return [a.model_copy(update={"stale": marks[a.fact_id]}) if a.fact_id in marks else a
-            for a in answers]
+def _stale(tx: StoreTx, ids: Sequence[str], read: ReadInstants) -> dict[str, Stale]:
+    """Each persisted answer (its root fact's id) whose premise at any depth stopped holding as
+    of the question's cutoff and now, in the transaction that found or wrote it (one walk for
+    every company), as search, context and explain mark theirs; a figure filed as is rests on
+    no premise."""
+    return decide(tx, ids, read) if ids else {}
 
 
 def _wanted(metric: Metric, subject: str) -> list[str]:
