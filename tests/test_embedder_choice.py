@@ -139,7 +139,7 @@ def test_a_tenant_choice_wins_over_the_stores_and_withdrawing_it_gives_the_store
     assert isinstance(embedder_for(store, en, {}), MiniLM)
     withdrawn = set_embedder(store, None, tenant=cn, actor="user:ops",
                              reason="back to the store's")
-    assert (withdrawn.embedder, withdrawn.tenant) == ("minilm", None)
+    assert withdrawn is not None and (withdrawn.embedder, withdrawn.tenant) == ("minilm", None)
     assert chosen(store, cn, {}).embedder == "minilm"
     with pytest.raises(InvalidArgument, match=f"^tenant {re.escape(cn)} has no embedder of its"):
         set_embedder(store, None, tenant=cn, actor="user:ops", reason="again")

@@ -175,6 +175,27 @@ def test_the_command_prints_the_ladder_as_json_and_refuses_an_unknown_rung(
     assert code == 2 and "oracle" in err and "Traceback" not in err
 
 
+def test_the_eval_searches_with_the_embedder_the_store_records_and_names_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path, store = tmp_path / "one.yaml", str(tmp_path / "store")
+    path.write_text(TWO_USERS % "Lisbon", encoding="utf-8")
+    asked = ["eval", "--scenarios", str(path), "--rung", "engine", "--store", store, "--json"]
+    monkeypatch.delenv("VINTAGE_EMBEDDER", raising=False)
+    code, out, err = run(asked, capsys, monkeypatch)
+    assert code == 0, err
+    assert json.loads(out)["embedder"] == "all-MiniLM-L6-v2-int8"  # the default
+    code, _, err = run(["--store", store, "config", "embedder", "e5"], capsys, monkeypatch)
+    assert code == 0, err
+    code, out, err = run(asked, capsys, monkeypatch)
+    assert code == 0, err
+    assert json.loads(out)["embedder"] == "multilingual-e5-small-q4"
+    monkeypatch.setenv("VINTAGE_EMBEDDER", "minilm")  # disagreeing: refused, as any command
+    code, out, err = run(asked, capsys, monkeypatch)
+    assert (code, out) == (2, "") and err.startswith(
+        "error: VINTAGE_EMBEDDER=minilm disagrees with the embedder the store uses (e5")
+
+
 def test_the_report_is_one_page_with_inline_plots_and_no_network(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,7 +32,8 @@ from vintage.mcp.server import build_server
 T = TypeVar("T")
 SETUP = "test:setup"
 TOOLS = {"search", "context", "remember", "correct", "forget", "review", "asof", "explain",
-         "impact", "register_tool", "unregister_tool", "registered_tools"}
+         "impact", "register_tool", "unregister_tool", "registered_tools", "embedder_choice",
+         "choose_embedder", "withdraw_embedder"}
 
 
 def over_mcp(server: Any, talk: Callable[[Client], Awaitable[T]]) -> T:
@@ -60,7 +61,7 @@ def text(result: CallToolResult) -> str:
     return content.text
 
 
-def test_the_server_lists_its_twelve_tools_each_with_a_typed_schema(store: Store,
+def test_the_server_lists_its_fifteen_tools_each_with_a_typed_schema(store: Store,
                                                                 tenant: str) -> None:
     server = build_server(store, key_of(store, tenant, "reader"), minilm())
     listed = over_mcp(server, lambda c: c.list_tools())

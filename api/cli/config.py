@@ -18,18 +18,17 @@ import typer
 
 from vintage.cli.options import AsJson, Options
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.retrieval.choice import Choice, recorded, set_embedder
+from vintage.graph.retrieval.choice import (
+    NOTHING_SHOWN,
+    REEMBEDDED,
+    Choice,
+    recorded,
+    set_embedder,
+)
 from vintage.render.terminal import console, safe
 
 config_app = typer.Typer(no_args_is_help=True, help="The store's settings: its embedder.")
 _out = console()
-
-
-def _shown(choice: Choice | None) -> dict[str, str | None]:
-    if choice is None:
-        return {"embedder": None, "for": None, "at": None, "actor": None, "reason": None}
-    return {"embedder": choice.embedder, "for": choice.tenant or "store",
-            "at": choice.at.isoformat(), "actor": choice.actor, "reason": choice.reason}
 
 
 @config_app.command("embedder")
@@ -50,8 +49,7 @@ def embedder_cmd(
 ) -> None:
     """Show or choose the model that embeds this store's (or a tenant's) search entries."""
     options: Options = ctx.obj
-    if withdraw and (name is not None or tenant is None):
-        raise InvalidArgument("--withdraw takes --tenant and no NAME")
+    check_withdrawal(name, tenant, withdraw)
     with options.opened() as store:
         if name is None and not withdraw:
             held = recorded(store, tenant)
@@ -60,8 +58,18 @@ def embedder_cmd(
             held = set_embedder(store, name, tenant=tenant, actor=options.actor,
                                 reason=reason)
             changed = True
+    show_choice(held, tenant, changed, as_json)
+
+
+def check_withdrawal(name: str | None, tenant: str | None, withdraw: bool) -> None:
+    if withdraw and (name is not None or tenant is None):
+        raise InvalidArgument("--withdraw takes --tenant and no NAME")
+
+
+def show_choice(held: Choice | None, tenant: str | None, changed: bool, as_json: bool) -> None:
+    """What ``config embedder`` prints, locally and over ``--server``."""
     if as_json:
-        print(json.dumps(_shown(held)))
+        print(json.dumps(NOTHING_SHOWN if held is None else held.shown()))
         return
     if held is None:
         _out.print("no embedder recorded yet: the first search records VINTAGE_EMBEDDER's "
@@ -70,5 +78,4 @@ def embedder_cmd(
     where = held.where if tenant is None or held.tenant else f"tenant {tenant} (the store's)"
     _out.print(f"{'now ' if changed else ''}{safe(held.embedder)} for {safe(where)}, chosen "
                f"{held.at:%Y-%m-%d %H:%M} UTC by {safe(held.actor)}"
-               + ("; entries by another model are re-embedded by the next search or "
-                  "`vintage index`" if changed else ""))
+               + (f"; {REEMBEDDED}" if changed else ""))

@@ -3,7 +3,8 @@ from the command line (docs/eval.md).
 
 Parses the options, opens the store with the harness's clock (a scratch embedded store in a
 temporary folder unless ``--store`` or the global ``--store`` names one: fresh tenants either
-way), runs ``vintage.queries.eval.run.evaluate`` and formats (``vintage.render.eval``).
+way), takes the store's embedder (``vintage config embedder``: ``vintage.graph.retrieval.choice``),
+runs ``vintage.queries.eval.run.evaluate`` and formats (``vintage.render.eval``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from vintage.cli.options import AsJson, Options
 from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope
-from vintage.graph.retrieval.embedder import embedder_from_env
+from vintage.graph.retrieval.choice import embedder_for
 from vintage.graph.store.backends import is_neo4j, neo4j_auth, open_store
 from vintage.graph.store.protocol import Store
 from vintage.ingest.facts_table import ingest_table
@@ -110,7 +111,10 @@ def eval_cmd(
         uri = target or str(Path(scratch) / "store")
         clock = Clock(sc.FIRST_STEP)
         opened = open_store(uri, clock=clock)
-        embedder = embedder_from_env()
+        # The store's recorded choice (on a scratch store: VINTAGE_EMBEDDER's or the default,
+        # recorded now), as every search of the store uses: the scenarios' tenants are fresh,
+        # so the store-wide choice is theirs.
+        embedder = embedder_for(opened, None)
         peers = graphiti.peers(uri, neo4j_auth(), embedder, chosen)
         every: list[Rung] = [*ladder(embedder), NaiveRag(embedder), *peers]
         rungs = [r for r in every if r.name in chosen]

@@ -8,9 +8,10 @@ same JSON as locally). The tenant, scope and actor are the key's: ``--tenant`` a
 do not travel. ``search``, ``context``, ``remember``, ``memories`` and ``forget`` run here; the
 fact reads (``asof``, ``facts``, ``history``, ``explain``, ``impact``) in ``vintage.client.facts``;
 ``audit``, ``trace``, ``used`` and the other memory verbs in ``vintage.client.memory``; ``keys``
-in ``vintage.client.keys``; ``tools`` in ``vintage.client.tools``; ``ingest`` (an upload followed
-as a job) and ``retract`` in ``vintage.client.ingest``. Any other command (sources, serve, ...)
-is refused in one line naming it (exit 2), and so is an option the API cannot honour.
+in ``vintage.client.keys``; ``tools`` in ``vintage.client.tools``; ``config embedder`` in
+``vintage.client.settings``; ``ingest`` (an upload followed as a job) and ``retract`` in
+``vintage.client.ingest``. Any other command (sources, serve, ...) is refused in one line naming
+it (exit 2), and so is an option the API cannot honour.
 
 A problem+json answer is one line on stderr: 401, 403, 404, 400, 409 and 422 are refusals (exit
 2), 503 or no answer at all is ``StoreUnreachable`` (exit 69), a gate's refusal or conflict is a
@@ -32,6 +33,7 @@ from vintage.client.http import Remote, instant, scoped
 from vintage.client.ingest import INGEST_COMMANDS
 from vintage.client.keys import KEY_COMMANDS
 from vintage.client.memory import MEMORY_COMMANDS, decide
+from vintage.client.settings import SETTINGS_COMMANDS
 from vintage.client.tools import TOOL_COMMANDS
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import authority_named, required_authority
@@ -146,7 +148,7 @@ def forget(remote: Remote, p: dict[str, Any]) -> None:
 COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {
     "search": search, "context": context, "remember": remember, "memories": memories,
     "forget": forget} | FACT_COMMANDS | MEMORY_COMMANDS | KEY_COMMANDS | INGEST_COMMANDS \
-    | TOOL_COMMANDS
+    | TOOL_COMMANDS | SETTINGS_COMMANDS
 
 
 def run_remote(ctx: typer.Context, server: str, key: str | None) -> None:

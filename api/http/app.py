@@ -10,7 +10,8 @@ One store per app; every request authenticates with an API key
 
 Routers by area: ``routes_facts`` (facts, lineage, metric questions), ``routes_memory`` and
 ``routes_memory_control`` (the memory verbs), ``routes_ingest`` (uploads and jobs),
-``routes_keys`` (an admin's keys), ``routes_retrieval`` (search, context packs, their trace).
+``routes_keys`` (an admin's keys), ``routes_retrieval`` (search, context packs, their trace),
+``routes_tools`` (registered tools), ``routes_settings`` (the tenant's embedder).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from vintage.http import (
     routes_memory,
     routes_memory_control,
     routes_retrieval,
+    routes_settings,
     routes_tools,
 )
 from vintage.http.auth import service
@@ -44,7 +46,7 @@ from vintage.http.service import Service
 ROUTERS: tuple[APIRouter, ...] = (
     routes_facts.router, routes_memory.router, routes_memory_control.router,
     routes_ingest.router, routes_keys.router, routes_retrieval.router,
-    routes_tools.router,
+    routes_tools.router, routes_settings.router,
 )
 TAGS = [
     {"name": "health", "description": "Liveness and readiness (no key needed)."},
@@ -55,6 +57,8 @@ TAGS = [
     {"name": "keys", "description": "The tenant's API keys (admin keys only)."},
     {"name": "tools", "description": "The tools whose results carry authority (admin keys "
                                      "only)."},
+    {"name": "settings", "description": "The tenant's embedder: any key reads it, an admin "
+                                        "key chooses it."},
     {"name": "retrieval", "description": "Search inside the legal set, context packs and "
                                          "their traces."},
 ]

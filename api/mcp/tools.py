@@ -1,5 +1,6 @@
 """The MCP tools: ``search``, ``context``, ``remember``, ``correct``, ``forget``, ``review``,
-``asof``, ``explain``, ``impact``. Each is a typed method (its parameters are the tool's JSON
+``asof``, ``explain``, ``impact``; the tenant's tools (``vintage.mcp.registry``) and its
+embedder (``vintage.mcp.settings``). Each is a typed method (its parameters are the tool's JSON
 schema, its docstring the tool's description) that calls the very ``queries`` / ``graph``
 functions the command line and the HTTP API call, in the scope the key allows
 (``vintage.http.guard``, ``vintage.graph.access``), with the key's principal as the actor of
@@ -44,6 +45,7 @@ from vintage.http.models_retrieval import (
     search_request,
 )
 from vintage.mcp.registry import Registry
+from vintage.mcp.settings import Settings
 from vintage.queries.lineage.explain import Explanation
 from vintage.queries.lineage.explain import explain as explain_fact
 from vintage.queries.lineage.impact import Impact
@@ -78,11 +80,11 @@ class Refused(InvalidArgument):
     """A write the memory gate refused or held for review: said as the tool's error."""
 
 
-class Tools(Registry):
+class Tools(Registry, Settings):
     """The tools of one server, bound to one store, one key and one embedder."""
 
     NAMES = ("search", "context", "remember", "correct", "forget", "review", "asof",
-             "explain", "impact", *Registry.NAMES)
+             "explain", "impact", *Registry.NAMES, *Settings.NAMES)
 
     def __init__(self, store: Store, key: str, embedder: Embedder | None = None) -> None:
         self.store = store

@@ -21,7 +21,8 @@ def _score(layer: dict[str, Any] | None) -> str:
 def ladder(out: Console, summary: dict[str, Any]) -> None:
     families = ", ".join(f"{k} {v}" for k, v in summary["families"].items())
     out.print(f"{summary['scenarios']} scenarios, {summary['asks']} asks on the "
-              f"{summary['backend']} store (run {summary['run']}): {safe(families)}")
+              f"{summary['backend']} store (run {summary['run']}, embedder "
+              f"{safe(summary.get('embedder') or '?')}): {safe(families)}")
     # Two narrow tables (each fits 80 columns); --json has every count behind each score.
     rows = summary["rungs"]
     width = max(9, *(len(r["rung"]) for r in rows))

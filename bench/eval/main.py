@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
                                             _with_graphiti() if backend == "neo4j" else ())
                 result["runs"][backend] = {"summary": summary, "seconds": round(seconds, 1)}
                 print(f"\n### {backend} ({summary['scenarios']} scenarios, {summary['asks']} "
-                      f"asks, {seconds:.0f} s)\n\n{table(summary)}")
+                      f"asks, embedder {summary.get('embedder') or '?'}, {seconds:.0f} s)"
+                      f"\n\n{table(summary)}")
     finally:
         if started:
             from vintage.graph.neo4j import launcher

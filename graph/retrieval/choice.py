@@ -42,6 +42,8 @@ DEFAULT = "minilm"
 NAMES = "minilm (the default), e5 (multilingual) or openai:<base_url>#<model>"
 ADOPTED = "no embedder was recorded: the first process to need one chose it"
 ENGLISH_ONLY = frozenset({DEFAULT})  # choices whose model reads English only
+# What a change means for the entries already indexed: said by the CLI, HTTP and MCP alike.
+REEMBEDDED = "entries by another model are re-embedded by the next search or `vintage index`"
 _MICROSECOND = timedelta(microseconds=1)
 
 
@@ -61,6 +63,16 @@ class Choice:
     @property
     def where(self) -> str:
         return "the store" if self.tenant is None else f"tenant {self.tenant}"
+
+    def shown(self) -> dict[str, str | None]:
+        """The choice as ``config embedder --json``, ``GET /v1/embedder`` and the MCP tool
+        ``embedder`` show it: ``for`` is the tenant whose own choice it is, or ``store``."""
+        return {"embedder": self.embedder, "for": self.tenant or "store",
+                "at": self.at.isoformat(), "actor": self.actor, "reason": self.reason}
+
+
+NOTHING_SHOWN: dict[str, str | None] = {
+    "embedder": None, "for": None, "at": None, "actor": None, "reason": None}
 
 
 def normalised(choice: str) -> str:
@@ -96,10 +108,12 @@ def recorded(store: Store, tenant: str | None = None) -> Choice | None:
 
 
 def set_embedder(store: Store, choice: str | None, *, tenant: str | None = None, actor: str,
-                 reason: str) -> Choice:
-    """Record ``choice`` for the store (``tenant`` None) or for one tenant; a tenant's choice
-    of None withdraws its own, so the store's holds for it again. Entries by another model are
-    re-embedded by the next search or ``vintage index`` (the index is keyed by model)."""
+                 reason: str) -> Choice | None:
+    """Record ``choice`` for the store (``tenant`` None) or for one tenant, and return the
+    choice that holds now; a tenant's choice of None withdraws its own, so the store's holds
+    for it again (None when the store has none yet: the first search records one). Entries by
+    another model are re-embedded by the next search or ``vintage index`` (the index is keyed
+    by model)."""
     if not reason.strip():
         raise InvalidArgument("choosing an embedder needs a reason (it is logged)")
     if choice is None and tenant is None:
@@ -119,19 +133,20 @@ def set_embedder(store: Store, choice: str | None, *, tenant: str | None = None,
     event = Event(id=new_event_id(), tenant=where, at=at, actor=actor, action=ACTION,
                   reason=reason, details={"embedder": choice or ""})  # "": withdrawn
     store.write(where, lambda tx: tx.append_events(event))
-    held = recorded(store, tenant)
-    assert held is not None  # the store's choice was just recorded, or a tenant's withdrawn
-    return held
+    return recorded(store, tenant)
 
 
-def chosen(store: Store, tenant: str, env: Mapping[str, str] = os.environ) -> Choice:
-    """The choice that holds for ``tenant``; on a store with none yet, ``VINTAGE_EMBEDDER``'s
-    (or the default), recorded as the store's. ``EmbedderMismatch`` when ``VINTAGE_EMBEDDER``
+def chosen(store: Store, tenant: str | None, env: Mapping[str, str] = os.environ) -> Choice:
+    """The choice that holds for ``tenant`` (None: the store's own, what a tenant with no
+    choice of its own gets); on a store with none yet, ``VINTAGE_EMBEDDER``'s (or the
+    default), recorded as the store's. ``EmbedderMismatch`` when ``VINTAGE_EMBEDDER``
     is set and names another."""
     asked = env.get("VINTAGE_EMBEDDER", "").strip()
     held = recorded(store, tenant)
     if held is None:
-        return set_embedder(store, asked or DEFAULT, actor="vintage", reason=ADOPTED)
+        adopted = set_embedder(store, asked or DEFAULT, actor="vintage", reason=ADOPTED)
+        assert adopted is not None  # the store's own, just recorded
+        return adopted
     if asked and normalised(asked) != held.embedder:
         option = "" if held.tenant is None else f" --tenant {held.tenant}"
         raise EmbedderMismatch(
@@ -141,7 +156,8 @@ def chosen(store: Store, tenant: str, env: Mapping[str, str] = os.environ) -> Ch
     return held
 
 
-def embedder_for(store: Store, tenant: str, env: Mapping[str, str] = os.environ) -> Embedder:
+def embedder_for(store: Store, tenant: str | None,
+                 env: Mapping[str, str] = os.environ) -> Embedder:
     """The embedder a search of ``tenant`` in ``store`` uses (``chosen``); an endpoint's key
     is still read from ``VINTAGE_EMBEDDER_KEY``, never recorded."""
     return embedder_from_env({**env, "VINTAGE_EMBEDDER": chosen(store, tenant, env).embedder})

@@ -105,8 +105,9 @@ td, th {{ border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; }}
 svg {{ max-width: 100%; height: auto; }}
 </style></head><body>
 <h1>vintage eval</h1>
-<p>Run {e(summary['run'])} on the {e(summary['backend'])} store: {summary['scenarios']}
-scenarios, {summary['asks']} asks. Families: {families}.</p>
+<p>Run {e(summary['run'])} on the {e(summary['backend'])} store, embedder
+{e(summary.get('embedder') or '?')}: {summary['scenarios']} scenarios, {summary['asks']} asks.
+Families: {families}.</p>
 <h2>The ladder</h2>
 <table>{head}{''.join(rows)}</table>
 {''.join(f'<figure>{svg}</figure>' for svg in _plots(summary))}

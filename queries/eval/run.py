@@ -46,6 +46,7 @@ class Evaluation:
     backend: str
     scenarios: list[sc.Scenario]
     rungs: list[RungResult]
+    embedder: str = ""  # the model the engine's rungs searched with (the store's choice)
 
     def summary(self) -> dict[str, Any]:
         """The numbers ``--json`` prints and the report draws."""
@@ -58,7 +59,7 @@ class Evaluation:
             if r.name in ("none", *ENGINE_RUNGS):
                 below = r
         return {
-            "run": self.run, "backend": self.backend,
+            "run": self.run, "backend": self.backend, "embedder": self.embedder,
             "scenarios": len(self.scenarios),
             "asks": sum(len(s.asks) for s in self.scenarios),
             "families": dict(sorted(Counter(s.family for s in self.scenarios).items())),
@@ -150,7 +151,7 @@ def evaluate(store: Store, clock: Settable, embedder: Embedder, scenarios: Seque
                     result.outcomes[(s.id, a.id)] = outcome
                 result.seconds.append(handed.seconds)
                 result.tokens.append(handed.tokens)
-    return Evaluation(run, backend, list(scenarios), results)
+    return Evaluation(run, backend, list(scenarios), results, embedder.name)
 
 
 def _inexpressible(rung: Rung, s: sc.Scenario, a: sc.Ask) -> dict[str, str]:
