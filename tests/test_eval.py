@@ -196,6 +196,27 @@ def test_the_eval_searches_with_the_embedder_the_store_records_and_names_it(
         "error: VINTAGE_EMBEDDER=minilm disagrees with the embedder the store uses (e5")
 
 
+def test_two_concurrent_deliveries_of_one_message_are_one_memory_both_deliveries_keep(
+        tmp_path: Path, embedder: Embedder) -> None:
+    from vintage.graph.store.backends import open_store
+    from vintage.queries.eval.written import Clock
+
+    found = [s for s in files.load([files.bundled_dir()])
+             if s.id.startswith("concurrent-duplicate-delivery-")]
+    assert len(found) == 2  # English and Chinese
+    clock = Clock(sc.FIRST_STEP)
+    store = open_store(str(tmp_path / "store"), clock=clock)
+    try:
+        result = evaluate(store, clock, embedder, found,
+                          [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)],
+                          backend="embedded")
+    finally:
+        store.close()
+    kept = [(c.scenario, c.passed, c.detail) for c in result.rungs[0].checks if c.name == "kept"]
+    # One delivery writes, the other is absorbed as its duplicate: both answer for the key.
+    assert [(s, p) for s, p, _ in kept] == [(s.id, True) for s in found for _ in range(2)], kept
+
+
 def test_the_report_is_one_page_with_inline_plots_and_no_network(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
