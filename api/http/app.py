@@ -10,7 +10,8 @@ One store per app; every request authenticates with an API key
 
 Routers by area: ``routes_facts`` (facts, lineage, metric questions), ``routes_memory`` and
 ``routes_memory_control`` (the memory verbs), ``routes_ingest`` (uploads and jobs),
-``routes_keys`` (an admin's keys), ``routes_retrieval`` (search, context packs, their trace).
+``routes_keys`` (an admin's keys), ``routes_retrieval`` (search, context packs, their trace),
+``routes_explore`` (what the browser explorer reads: versions, as-of, cutoffs, eval, health).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Clock, Store
 from vintage.http import (
     problems,
+    routes_explore,
     routes_facts,
     routes_ingest,
     routes_keys,
@@ -44,7 +46,7 @@ from vintage.http.service import Service
 ROUTERS: tuple[APIRouter, ...] = (
     routes_facts.router, routes_memory.router, routes_memory_control.router,
     routes_ingest.router, routes_keys.router, routes_retrieval.router,
-    routes_tools.router,
+    routes_tools.router, routes_explore.router,
 )
 TAGS = [
     {"name": "health", "description": "Liveness and readiness (no key needed)."},
@@ -57,6 +59,8 @@ TAGS = [
                                      "only)."},
     {"name": "retrieval", "description": "Search inside the legal set, context packs and "
                                          "their traces."},
+    {"name": "eval", "description": "The recorded evaluation report and a scope's memory "
+                                    "health."},
 ]
 
 
