@@ -14,7 +14,7 @@ from vintage.demo import MARGIN_CUTOFFS, RECAST_FILING, DemoResult, run_demo
 from vintage.queries.eval import recorded
 
 SEC = "https://www.sec.gov/Archives/edgar/data/1652044/"
-MARGIN = {"subject": "GOOGL", "period": "FY2018Q1"}
+MARGIN: dict[str, Any] = {"subject": "GOOGL", "period": "FY2018Q1"}
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ under uvicorn (``vintage.cli.serve``).
 
 Nothing is opened at import or when the app is built: the store comes from the ``open_store``
 given, called once at startup (lifespan), and is closed at shutdown after the running ingest
-jobs end. ``/docs`` (Swagger UI) and ``/redoc`` load only files the service serves itself.
+jobs end. ``/docs`` (Swagger UI) and ``/redoc`` load only files the service serves itself, as
+does the explorer at ``/ui`` (``vintage.ui``).
 One store per app; every request authenticates with an API key
 (``vintage.http.auth``) and runs as its principal. Errors are RFC 9457 problems
 (``vintage.http.problems``); the OpenAPI 3.1 document is ``/openapi.json``.
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi_offline import FastAPIOffline
@@ -41,6 +43,7 @@ from vintage.http.auth import service
 from vintage.http.limits import HeadLimits
 from vintage.http.models import Health, Ready
 from vintage.http.service import Service
+from vintage.ui import mount as mount_ui
 
 # Each area's router.
 ROUTERS: tuple[APIRouter, ...] = (
@@ -72,10 +75,11 @@ def _version() -> str:
 
 
 def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
-               embedder: Embedder | None = None) -> FastAPI:
+               embedder: Embedder | None = None, ui: Path | None = None) -> FastAPI:
     """The app over the store ``open_store`` opens (at startup, not now); ``clock`` stamps its
     jobs (default: the system's); ``embedder`` ranks its searches (default: the one the store
-    records for the request's tenant, ``vintage config embedder``)."""
+    records for the request's tenant, ``vintage config embedder``); ``ui`` is the folder of
+    the explorer's built pages served at ``/ui`` (default: the package's, ``vintage.ui``)."""
     held = Service(open_store, clock, embedder)
 
     @asynccontextmanager
@@ -105,6 +109,7 @@ def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
                       responses=problems.documented())
     for router in ROUTERS:
         app.include_router(router)
+    mount_ui(app, ui)
     return app
 
 
