@@ -10,7 +10,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vintage.http.models import FACT_EXAMPLE, SOURCE_EXAMPLE, FactOut, Instant, Out
+from vintage.http.models import (
+    FACT_EXAMPLE,
+    METRIC_EXAMPLE,
+    SOURCE_EXAMPLE,
+    FactOut,
+    Instant,
+    Out,
+)
 from vintage.http.models_memory import Scoped
 from vintage.queries.metrics.answers import MetricAnswer
 
@@ -80,6 +87,10 @@ class CutoffsQuery(BaseModel):
 class Vintages(Out):
     """What was known when: one answer per cutoff, in the order asked."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"metric": "revenue", "period": "FY2018",
+         "answers": [METRIC_EXAMPLE, METRIC_EXAMPLE | {"cutoff": "2019-06-30T00:00:00Z"}]}]})
+
     metric: str
     period: str
     answers: list[MetricAnswer]
@@ -104,6 +115,14 @@ class HealthQuery(Scoped):
 
 class HealthOut(Out):
     """``vintage health --json`` without the drill (the drill writes; this is a read)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"scope": ["user=42"], "days": 30, "memories": 2,
+         "cold": [{"id": "k1a2b.r1", "subject": "user:42", "key": "home.city",
+                   "since": "2026-05-01T09:00:00+00:00"}],
+         "injections": 3, "tokens_by_kind": {"preference": 120},
+         "tokens_by_source": {"msg-1": 120}, "header_share": 0.18,
+         "conflicts": [], "candidates": []}]})
 
     scope: list[str]
     days: int
