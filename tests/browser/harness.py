@@ -118,7 +118,8 @@ class Watched:
 
     page: Page
     problems: list[str] = field(default_factory=list)
-    responses: list[Response] = field(default_factory=list)
+    responses: list[Response] = field(default_factory=list)  # not read yet
+    bodies: list[str] = field(default_factory=list)  # read
     expected: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -147,11 +148,17 @@ class Watched:
                                  f"{response.url}")
 
     def api_bodies(self) -> list[str]:
-        """The text of every API response the page received so far."""
-        bodies = []
-        for response in self.responses:
+        """The text of every API response the page received so far. The browser drops a
+        document's bodies when it navigates to another: ``goto`` reads them first."""
+        pending, self.responses = self.responses, []
+        for response in pending:
             try:
-                bodies.append(response.text())
+                self.bodies.append(response.text())
             except Exception as exc:  # a body the browser dropped is a problem too
                 self.problems.append(f"unreadable response {response.url}: {exc}")
-        return bodies
+        return list(self.bodies)
+
+    def goto(self, url: str) -> Response | None:
+        """``page.goto``, once the current document's API answers are read."""
+        self.api_bodies()
+        return self.page.goto(url)
