@@ -160,3 +160,20 @@ def test_a_reader_of_another_tenant_sees_nothing_of_the_demo(
         assert "GOOGL" not in body and "operating_margin" not in body, body[:300]
         assert OLD not in body and NEW not in body
     assert "GOOGL" not in page.locator("body").inner_text()
+
+
+def test_a_search_with_nothing_relevant_says_so(explorer: Explorer, watched: Watched) -> None:
+    page = opened(explorer, watched, explorer.reader, "search")
+    page.get_by_test_id("search-query").fill("penguin migration routes in Antarctica")
+    page.get_by_test_id("search-go").click()
+    expect(page.get_by_test_id("nothing-relevant")).to_be_visible()
+    expect(page.get_by_test_id("search-result")).to_have_count(0)
+
+
+def test_on_a_narrow_window_the_fact_page_does_not_spill_sideways(
+        explorer: Explorer, watched: Watched) -> None:
+    watched.page.set_viewport_size({"width": 390, "height": 844})
+    page = opened(explorer, watched, explorer.reader, f"fact/{explorer.margin}")
+    expect(page.get_by_test_id("version-row")).to_have_count(2)
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= 390, f"the page is {wide} px wide in a 390 px window"
