@@ -40,8 +40,12 @@ FACT = ("id", "subject", "predicate", "value", "unit", "revision", "kind", "stat
         "recorded_until", "sources")
 SEARCH = ("rank", "score", "id", "subject", "predicate", "value", "unit", "status",
           "valid_from", "valid_to", "sources")
-IMPACT = ("depth", "id", "subject", "predicate", "value", "unit", "known_from", "known_until",
-          "survives", "path")
+# An impact's two tables in one: ``entry`` ``downstream`` (a derived fact it reaches, with its
+# depth, path and whether it survives), then ``revised`` (what the source already changed: the
+# old version, the new one's id and value, the kind of revision and, for a filed one, its class).
+IMPACT = ("entry", "depth", "id", "subject", "predicate", "value", "unit", "valid_from",
+          "valid_to", "known_from", "known_until", "survives", "path", "new_id", "new_value",
+          "revision", "change")
 
 
 def table_of(result: Tabular) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
@@ -89,10 +93,16 @@ def search_rows(result: SearchResult) -> list[tuple[Any, ...]]:
 
 
 def impact_rows(result: Impact) -> list[tuple[Any, ...]]:
-    return [(r.depth, r.fact.id, r.fact.subject, r.fact.predicate, r.fact.value, r.fact.unit,
-             _iso(r.fact.knowledge[0]), _iso(r.fact.knowledge[1]), r.survives,
-             " -> ".join(r.path))
-            for r in result.affected]
+    downstream = [
+        ("downstream", r.depth, f.id, f.subject, f.predicate, f.value, f.unit, _iso(f.valid[0]),
+         _iso(f.valid[1]), _iso(f.knowledge[0]), _iso(f.knowledge[1]), r.survives,
+         " -> ".join(r.path), None, None, None, None)
+        for r in result.affected for f in (r.fact,)]
+    return downstream + [
+        ("revised", None, f.id, f.subject, f.predicate, f.value, f.unit, _iso(f.valid[0]),
+         _iso(f.valid[1]), _iso(f.knowledge[0]), _iso(f.knowledge[1]), None, None,
+         r.new.id if r.new else None, r.new.value if r.new else None, r.revision, r.change)
+        for r in result.revised for f in (r.old,)]
 
 
 def as_csv(result: Tabular) -> str:
