@@ -18,7 +18,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, from_to, parse_instant
-from vintage.graph.sqlite import search
+from vintage.graph.sqlite import reads, search
 from vintage.graph.sqlite.asof import reason_sql, to_sql
 
 GOLDEN = Path(__file__).parent / "golden" / "sqlite"
@@ -54,6 +54,7 @@ BUILT: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
     "search_matched_outside": lambda: search.matched_outside_sql(spec(USER), ["ship", "退款"]),
     "search_frequencies": lambda: search.frequencies_sql("acme", ["oper", "incom"]),
     "search_sealed": lambda: search.sealed_sql("acme"),
+    "tenants": reads.tenants_sql,
 }
 
 
