@@ -17,16 +17,19 @@ import io
 import sys
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from vintage.queries.lineage.asof import Answer
-from vintage.queries.lineage.impact import Impact
-from vintage.queries.metrics.answers import MetricAnswer
 from vintage.queries.search.request import SearchResult
 from vintage.render.terminal import visible
 
+if TYPE_CHECKING:  # loaded when a table of theirs is made (``table_of``): a search needs neither
+    from vintage.queries.lineage.asof import Answer
+    from vintage.queries.lineage.impact import Impact
+    from vintage.queries.metrics.answers import MetricAnswer
+
 Row = dict[str, Any]
-Tabular = MetricAnswer | Sequence[MetricAnswer] | Sequence[Answer] | SearchResult | Impact
+Tabular: TypeAlias = ("MetricAnswer | Sequence[MetricAnswer] | Sequence[Answer] | SearchResult"
+                      " | Impact")
 
 
 def _iso(t: datetime | None) -> str | None:
@@ -51,10 +54,14 @@ IMPACT = ("entry", "depth", "id", "subject", "predicate", "value", "unit", "vali
 def table_of(result: Tabular) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
     """The columns and the rows of ``result``: a metric answer (or one per cutoff), facts as
     of a cutoff or a history, a search, an impact."""
-    if isinstance(result, MetricAnswer):
-        return METRIC, metric_rows([result])
     if isinstance(result, SearchResult):
         return SEARCH, search_rows(result)
+    from vintage.queries.lineage.asof import Answer
+    from vintage.queries.lineage.impact import Impact
+    from vintage.queries.metrics.answers import MetricAnswer
+
+    if isinstance(result, MetricAnswer):
+        return METRIC, metric_rows([result])
     if isinstance(result, Impact):
         return IMPACT, impact_rows(result)
     items = list(result)

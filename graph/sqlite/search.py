@@ -44,6 +44,7 @@ from vintage.graph.sqlite.rows import entry_of
 Ranked = tuple[tuple[str, float], ...]
 Params = dict[str, object]
 KEPT = 4  # reads kept: one search's postings and vectors, and those of a staleness check
+OUTSIDE = "-"  # a posting's fact outside the read's scope: neither ranked nor counted
 JOIN = ("JOIN entries e ON e.rowid = p.entry "
         "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id")
 
@@ -85,20 +86,30 @@ class Ranking:
 
 
 def postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
-    """(fact id, term, count, entry length) of the postings of ``terms`` in the legal set."""
+    """(fact id, term, count, entry length, why) of the postings of ``terms`` in the tenant,
+    the as-of predicate decided once per row: ``why`` NULL for a fact in the legal set (ranked),
+    the reason it is excluded (``reason_sql``) for one in the read's scope that the predicate
+    leaves out (counted as matched, never ranked), ``OUTSIDE`` for one outside that scope. The
+    postings the keyword and exact legs rank and the matched-but-excluded facts a search
+    reports are one read."""
     where, params = to_sql(spec, "f")
-    return (f"SELECT e.fact_id, p.term, p.tf, e.length FROM postings p {JOIN}\n"
-            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))"
-            f"\n  AND {where}", {**params, "terms": reads.js(terms)})
+    reason, _ = reason_sql(spec, "f")
+    scope, more = _scope_clause(spec)
+    return (f"SELECT e.fact_id, p.term, p.tf, e.length, CASE WHEN ({where}) IS 1 THEN NULL\n"
+            f"  WHEN ({scope}) IS 1 THEN {reason}\n  ELSE '{OUTSIDE}' END\n"
+            f"FROM postings p {JOIN}\n"
+            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))",
+            {**params, **more, "terms": reads.js(terms)})
 
 
-def vectors_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
-    """(fact id, vector) of the legal entries in the clear by ``model`` of dimension ``dim``."""
+def legal_entries_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
+    """(fact id, vector) of every legal entry in the clear, its vector NULL unless by ``model``
+    of dimension ``dim``: the semantic leg's matrix and the legal set's size in one read."""
     where, params = to_sql(spec, "f")
-    return ("SELECT e.fact_id, e.vector FROM entries e "
+    return ("SELECT e.fact_id, CASE WHEN e.model = :model AND length(e.vector) = :size "
+            "THEN e.vector END FROM entries e "
             "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
-            "WHERE e.tenant = :asof_tenant AND e.model = :model AND e.sealed IS NULL "
-            f"AND length(e.vector) = :size\n  AND {where}",
+            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}",
             {**params, "model": model, "size": 4 * dim})
 
 
@@ -110,26 +121,23 @@ def legal_count_sql(spec: AsOf) -> tuple[str, Params]:
             f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}", params)
 
 
+def pending_sql(tenant: str, model: str) -> tuple[str, Params]:
+    """A row when some fact of the tenant (not erased) has no entry by ``model``: the
+    facts' live ids against the entries' (tenant, model, fact id), two covering indexes
+    (``vintage.graph.sqlite.schema``), so a tenant wholly indexed is answered from the indexes
+    alone, not by reading each fact and its entry."""
+    return ("SELECT 1 FROM facts f INDEXED BY facts_live WHERE f.tenant = :tenant AND "
+            "f.erased = 0\n  AND NOT EXISTS (SELECT 1 FROM entries e INDEXED BY entries_model "
+            "WHERE e.tenant = f.tenant AND e.model = :model AND e.fact_id = f.id) LIMIT 1",
+            {"tenant": tenant, "model": model})
+
+
 def _scope_clause(spec: AsOf) -> tuple[str, Params]:
     if spec.shared_only:
         return "f.scope = '[]'", {}
     return ("NOT EXISTS (SELECT 1 FROM json_each(:scope_terms) t WHERE t.value NOT IN "
             "(SELECT value FROM json_each(f.scope)))",
             {"scope_terms": reads.js(spec.scope.terms())})
-
-
-def matched_outside_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
-    """(fact id, the reason it is excluded) of the facts in the read's scope whose entry in the
-    clear holds one of ``terms`` and that the as-of predicate leaves out, each once: the
-    database says why (``reason_sql``), but for a fact with a TTL (``UNDECIDED``)."""
-    where, params = to_sql(spec, "f")
-    reason, _ = reason_sql(spec, "f")
-    scope, more = _scope_clause(spec)
-    return (f"SELECT f.id, {reason} FROM facts f WHERE f.tenant = :asof_tenant AND f.id IN ("
-            f"SELECT e.fact_id FROM postings p JOIN entries e ON e.rowid = p.entry\n"
-            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM "
-            f"json_each(:terms)))\n  AND {scope}\n  AND ({where}) IS NOT 1",
-            {**params, **more, "terms": reads.js(terms)})
 
 
 def frequencies_sql(tenant: str, terms: Sequence[str]) -> tuple[str, Params]:
@@ -160,12 +168,11 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
     sealed = _opened(conn, tenant, generation, sealer, cache)
     legal_sealed = _legal_ids(conn, spec, sorted(sealed))
     pending = None if query.indexed_by is None else conn.execute(
-        "SELECT 1 FROM facts f LEFT JOIN entries e ON e.tenant = f.tenant AND e.fact_id = f.id"
-        " WHERE f.tenant = ? AND f.erased = 0 AND (e.model IS NULL OR e.model != ?) LIMIT 1",
-        (tenant, query.indexed_by)).fetchone() is not None
+        *pending_sql(tenant, query.indexed_by)).fetchone() is not None
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
     wanted = sorted(set(terms) | set(query.identifiers))
-    posted = list(cache.fetch(conn, *postings_sql(spec, wanted))) if wanted else []
+    found = cache.fetch(conn, *postings_sql(spec, wanted)) if wanted else []
+    posted = [(i, t, tf, n) for i, t, tf, n, why in found if why is None]
     for i in sorted(legal_sealed):
         counts: dict[str, int] = defaultdict(int)
         for t in sealed[i].terms:
@@ -173,14 +180,18 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
         posted += [(i, t, counts[t], len(sealed[i].terms)) for t in wanted if t in counts]
     keyword = _keyword(conn, tenant, terms, posted, sealed, docs, length, query.per_leg)
     exact = _exact(posted, set(query.identifiers), query.per_leg)
-    semantic = _semantic(conn, spec, query, sealed, legal_sealed, cache)
+    entries = None if query.vector is None or query.model is None else cache.fetch(
+        conn, *legal_entries_sql(spec, query.model, len(query.vector)))
+    semantic = _semantic(query, entries or [], sealed, legal_sealed)
     if not query.counted:
         return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
                     pending=pending)
-    legal = conn.execute(*legal_count_sql(spec)).fetchone()[0] + len(legal_sealed)
+    legal = (conn.execute(*legal_count_sql(spec)).fetchone()[0] if entries is None
+             else len(entries)) + len(legal_sealed)
     wanted_terms = set(terms)
     admitted = {i for i, t, _, _ in posted if t in wanted_terms}
-    judged = conn.execute(*matched_outside_sql(spec, terms)).fetchall() if terms else []
+    judged = sorted({i: why for i, t, _, _, why in found
+                     if why is not None and why != OUTSIDE and t in wanted_terms}.items())
     # A sealed entry's terms are matched here, and its fact judged from its record, as is a
     # fact with a TTL.
     sealed_outside = [i for i in _in_scope(conn, spec, [
@@ -270,14 +281,14 @@ def _exact(posted: Iterable[tuple[str, str, int, int]], identifiers: set[str], k
     return _best(ids, np.array([counts[i] for i in ids], dtype=np.float64), k)
 
 
-def _semantic(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealed: dict[str, Entry],
-              legal_sealed: set[str], cache: Ranking) -> Ranked:
+def _semantic(query: TextQuery, entries: Sequence[tuple[str, bytes | None]],
+              sealed: dict[str, Entry], legal_sealed: set[str]) -> Ranked:
     """Cosine (float32 dot products of unit vectors) over the legal entries by the query's
-    model: the database hands over their vectors, one matrix."""
+    model: the database hands over their vectors (``legal_entries_sql``), one matrix."""
     if query.vector is None or query.model is None:
         return ()
     dim = len(query.vector)
-    rows = cache.fetch(conn, *vectors_sql(spec, query.model, dim))
+    rows = [(i, v) for i, v in entries if v is not None]
     ids = [i for i, _ in rows]
     blobs = [v for _, v in rows]
     for i in sorted(legal_sealed):

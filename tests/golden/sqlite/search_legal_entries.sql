@@ -1,5 +1,5 @@
-SELECT e.fact_id, e.vector FROM entries e JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id
-WHERE e.tenant = :asof_tenant AND e.model = :model AND e.sealed IS NULL AND length(e.vector) = :size
+SELECT e.fact_id, CASE WHEN e.model = :model AND length(e.vector) = :size THEN e.vector END FROM entries e JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id
+WHERE e.tenant = :asof_tenant AND e.sealed IS NULL
   AND f.tenant = :asof_tenant
   AND NOT EXISTS (SELECT 1 FROM json_each(:asof_scope) t WHERE t.value NOT IN (SELECT value FROM json_each(f.scope)))
   AND f.available_at <= :asof_known
