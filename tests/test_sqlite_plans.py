@@ -19,7 +19,7 @@ from vintage.graph.core.kinds import FactKind
 from vintage.graph.core.labels import FACT, SOURCE
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, parse_instant
-from vintage.graph.sqlite import reads, schema, search
+from vintage.graph.sqlite import reads, schema, search_sql
 from vintage.graph.sqlite.tx import SqliteTx
 from vintage.graph.store.protocol import Direction
 
@@ -60,17 +60,20 @@ READS: dict[str, Callable[[sqlite3.Connection, SqliteTx], object]] = {
     # read); the document frequencies of its terms; the legal entries, their vectors and so
     # their count (a read naming no subject reads the tenant's legal set: the cosine is exact
     # over it); the tenant's sealed entries, through an index of those alone.
-    "search postings": lambda c, tx: c.execute(*search.postings_sql(spec(), ["oper", "incom"])),
+    "search postings": lambda c, tx: c.execute(
+        *search_sql.postings_sql(spec(), ["oper", "incom"])),
+    "search legal postings of a subject": lambda c, tx: c.execute(
+        *search_sql.legal_postings_sql(spec(subjects=("A",)), ["oper"])),
     "search postings in a scope": lambda c, tx: c.execute(
-        *search.postings_sql(AsOf(USER).resolved(NOW), ["ship"])),
-    "search frequencies": lambda c, tx: c.execute(*search.frequencies_sql("acme", ["oper"])),
+        *search_sql.postings_sql(AsOf(USER).resolved(NOW), ["ship"])),
+    "search frequencies": lambda c, tx: c.execute(*search_sql.frequencies_sql("acme", ["oper"])),
     "search postings of a subject": lambda c, tx: c.execute(
-        *search.postings_sql(spec(subjects=("A",)), ["oper"])),
+        *search_sql.postings_sql(spec(subjects=("A",)), ["oper"])),
     "search legal entries of a subject": lambda c, tx: c.execute(
-        *search.legal_entries_sql(spec(subjects=("A",)), "m", 4)),
+        *search_sql.legal_entries_sql(spec(subjects=("A",)), "m", 4)),
     "search legal count of a subject": lambda c, tx: c.execute(
-        *search.legal_count_sql(spec(subjects=("A",)))),
-    "search sealed entries": lambda c, tx: c.execute(*search.sealed_sql("acme")),
+        *search_sql.legal_count_sql(spec(subjects=("A",)))),
+    "search sealed entries": lambda c, tx: c.execute(*search_sql.sealed_sql("acme")),
 }
 
 
@@ -105,6 +108,7 @@ EXPECTED = {"asof by subject and predicate": "facts_lookup (tenant=? AND subject
             "search postings": "p USING PRIMARY KEY (tenant=? AND term=?)",
             "search frequencies": "postings USING PRIMARY KEY (tenant=? AND term=?)",
             "search postings of a subject": "p USING PRIMARY KEY (tenant=? AND term=?)",
+            "search legal postings of a subject": "PRIMARY KEY (tenant=? AND term=?",
             "search legal entries of a subject": "facts_lookup (tenant=? AND subject=?)",
             "search sealed entries": "entries_sealed (tenant=?)"}
 # A partial index of the sealed entries alone: reading all of a tenant's is the point (they

@@ -38,15 +38,23 @@ from vintage.graph.retrieval import bm25
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads
-from vintage.graph.sqlite.asof import UNDECIDED, reason_sql, to_sql
+from vintage.graph.sqlite.asof import UNDECIDED, to_sql
 from vintage.graph.sqlite.rows import entry_of
+from vintage.graph.sqlite.search_sql import (
+    OUTSIDE,
+    Params,
+    frequencies_sql,
+    legal_count_sql,
+    legal_entries_sql,
+    legal_postings_sql,
+    pending_sql,
+    postings_sql,
+    scope_clause,
+    sealed_sql,
+)
 
 Ranked = tuple[tuple[str, float], ...]
-Params = dict[str, object]
 KEPT = 4  # reads kept: one search's postings and vectors, and those of a staleness check
-OUTSIDE = "-"  # a posting's fact outside the read's scope: neither ranked nor counted
-JOIN = ("JOIN entries e ON e.rowid = p.entry "
-        "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id")
 
 
 @dataclass(frozen=True)
@@ -68,89 +76,26 @@ class Ranking:
         self.rows: dict[str, list[Any]] = {}
         self.version: tuple[int, int, int] | None = None
 
-    def fetch(self, conn: sqlite3.Connection, sql: str, params: Params) -> list[Any]:
+    def holds(self, conn: sqlite3.Connection, sql: str, params: Params) -> bool:
+        """Whether the rows of this read are kept (and still current)."""
+        self._current(conn)
+        return f"{sql}\n{sorted(params.items())!r}" in self.rows
+
+    def _current(self, conn: sqlite3.Connection) -> None:
         # Per connection: each has its own data version (a reader's, or the writer's).
         version = (id(conn), int(conn.execute("PRAGMA data_version").fetchone()[0]),
                    conn.total_changes)
         if version != self.version:
             self.rows, self.version = {}, version
+
+    def fetch(self, conn: sqlite3.Connection, sql: str, params: Params) -> list[Any]:
+        self._current(conn)
         key = f"{sql}\n{sorted(params.items())!r}"
         if key not in self.rows:
             if len(self.rows) >= KEPT:
                 self.rows = {}
             self.rows[key] = conn.execute(sql, params).fetchall()
         return self.rows[key]
-
-
-# -- builders: the SQL of each read, and its parameters ------------------------------------------
-
-
-def postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
-    """(fact id, term, count, entry length, why) of the postings of ``terms`` in the tenant,
-    the as-of predicate decided once per row: ``why`` NULL for a fact in the legal set (ranked),
-    the reason it is excluded (``reason_sql``) for one in the read's scope that the predicate
-    leaves out (counted as matched, never ranked), ``OUTSIDE`` for one outside that scope. The
-    postings the keyword and exact legs rank and the matched-but-excluded facts a search
-    reports are one read."""
-    where, params = to_sql(spec, "f")
-    reason, _ = reason_sql(spec, "f")
-    scope, more = _scope_clause(spec)
-    return (f"SELECT e.fact_id, p.term, p.tf, e.length, CASE WHEN ({where}) IS 1 THEN NULL\n"
-            f"  WHEN ({scope}) IS 1 THEN {reason}\n  ELSE '{OUTSIDE}' END\n"
-            f"FROM postings p {JOIN}\n"
-            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))",
-            {**params, **more, "terms": reads.js(terms)})
-
-
-def legal_entries_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
-    """(fact id, vector) of every legal entry in the clear, its vector NULL unless by ``model``
-    of dimension ``dim``: the semantic leg's matrix and the legal set's size in one read."""
-    where, params = to_sql(spec, "f")
-    return ("SELECT e.fact_id, CASE WHEN e.model = :model AND length(e.vector) = :size "
-            "THEN e.vector END FROM entries e "
-            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
-            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}",
-            {**params, "model": model, "size": 4 * dim})
-
-
-def legal_count_sql(spec: AsOf) -> tuple[str, Params]:
-    """How many entries in the clear the legal set holds."""
-    where, params = to_sql(spec, "f")
-    return ("SELECT COUNT(*) FROM entries e "
-            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
-            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}", params)
-
-
-def pending_sql(tenant: str, model: str) -> tuple[str, Params]:
-    """A row when some fact of the tenant (not erased) has no entry by ``model``: the
-    facts' live ids against the entries' (tenant, model, fact id), two covering indexes
-    (``vintage.graph.sqlite.schema``), so a tenant wholly indexed is answered from the indexes
-    alone, not by reading each fact and its entry."""
-    return ("SELECT 1 FROM facts f INDEXED BY facts_live WHERE f.tenant = :tenant AND "
-            "f.erased = 0\n  AND NOT EXISTS (SELECT 1 FROM entries e INDEXED BY entries_model "
-            "WHERE e.tenant = f.tenant AND e.model = :model AND e.fact_id = f.id) LIMIT 1",
-            {"tenant": tenant, "model": model})
-
-
-def _scope_clause(spec: AsOf) -> tuple[str, Params]:
-    if spec.shared_only:
-        return "f.scope = '[]'", {}
-    return ("NOT EXISTS (SELECT 1 FROM json_each(:scope_terms) t WHERE t.value NOT IN "
-            "(SELECT value FROM json_each(f.scope)))",
-            {"scope_terms": reads.js(spec.scope.terms())})
-
-
-def frequencies_sql(tenant: str, terms: Sequence[str]) -> tuple[str, Params]:
-    """(term, document frequency) of ``terms`` over the tenant's entries in the clear."""
-    return ("SELECT term, COUNT(*) FROM postings WHERE tenant = :tenant AND term IN "
-            "(SELECT value FROM json_each(:terms)) GROUP BY term",
-            {"tenant": tenant, "terms": reads.js(terms)})
-
-
-def sealed_sql(tenant: str) -> tuple[str, Params]:
-    """(fact id, model, ciphertext) of the tenant's sealed entries."""
-    return ("SELECT fact_id, model, sealed FROM entries WHERE tenant = :tenant AND sealed IS "
-            "NOT NULL", {"tenant": tenant})
 
 
 # -- the runner -----------------------------------------------------------------------------------
@@ -171,7 +116,12 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
         *pending_sql(tenant, query.indexed_by)).fetchone() is not None
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
     wanted = sorted(set(terms) | set(query.identifiers))
-    found = cache.fetch(conn, *postings_sql(spec, wanted)) if wanted else []
+    # Counted: the postings with their verdicts, one read; else (or kept from the first
+    # round) those of the legal set alone.
+    judging = postings_sql(spec, wanted)
+    found = [] if not wanted else cache.fetch(conn, *judging) if (
+        query.counted or cache.holds(conn, *judging)) else [
+        (*r, None) for r in cache.fetch(conn, *legal_postings_sql(spec, wanted))]
     posted = [(i, t, tf, n) for i, t, tf, n, why in found if why is None]
     for i in sorted(legal_sealed):
         counts: dict[str, int] = defaultdict(int)
@@ -237,7 +187,7 @@ def _legal_ids(conn: sqlite3.Connection, spec: AsOf, ids: Sequence[str]) -> set[
 def _in_scope(conn: sqlite3.Connection, spec: AsOf, ids: Sequence[str]) -> list[str]:
     if not ids:
         return []
-    scope, params = _scope_clause(spec)
+    scope, params = scope_clause(spec)
     return [i for (i,) in conn.execute(
         f"SELECT f.id FROM facts f WHERE f.tenant = :tenant AND f.id IN "
         f"(SELECT value FROM json_each(:ids)) AND {scope} ORDER BY f.id",
