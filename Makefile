@@ -8,12 +8,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck java-check test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
+.PHONY: demo check lint typecheck java-check ui-check test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
 
-check: lint typecheck java-check test wheel-check
+check: lint typecheck java-check ui-check test wheel-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ typecheck: $(STAMP)
 java-check:
 	mvn -q -B -f docker/pom.xml verify
 	@grep -h "Tests run" docker/neo4j-plugin/target/surefire-reports/*.txt
+
+# The explorer's front end (api/ui/web): its types, then its Vitest unit tests (routing, the
+# time bands, the graphs' nodes and edges, formatting), from a clean install of the lockfile.
+ui-check:
+	cd api/ui/web && npm ci --no-audit --no-fund && npm run typecheck && npm test
 
 # Package the plugin and build the launcher (no Java tests: java-check runs them).
 neo4j-build: $(STAMP)
