@@ -14,10 +14,15 @@ export interface Bar {
   open: boolean; // no end: still holds, drawn to the lane's end
 }
 
+export interface Tick {
+  at: number; // percent of the lane
+  label: string;
+}
+
 export interface Scale {
   min: number; // ms since 1970
   max: number; // the lane's right end: past every end and start
-  ticks: number[];
+  ticks: Tick[];
 }
 
 export const MIN_WIDTH = 0.8;
@@ -27,6 +32,12 @@ function ms(iso: string): number {
   const t = Date.parse(iso);
   if (Number.isNaN(t)) throw new Error(`not an instant: ${JSON.stringify(iso)}`);
   return t;
+}
+
+// A tick reads as a date when the lane spans days; within a few days, to the minute (UTC).
+export function tickLabel(t: number, span: number): string {
+  const text = new Date(t).toISOString();
+  return span >= 3 * DAY ? text.slice(0, 10) : `${text.slice(0, 10)} ${text.slice(11, 16)}Z`;
 }
 
 // The lane spans the earliest start to the latest known instant (a start or an end); open
@@ -40,8 +51,11 @@ export function scaleFor(intervals: readonly Interval[], tickCount = 4): Scale {
   if (last - min < DAY) last = min + DAY;
   const open = intervals.some(([, e]) => e === null);
   const max = open ? last + (last - min) / 10 : last;
-  const ticks: number[] = [];
-  for (let i = 0; i < tickCount; i++) ticks.push(min + ((last - min) * i) / (tickCount - 1));
+  const ticks: Tick[] = [];
+  for (let i = 0; i < tickCount; i++) {
+    const t = min + ((last - min) * i) / (tickCount - 1);
+    ticks.push({ at: ((t - min) / (max - min)) * 100, label: tickLabel(t, last - min) });
+  }
   return { min, max, ticks };
 }
 

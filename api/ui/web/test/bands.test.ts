@@ -49,3 +49,14 @@ describe("the time bands", () => {
     expect(() => scaleFor([["yesterday", null]])).toThrow('not an instant: "yesterday"');
   });
 });
+
+describe("the lane's ticks", () => {
+  it("read as dates over a span of days, to the minute over a few hours, first at the lane's start", () => {
+    const days = scaleFor([["2018-04-24T00:00:00Z", "2019-04-30T00:00:00Z"]]);
+    expect(days.ticks.map((t) => t.label)[0]).toBe("2018-04-24");
+    expect(days.ticks.at(-1)).toEqual({ at: 100, label: "2019-04-30" });
+    const hours = scaleFor([["2026-12-06T17:18:11Z", null]]);
+    expect(hours.ticks[0]).toEqual({ at: 0, label: "2026-12-06 17:18Z" });
+    expect(hours.ticks.at(-1)!.at).toBeLessThan(100); // the open margin lies past the last tick
+  });
+});

@@ -30,7 +30,8 @@ export interface Graph {
 function factNode(f: FactView, kind?: NodeKind): GraphNode {
   return {
     id: f.id, kind: kind ?? (f.kind === "derived" ? "derived" : "fact"),
-    label: `${f.subject} ${f.predicate}\n${formatValue(f.value, f.unit)}`,
+    // The drawing's label is short (the list beside it says everything): concept and value.
+    label: `${f.predicate.replace(/^[\w-]+:/, "")}\n${formatValue(f.value, f.unit)}`,
     href: factHref(f.id),
     detail: `${f.subject} ${f.predicate} = ${formatValue(f.value, f.unit)} (r${f.revision}, ${f.status})`,
   };

@@ -38,22 +38,25 @@ export function draw(container: HTMLElement, graph: Graph, open: (href: string) 
       ...graph.nodes.map((n) => ({ data: { id: n.id, label: n.label, kind: n.kind, href: n.href } })),
       ...graph.edges.map((e) => ({ data: { id: e.id, source: e.source, target: e.target, label: e.label } })),
     ],
-    layout: { name: "breadthfirst", directed: true, spacingFactor: 1.1, padding: 20 },
+    // Breadth-first from the roots, turned to run left to right: the nodes of one depth
+    // stack in a column, so their labels (beside them) have the width of the drawing.
+    layout: { name: "breadthfirst", directed: true, spacingFactor: 1, padding: 16,
+              transform: (_node, p) => ({ x: p.y * 2.2, y: p.x / 1.6 }) },
     minZoom: 0.2,
     maxZoom: 4,
-    wheelSensitivity: 0.4,
     style: [
       { selector: "node", style: {
-        label: "data(label)", "text-wrap": "wrap", "text-max-width": "180px", "font-size": 10,
-        "text-valign": "bottom", "text-margin-y": 4, width: 22, height: 22, color: "#111827",
+        label: "data(label)", "text-wrap": "wrap", "text-max-width": "200px", "font-size": 10,
+        "text-valign": "center", "text-halign": "right", "text-margin-x": 5, width: 18,
+        height: 18, color: "#111827",
         "background-color": (n: cytoscape.NodeSingular) => COLOURS[n.data("kind") as string] ?? "#64748b",
-        "font-family": "system-ui, 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', sans-serif",
+        "font-family": 'system-ui, "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", sans-serif',
       } },
       { selector: "node[kind = 'source']", style: { shape: "round-rectangle" } },
       { selector: "edge", style: {
         width: 1.5, "line-color": "#94a3b8", "target-arrow-color": "#94a3b8",
         "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)",
-        "font-size": 8, color: "#475569", "text-rotation": "autorotate",
+        "font-size": 7, color: "#64748b", "text-rotation": "autorotate",
       } },
       { selector: "node:selected", style: { "border-width": 3, "border-color": "#111827" } },
     ],

@@ -55,8 +55,12 @@ function timeline(versions: FactOut[]): HTMLElement {
   return h("div", { class: "timeline" }, lanes(versions).map((lane) =>
     h("section", { class: `lane lane-${lane.axis}`, "aria-label": AXIS_TITLE[lane.axis] },
       h("h3", {}, AXIS_TITLE[lane.axis]),
-      h("div", { class: "ticks", "aria-hidden": "true" }, lane.scale.ticks.map((t) =>
-        h("span", {}, formatInstant(new Date(t).toISOString())))),
+      h("div", { class: "lane-row ticks", "aria-hidden": "true" }, h("span"),
+        h("span", { class: "tick-track" }, lane.scale.ticks.map((t, i) => {
+          const tick = h("span", { class: i === 0 ? "tick first" : "tick" }, t.label);
+          tick.style.left = `${t.at}%`;
+          return tick;
+        }))),
       versions.map((v, i) => {
         const bar = lane.bars[i]!;
         const band = h("span", { class: `band band-${lane.axis}${bar.open ? " open" : ""}`,
@@ -86,7 +90,7 @@ function versionRow(v: FactOut, sources: Source[], change: Promise<string>): HTM
     h("td", {}, h("a", { href: hrefFor({ page: "explain", id: v.id }) }, "derivation tree")));
 }
 
-function asOfControl(f: FactView, initial: string): HTMLElement {
+function asOfControl(f: FactView, initial: string): { box: HTMLElement; ask: () => void } {
   const input = h("input", { id: "asof", type: "date", testid: "asof-input", value: initial,
                              required: true });
   const answer = h("div", { testid: "asof-answer", class: "answer", "aria-live": "polite" },
@@ -121,8 +125,7 @@ function asOfControl(f: FactView, initial: string): HTMLElement {
     h("button", { type: "submit", testid: "asof-go" }, "Ask"));
   const box = h("section", { class: "asof", "aria-labelledby": "asof-title" },
     h("h2", { id: "asof-title" }, "What a question returned as of an instant"), form, answer);
-  if (initial) queueMicrotask(() => form.requestSubmit());
-  return box;
+  return { box, ask: () => form.requestSubmit() };
 }
 
 export async function factPage(id: string, params: Params): Promise<Page> {
@@ -134,7 +137,8 @@ export async function factPage(id: string, params: Params): Promise<Page> {
   const impacts = new Map<string, Promise<Impact>>();
   const rows = versions.map((v, i) =>
     versionRow(v, sources[i]!, changeClass(v, sources[i]!, i ? sources[i - 1]! : null, impacts)));
-  return page(`${f.subject} ${f.predicate}`,
+  const asOf = asOfControl(f, params.asof ?? "");
+  const p = page(`${f.subject} ${f.predicate}`,
     definitions([
       ["this version", h("span", {}, `${formatValue(f.value, f.unit)} (r${f.revision}, ${f.kind}, ${f.status}) `,
                          h("code", {}, f.id))],
@@ -153,5 +157,8 @@ export async function factPage(id: string, params: Params): Promise<Page> {
                                        "change", "sources", ""].map((t) => h("th", { scope: "col" }, t)))),
           h("tbody", {}, rows))),
     versions.length ? timeline(versions) : null,
-    asOfControl(f, params.asof ?? ""));
+    asOf.box);
+  // #/fact/<id>?asof=2018-06-30 asks at once (a link can show an answer); once on the page.
+  if (params.asof) p.mounted = asOf.ask;
+  return p;
 }

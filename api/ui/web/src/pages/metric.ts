@@ -50,9 +50,12 @@ function chart(rows: Vintage[]): SVGElement {
       label(svg("text", { x: PAD.left - 6, y: t.y + 4, "text-anchor": "end" }),
             formatValue(Number(t.value.toPrecision(4)), unit === "percent" ? "percent" : null)))),
     svg("path", { d: layout.path, class: "line" }),
-    ...layout.points.map((p) => svg("g", {},
+    ...layout.points.map((p, i, all) => svg("g", {},
       p.y === null ? null : svg("circle", { cx: p.x, cy: p.y, r: 4, class: "dot" }),
-      label(svg("text", { x: p.x, y: height - 8, "text-anchor": "middle" }), p.at.slice(0, 10)))));
+      // the first and last dates sit inside the drawing, not centred past its edges
+      label(svg("text", { x: p.x, y: height - 8, "text-anchor": all.length > 1 && i === 0 ? "start"
+                          : all.length > 1 && i === all.length - 1 ? "end" : "middle" }),
+            p.at.slice(0, 10)))));
 }
 
 function label(el: SVGElement, text: string): SVGElement {

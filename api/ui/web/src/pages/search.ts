@@ -64,6 +64,9 @@ function results(out: SearchOut): Node[] {
     ? h("div", { class: "verdict", testid: "nothing-relevant", role: "status" },
         h("strong", {}, "Nothing relevant is known."), " ", out.relevance?.reason ?? "")
     : null;
+  const none = out.results.length === 0 && !out.nothing_relevant && !out.refusal
+    ? h("p", { role: "status" }, "No answer: ", out.relevance?.reason ?? "nothing matched the query.")
+    : null;
   const refusal = out.refusal ? h("p", { class: "error", role: "alert" }, `Refused: ${out.refusal}`) : null;
   const list = h("ol", { class: "results" }, out.results.map((r) => h("li", { testid: "search-result" },
     h("a", { href: factHref(r.id) }, `${r.subject} ${r.predicate} = ${formatValue(r.value, r.unit)}`),
@@ -76,7 +79,7 @@ function results(out: SearchOut): Node[] {
   const closed = out.closed.length === 0 ? null : h("section", {},
     h("h2", {}, "Closed by a change (not evidence)"),
     h("ul", {}, out.closed.map((c) => h("li", {}, c.item, " ", staleFlag(c)))));
-  return [summary, verdict ?? h("span"), refusal ?? h("span"), list, closed ?? h("span")];
+  return [summary, verdict, none, refusal, list, closed].filter((n): n is HTMLElement => n !== null);
 }
 
 export async function searchPage(params: Params): Promise<Page> {
