@@ -76,18 +76,20 @@ function timeline(versions: FactOut[]): HTMLElement {
 }
 
 function versionRow(v: FactOut, sources: Source[], change: Promise<string>): HTMLElement {
-  const cell = h("td", { testid: "change-class" }, "…");
+  const cell = h("td", { testid: "change-class", "data-label": "change" }, "…");
   change.then((text) => { cell.textContent = text; },
               (e: unknown) => { cell.replaceChildren(errorLine(e)); });
+  // data-label: on a narrow window each row reads as a card, each cell under its name.
   return h("tr", { testid: "version-row", "data-id": v.id },
-    h("th", { scope: "row" }, `r${v.revision}`),
-    h("td", { class: "value" }, formatValue(v.value, v.unit)),
-    AXES.map((axis) => h("td", { class: "nowrap" }, formatInterval(v[axis]))),
-    h("td", {}, v.status, v.stale ? [" ", staleFlag(v.stale)] : []),
+    h("th", { scope: "row", "data-label": "revision" }, `r${v.revision}`),
+    h("td", { class: "value", "data-label": "value" }, formatValue(v.value, v.unit)),
+    AXES.map((axis) => h("td", { class: "nowrap", "data-label": axis }, formatInterval(v[axis]))),
+    h("td", { "data-label": "status" }, v.status, v.stale ? [" ", staleFlag(v.stale)] : []),
     cell,
-    h("td", {}, sources.length ? h("ul", { class: "plain" }, sources.map(sourceItem))
-                               : muted("none")),
-    h("td", {}, h("a", { href: hrefFor({ page: "explain", id: v.id }) }, "derivation tree")));
+    h("td", { "data-label": "sources" }, sources.length
+      ? h("ul", { class: "plain" }, sources.map(sourceItem)) : muted("none")),
+    h("td", { "data-label": "lineage" },
+      h("a", { href: hrefFor({ page: "explain", id: v.id }) }, "derivation tree")));
 }
 
 function asOfControl(f: FactView, initial: string): { box: HTMLElement; ask: () => void } {
