@@ -44,6 +44,24 @@ export interface FactOut extends FactView {
   stale: Stale | null;
 }
 
+// GET /v1/facts/{id}/versions: each version with the sources it cites ("inputs": a derived
+// version's inputs' sources) and its revision's class (null for the first version).
+export interface VersionOut extends FactOut {
+  cited: "support" | "inputs";
+  change: string | null;
+}
+
+export interface Versions {
+  fact: string;
+  items: VersionOut[];
+}
+
+export interface AsOfOut {
+  fact: string;
+  cutoff: string;
+  answer: FactOut | null;
+}
+
 export interface Step {
   fact: FactView;
   derived_by: { derivation: { id: string; recipe: string; formula: string | null };

@@ -27,7 +27,7 @@ function load(route: Route): Promise<Page> {
     case "impact": return impactPage(route.id);
     case "metric": return metricPage(route.metric, route.params);
     case "trace": return tracePage(route.id);
-    case "eval": return evalPage();
+    case "eval": return evalPage(route.params);
     case "unknown": return Promise.resolve(page("No such page",
       h("p", {}, "This address names no page of the explorer. "), h("a", { href: "#/" }, "Start here")));
   }

@@ -11,7 +11,7 @@ export type Route =
   | { page: "impact"; id: string }
   | { page: "metric"; metric: string; params: Params }
   | { page: "trace"; id: string }
-  | { page: "eval" }
+  | { page: "eval"; params: Params }
   | { page: "unknown"; hash: string };
 
 function decode(segment: string): string | null {
@@ -39,7 +39,7 @@ export function parseHash(hash: string): Route {
   if (name === undefined) return { page: "home" };
   if (rest.length === 0) {
     if (name === "search" && arg === undefined) return { page: "search", params };
-    if (name === "eval" && arg === undefined) return { page: "eval" };
+    if (name === "eval" && arg === undefined) return { page: "eval", params };
     if (arg !== undefined) {
       switch (name) {
         case "fact": return { page: "fact", id: arg, params };
@@ -68,7 +68,7 @@ export function hrefFor(route: Route): string {
     case "impact": return `#/impact/${e(route.id)}`;
     case "metric": return withQuery(`#/metric/${e(route.metric)}`, route.params);
     case "trace": return `#/trace/${e(route.id)}`;
-    case "eval": return "#/eval";
+    case "eval": return withQuery("#/eval", route.params);
     case "unknown": return route.hash || "#/";
   }
 }

@@ -32,3 +32,30 @@ describe("what the pages ask the API", () => {
     expect(rows.at(-1)).toEqual(["excluded: superseded", "3 removed (superseded)"]);
   });
 });
+
+import { changeText } from "../src/pages/fact";
+import { rowsOf } from "../src/pages/metric";
+
+describe("what the pages make of the API's answers", () => {
+  it("names a version's change class, the first version's included", () => {
+    expect(changeText({ change: null, revision: 1 })).toBe("first version");
+    expect(changeText({ change: "recomputed", revision: 2 })).toBe("recomputed");
+    expect(changeText({ change: "reclassification", revision: 2 })).toBe("reclassification");
+  });
+
+  it("takes one row per cutoff, the subject's answer, a refusal kept as a row", () => {
+    const answer = (cutoff: string, value: number | null, refused: string | null = null) => ({
+      metric: "operating_margin", cutoff, answers: [
+        { subject: "MSFT", value: 1, unit: "percent", method: null, fact_id: "x", refused: null },
+        { subject: "GOOGL", value, unit: "percent", method: "100 * operating_income / revenue",
+          fact_id: value === null ? null : `f-${cutoff}`, refused }] });
+    const rows = rowsOf({ metric: "operating_margin", period: "FY2018Q1", answers: [
+      answer("2017-06-30T00:00:00Z", null, "no input public yet"),
+      answer("2018-06-30T00:00:00Z", 22.48), answer("2019-06-30T00:00:00Z", 24.51)] },
+      "googl", ["2017-06-30", "2018-06-30", "2019-06-30"]);
+    expect(rows.map((r) => [r.cutoff, r.value, r.refused])).toEqual([
+      ["2017-06-30", null, "no input public yet"], ["2018-06-30", 22.48, null],
+      ["2019-06-30", 24.51, null]]);
+    expect(rows[1]!.fact_id).toBe("f-2018-06-30T00:00:00Z");
+  });
+});

@@ -22,7 +22,8 @@ describe("hash routing", () => {
     expect(parseHash("#/metric/operating_margin?subject=GOOGL")).toEqual(
       { page: "metric", metric: "operating_margin", params: { subject: "GOOGL" } });
     expect(parseHash("#/trace/e-4b1d")).toEqual({ page: "trace", id: "e-4b1d" });
-    expect(parseHash("#/eval")).toEqual({ page: "eval" });
+    expect(parseHash("#/eval")).toEqual({ page: "eval", params: {} });
+    expect(parseHash("#/eval?user=42")).toEqual({ page: "eval", params: { user: "42" } });
   });
 
   it("calls anything else an unknown page, a malformed escape included, without throwing", () => {
@@ -40,7 +41,7 @@ describe("hash routing", () => {
       { page: "impact", id: "0001652044-19-000015" },
       { page: "metric", metric: "operating_margin", params: { subject: "GOOGL", period: "FY2018Q1" } },
       { page: "trace", id: "e-1" },
-      { page: "eval" },
+      { page: "eval", params: { project: "北京" } },
     ];
     for (const route of routes) expect(parseHash(hrefFor(route))).toEqual(route);
   });

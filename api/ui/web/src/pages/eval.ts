@@ -1,10 +1,20 @@
-// The evaluation report, as the API keeps it: shown as it came, tables for lists of records.
+// The evaluation report (GET /v1/eval/report: what `vintage eval --record` kept) and a scope's
+// memory health (GET /v1/eval/health), shown as they came: tables for lists of records.
 
 import { get } from "../api";
 import { h } from "../dom";
-import { page, type Page } from "./common";
+import { formatInstant } from "../format";
+import { hrefFor, type Params } from "../router";
+import { definitions, errorLine, page, type Page } from "./common";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+interface Report {
+  event: string;
+  at: string;
+  actor: string;
+  summary: Json;
+}
 
 function isRecordList(v: Json): v is { [k: string]: Json }[] {
   return Array.isArray(v) && v.length > 0
@@ -23,13 +33,50 @@ export function render(value: Json, depth = 0): Node {
         h("td", {}, r[c] === undefined ? "" : render(r[c]!, depth + 1))))))));
   }
   if (Array.isArray(value)) {
-    return h("ul", {}, value.map((v) => h("li", {}, render(v, depth + 1))));
+    return value.length ? h("ul", {}, value.map((v) => h("li", {}, render(v, depth + 1))))
+      : document.createTextNode("none");
   }
   return h("dl", { class: depth ? "nested" : "facts" }, Object.entries(value).flatMap(([k, v]) =>
     [h("dt", {}, k), h("dd", {}, render(v, depth + 1))]));
 }
 
-export async function evalPage(): Promise<Page> {
-  const report = await get<Json>("/v1/eval/report");
-  return page("Evaluation report", h("div", { testid: "eval-report" }, render(report)));
+function healthForm(params: Params): HTMLFormElement {
+  return h("form", { class: "search-form", onsubmit: (event: Event) => {
+    event.preventDefault();
+    const data = new FormData(event.target as HTMLFormElement);
+    location.hash = hrefFor({ page: "eval", params: {
+      user: String(data.get("user") ?? "").trim(), project: String(data.get("project") ?? "").trim(),
+      days: String(data.get("days") ?? "").trim() } });
+  } },
+    h("div", { class: "field" }, h("label", { for: "h-user" }, "User"),
+      h("input", { id: "h-user", name: "user", value: params.user ?? "" })),
+    h("div", { class: "field" }, h("label", { for: "h-project" }, "Project"),
+      h("input", { id: "h-project", name: "project", value: params.project ?? "" })),
+    h("div", { class: "field" }, h("label", { for: "h-days" }, "Days"),
+      h("input", { id: "h-days", name: "days", type: "number", min: 1, value: params.days ?? "30" })),
+    h("div", { class: "field" }, h("button", { type: "submit" }, "Show health")));
+}
+
+async function health(params: Params): Promise<Node> {
+  if (!params.user && !params.project) {
+    return h("p", { class: "muted" }, "Name a user or a project to see its memory health.");
+  }
+  try {
+    const found = await get<Json>("/v1/eval/health", {
+      user: params.user, project: params.project, days: params.days });
+    return h("div", { testid: "eval-health" }, render(found));
+  } catch (e) {
+    return errorLine(e);
+  }
+}
+
+export async function evalPage(params: Params): Promise<Page> {
+  const [report, scoped] = await Promise.all([
+    get<Report>("/v1/eval/report").then((r) => h("div", { testid: "eval-report" },
+      definitions([["recorded", formatInstant(r.at)], ["by", r.actor], ["event", r.event]]),
+      render(r.summary)), errorLine),
+    health(params)]);
+  return page("Evaluation and health",
+    h("h2", {}, "The latest evaluation report"), report,
+    h("h2", {}, "Memory health of a scope"), healthForm(params), scoped);
 }

@@ -1,8 +1,8 @@
-// The fact page: every version of the assertion (GET /v1/facts/history), each on the three
-// time axes drawn as bands, with its sources, the change class of each revision, and an "as
-// of" control asking GET /v1/facts at an instant what a question returned then.
+// The fact page: every version of the assertion (GET /v1/facts/{id}/versions), each on the
+// three time axes drawn as bands, with its sources and the change class of each revision, and
+// an "as of" control asking GET /v1/facts/{id}/asof what a question returned at an instant.
 
-import { get, seg, type Explanation, type FactOut, type FactView, type Impact, type Source } from "../api";
+import { get, seg, type AsOfOut, type FactView, type VersionOut, type Versions } from "../api";
 import { lanes, AXES, type Axis } from "../bands";
 import { h } from "../dom";
 import { dateParam, formatInstant, formatInterval, formatValue } from "../format";
@@ -15,43 +15,12 @@ const AXIS_TITLE: Record<Axis, string> = {
   system: "System time: when this store recorded it",
 };
 
-const explanation = (id: string): Promise<Explanation> =>
-  get<Explanation>(`/v1/facts/${seg(id)}/explanation`);
-
-export function history(f: FactView): Promise<{ items: FactOut[] }> {
-  return get<{ items: FactOut[] }>("/v1/facts/history", {
-    subject: f.subject, predicate: f.predicate, valid_from: f.valid[0],
-    valid_to: f.valid[1] ?? undefined, unit: f.unit ?? undefined,
-  });
+// The API's change class in words: null is the first version.
+export function changeText(v: Pick<VersionOut, "change" | "revision">): string {
+  return v.change ?? (v.revision <= 1 ? "first version" : "not recorded");
 }
 
-// A derived version cites no source of its own: its sources are those of its inputs, read
-// from its derivation tree.
-function treeSources(e: Explanation): Source[] {
-  const found = new Map<string, Source>();
-  const walk = (step: Explanation["root"]): void => {
-    for (const s of step.sources) found.set(s.id, s);
-    for (const j of step.derived_by) for (const i of j.inputs) walk(i.step);
-  };
-  walk(e.root);
-  return [...found.values()].sort((a, b) => a.available_at.localeCompare(b.available_at));
-}
-
-// The change class of a revision, as the source that brought it recorded it: the impact of
-// each source the version has and its predecessor had not lists what that source revised.
-async function changeClass(version: FactOut, sources: Source[], before: Source[] | null,
-                           impacts: Map<string, Promise<Impact>>): Promise<string> {
-  if (before === null) return "first version";
-  const had = new Set(before.map((s) => s.id));
-  for (const s of sources.filter((s) => !had.has(s.id))) {
-    if (!impacts.has(s.id)) impacts.set(s.id, get<Impact>(`/v1/sources/${seg(s.id)}/impact`));
-    const revised = (await impacts.get(s.id)!).revised.find((r) => r.new?.id === version.id);
-    if (revised) return revised.change ? `${revised.revision}: ${revised.change}` : revised.revision;
-  }
-  return "revised (class not recorded)";
-}
-
-function timeline(versions: FactOut[]): HTMLElement {
+function timeline(versions: VersionOut[]): HTMLElement {
   return h("div", { class: "timeline" }, lanes(versions).map((lane) =>
     h("section", { class: `lane lane-${lane.axis}`, "aria-label": AXIS_TITLE[lane.axis] },
       h("h3", {}, AXIS_TITLE[lane.axis]),
@@ -75,21 +44,23 @@ function timeline(versions: FactOut[]): HTMLElement {
       }))));
 }
 
-function versionRow(v: FactOut, sources: Source[], change: Promise<string>): HTMLElement {
-  const cell = h("td", { testid: "change-class", "data-label": "change" }, "…");
-  change.then((text) => { cell.textContent = text; },
-              (e: unknown) => { cell.replaceChildren(errorLine(e)); });
+function versionRow(v: VersionOut, shown: string): HTMLElement {
   // data-label: on a narrow window each row reads as a card, each cell under its name.
-  return h("tr", { testid: "version-row", "data-id": v.id },
-    h("th", { scope: "row", "data-label": "revision" }, `r${v.revision}`),
+  return h("tr", { testid: "version-row", "data-id": v.id,
+                   class: v.id === shown ? "shown" : undefined },
+    h("th", { scope: "row", "data-label": "revision" }, `r${v.revision}`,
+      v.id === shown ? muted(" (this page)") : null),
     h("td", { class: "value", "data-label": "value" }, formatValue(v.value, v.unit)),
     AXES.map((axis) => h("td", { class: "nowrap", "data-label": axis }, formatInterval(v[axis]))),
     h("td", { "data-label": "status" }, v.status, v.stale ? [" ", staleFlag(v.stale)] : []),
-    cell,
-    h("td", { "data-label": "sources" }, sources.length
-      ? h("ul", { class: "plain" }, sources.map(sourceItem)) : muted("none")),
+    h("td", { testid: "change-class", "data-label": "change" }, changeText(v)),
+    h("td", { "data-label": "sources" }, v.sources.length
+      ? h("ul", { class: "plain" }, v.sources.map(sourceItem),
+          v.cited === "inputs" ? h("li", {}, muted("(its inputs' sources, public when it became known)")) : null)
+      : muted("none")),
     h("td", { "data-label": "lineage" },
-      h("a", { href: hrefFor({ page: "explain", id: v.id }) }, "derivation tree")));
+      h("a", { href: hrefFor({ page: "explain", id: v.id }) }, "derivation tree"),
+      v.id === shown ? null : [" · ", h("a", { href: factHref(v.id) }, "open")]));
 }
 
 function asOfControl(f: FactView, initial: string): { box: HTMLElement; ask: () => void } {
@@ -106,18 +77,14 @@ function asOfControl(f: FactView, initial: string): { box: HTMLElement; ask: () 
     }
     answer.textContent = `asking as of ${at.value}…`;
     try {
-      const found = await get<{ items: FactOut[] }>("/v1/facts", {
-        predicate: f.predicate, subject: f.subject, cutoff: at.value, valid_at: f.valid[0],
-      });
-      const same = found.items.filter((a) => a.valid[0] === f.valid[0]
-        && a.valid[1] === f.valid[1] && a.unit === f.unit);
-      answer.replaceChildren(same.length === 0
-        ? h("p", {}, `As of ${at.value}, a question returned nothing: no version was known then.`)
+      const found = (await get<AsOfOut>(`/v1/facts/${seg(f.id)}/asof`, { cutoff: at.value })).answer;
+      answer.replaceChildren(found === null
+        ? h("p", {}, `As of ${at.value}, a question returned nothing: no version was public yet.`)
         : h("p", {}, `As of ${at.value}, a question returned `,
-            h("strong", {}, formatValue(same[0]!.value, same[0]!.unit)),
-            ` (r${same[0]!.revision}, known from ${formatInstant(same[0]!.knowledge[0])}, `,
-            h("a", { href: factHref(same[0]!.id) }, same[0]!.id), ").",
-            same[0]!.stale ? [" ", staleFlag(same[0]!.stale)] : []));
+            h("strong", {}, formatValue(found.value, found.unit)),
+            ` (r${found.revision}, public from ${formatInstant(found.knowledge[0])}, `,
+            h("a", { href: factHref(found.id) }, found.id), ").",
+            found.stale ? [" ", staleFlag(found.stale)] : []));
     } catch (e) {
       answer.replaceChildren(errorLine(e));
     }
@@ -131,34 +98,27 @@ function asOfControl(f: FactView, initial: string): { box: HTMLElement; ask: () 
 }
 
 export async function factPage(id: string, params: Params): Promise<Page> {
-  const e = await explanation(id);
-  const f = e.root.fact;
-  const versions = (await history(f)).items;
-  const sources = await Promise.all(versions.map(async (v) =>
-    v.sources.length || v.kind !== "derived" ? v.sources : treeSources(await explanation(v.id))));
-  const impacts = new Map<string, Promise<Impact>>();
-  const rows = versions.map((v, i) =>
-    versionRow(v, sources[i]!, changeClass(v, sources[i]!, i ? sources[i - 1]! : null, impacts)));
+  const versions = (await get<Versions>(`/v1/facts/${seg(id)}/versions`)).items;
+  const f = versions.find((v) => v.id === id);
+  if (!f) return page("Not visible", h("p", {}, "This key sees no version of this fact."));
   const asOf = asOfControl(f, params.asof ?? "");
   const p = page(`${f.subject} ${f.predicate}`,
     definitions([
       ["this version", h("span", {}, `${formatValue(f.value, f.unit)} (r${f.revision}, ${f.kind}, ${f.status}) `,
                          h("code", {}, f.id))],
       ["valid", formatInterval(f.valid)],
-      ["as of", `the store as recorded at ${formatInstant(e.system_at)}`],
     ]),
-    e.stale ? h("p", {}, staleFlag(e.stale)) : null,
+    f.stale ? h("p", {}, staleFlag(f.stale)) : null,
     h("nav", { class: "actions", "aria-label": "About this fact" },
       h("a", { href: hrefFor({ page: "explain", id: f.id }) }, "Derivation tree"), " · ",
       h("a", { href: hrefFor({ page: "search", params: { q: `${f.subject} ${f.predicate}` } }) },
         "Search for it")),
     h("h2", {}, `Versions (${versions.length})`),
-    versions.length === 0 ? h("p", {}, "No version of this assertion is visible to this key.")
-      : h("div", { class: "scroll" }, h("table", { class: "versions" },
-          h("thead", {}, h("tr", {}, ["rev", "value", "valid", "knowledge", "system", "status",
-                                       "change", "sources", ""].map((t) => h("th", { scope: "col" }, t)))),
-          h("tbody", {}, rows))),
-    versions.length ? timeline(versions) : null,
+    h("div", { class: "scroll" }, h("table", { class: "versions" },
+      h("thead", {}, h("tr", {}, ["rev", "value", "valid", "knowledge", "system", "status",
+                                   "change", "sources", ""].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, versions.map((v) => versionRow(v, f.id))))),
+    timeline(versions),
     asOf.box);
   // #/fact/<id>?asof=2018-06-30 asks at once (a link can show an answer); once on the page.
   if (params.asof) p.mounted = asOf.ask;

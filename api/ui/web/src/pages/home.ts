@@ -19,7 +19,7 @@ export function homePage(): Page {
       link(hrefFor({ page: "metric", metric: "operating_margin",
                      params: { subject: "GOOGL", period: "FY2018Q1" } }),
            "GOOGL operating margin, Q1 2018, across cutoffs"),
-      link(hrefFor({ page: "eval" }), "The evaluation report")),
+      link(hrefFor({ page: "eval", params: {} }), "The evaluation report")),
     h("p", { class: "muted" }, "A context's trace opens at #/trace/<injection id> (the id "
       + "POST /v1/context answers with)."));
 }

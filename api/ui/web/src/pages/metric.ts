@@ -23,18 +23,31 @@ interface MetricAnswer {
              fact_id: string | null; refused: string | null }[];
 }
 
+// GET /v1/metrics/{metric}/cutoffs: one answer per cutoff, in the order asked.
+interface Vintages {
+  metric: string;
+  period: string;
+  answers: MetricAnswer[];
+}
+
 export const DEFAULT_CUTOFFS = ["2018-06-30", "2018-12-31", "2019-06-30", "2019-12-31"];
 
-async function vintages(metric: string, subject: string, period: string,
-                        cutoffs: string[]): Promise<Vintage[]> {
-  const answers = await Promise.all(cutoffs.map((cutoff) =>
-    get<MetricAnswer>(`/v1/metrics/${seg(metric)}`, { subject, cutoff, period })));
-  return answers.map((a, i) => {
-    const one = a.answers[0];
-    return { cutoff: cutoffs[i]!, value: one?.value ?? null, unit: one?.unit ?? null,
+// One row per cutoff: the subject's answer then (a refusal or nothing is a row too).
+export function rowsOf(found: Vintages, subject: string, cutoffs: string[]): Vintage[] {
+  return found.answers.map((a, i) => {
+    const one = a.answers.find((x) => x.subject.toUpperCase() === subject.toUpperCase())
+      ?? a.answers[0];
+    return { cutoff: cutoffs[i] ?? a.cutoff, value: one?.value ?? null, unit: one?.unit ?? null,
              fact_id: one?.fact_id ?? null, method: one?.method ?? null,
              refused: one?.refused ?? null };
   });
+}
+
+async function vintages(metric: string, subject: string, period: string,
+                        cutoffs: string[]): Promise<Vintage[]> {
+  const found = await get<Vintages>(`/v1/metrics/${seg(metric)}/cutoffs`,
+                                    { subject, cutoff: cutoffs, period });
+  return rowsOf(found, subject, cutoffs);
 }
 
 function chart(rows: Vintage[]): SVGElement {
