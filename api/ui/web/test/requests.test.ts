@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { queryString } from "../src/api";
+import { changeText } from "../src/pages/fact";
+import { rowsOf } from "../src/pages/metric";
 import { searchBody } from "../src/pages/search";
 import { filters } from "../src/pages/trace";
 
@@ -32,9 +34,6 @@ describe("what the pages ask the API", () => {
     expect(rows.at(-1)).toEqual(["excluded: superseded", "3 removed (superseded)"]);
   });
 });
-
-import { changeText } from "../src/pages/fact";
-import { rowsOf } from "../src/pages/metric";
 
 describe("what the pages make of the API's answers", () => {
   it("names a version's change class, the first version's included", () => {

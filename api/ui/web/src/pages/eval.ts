@@ -32,12 +32,49 @@ export function render(value: Json, depth = 0): Node {
       h("tbody", {}, value.map((r) => h("tr", {}, columns.map((c) =>
         h("td", {}, r[c] === undefined ? "" : render(r[c]!, depth + 1))))))));
   }
+  const entries = Object.entries(value);
+  if (!Array.isArray(value) && entries.length <= 6
+      && entries.every(([, v]) => v === null || typeof v !== "object")) {
+    return document.createTextNode(entries.map(([k, v]) => `${k}: ${v ?? "none"}`).join(", "));
+  }
   if (Array.isArray(value)) {
     return value.length ? h("ul", {}, value.map((v) => h("li", {}, render(v, depth + 1))))
       : document.createTextNode("none");
   }
-  return h("dl", { class: depth ? "nested" : "facts" }, Object.entries(value).flatMap(([k, v]) =>
+  return h("dl", { class: depth ? "nested" : "facts" }, entries.flatMap(([k, v]) =>
     [h("dt", {}, k), h("dd", {}, render(v, depth + 1))]));
+}
+
+type Layer = { passed: number; total: number; score: number } | null;
+type Rung = { rung: string; layers?: Record<string, Layer>; failures?: Json[] } & { [k: string]: Json };
+
+// A layer's score as the CLI prints it: passed/total, none when the rung has no such layer.
+export function layerText(layer: Layer | undefined): string {
+  return layer ? `${layer.passed}/${layer.total} (${layer.score.toFixed(3)})` : "none";
+}
+
+const RUNG_FIGURES = ["memory_caused_errors", "errors_added_over_below", "refusals_right"];
+
+// The ladder as one table (a row per rung, a column per layer), each rung's failures under
+// it; anything else the summary holds is shown as it came.
+function summary(value: Json): Node {
+  if (value === null || typeof value !== "object" || Array.isArray(value)
+      || !Array.isArray(value.rungs)) return render(value);
+  const rungs = value.rungs as Rung[];
+  const layers = [...new Set(rungs.flatMap((r) => Object.keys(r.layers ?? {})))];
+  const rest = Object.fromEntries(Object.entries(value).filter(([k]) => k !== "rungs"));
+  return h("div", {}, render(rest),
+    h("h3", {}, "Score per rung and layer (checks passed / checks)"),
+    h("div", { class: "scroll" }, h("table", {},
+      h("thead", {}, h("tr", {}, ["rung", ...layers, ...RUNG_FIGURES.map((f) => f.replace(/_/g, " "))]
+        .map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, rungs.map((r) => h("tr", { testid: "eval-rung" },
+        h("th", { scope: "row" }, r.rung),
+        layers.map((l) => h("td", {}, layerText(r.layers?.[l]))),
+        RUNG_FIGURES.map((f) => h("td", {}, r[f] === undefined ? "" : String(r[f])))))))),
+    rungs.map((r) => h("details", {},
+      h("summary", {}, `${r.rung}: ${(r.failures ?? []).length} failed checks, and every figure`),
+      render(Object.fromEntries(Object.entries(r).filter(([k]) => k !== "rung")), 1))));
 }
 
 function healthForm(params: Params): HTMLFormElement {
@@ -74,7 +111,7 @@ export async function evalPage(params: Params): Promise<Page> {
   const [report, scoped] = await Promise.all([
     get<Report>("/v1/eval/report").then((r) => h("div", { testid: "eval-report" },
       definitions([["recorded", formatInstant(r.at)], ["by", r.actor], ["event", r.event]]),
-      render(r.summary)), errorLine),
+      summary(r.summary)), errorLine),
     health(params)]);
   return page("Evaluation and health",
     h("h2", {}, "The latest evaluation report"), report,

@@ -35,13 +35,12 @@ export function filters(trace: Record<string, unknown>): [string, string][] {
 
 function candidates(considered: Considered[], fate: (id: string) => string): HTMLElement {
   const signals = [...new Set(considered.flatMap((c) => Object.keys(c.signals)))];
-  const head = h("tr", {}, ["rank", "item", "score", ...signals, "fate"].map((n) =>
+  const head = h("tr", {}, ["rank", "item", "fate", "score", ...signals].map((n) =>
     h("th", { scope: "col" }, n)));
   const rows = considered.map((c) => h("tr", { testid: "trace-candidate", "data-id": c.id },
     h("td", {}, String(c.rank)), h("td", {}, h("a", { href: factHref(c.id) }, c.id)),
-    h("td", {}, String(c.score)),
-    signals.map((s) => h("td", {}, c.signals[s] === undefined ? "" : String(c.signals[s]))),
-    h("td", {}, fate(c.id))));
+    h("td", {}, fate(c.id)), h("td", {}, String(c.score)),
+    signals.map((s) => h("td", {}, c.signals[s] === undefined ? "" : String(c.signals[s])))));
   return h("section", {}, h("h2", {}, `Candidates and their signals (${considered.length})`),
     considered.length === 0 ? h("p", {}, "No candidate passed the filters.")
       : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), h("tbody", {}, rows))));
