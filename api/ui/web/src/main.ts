@@ -3,6 +3,7 @@
 // moved on, or changed the key, is dropped, so no page ever shows another key's answer.
 
 import "./app.css";
+import { ApiError } from "./api";
 import { h } from "./dom";
 import { forgetKey, readKey, saveKey } from "./key";
 import { errorLine, page, type Page } from "./pages/common";
@@ -57,7 +58,9 @@ async function render(main: HTMLElement, focus: boolean): Promise<void> {
   try {
     next = await load(route);
   } catch (e) {
-    next = page("The API answered with an error", errorLine(e));
+    // A 404 is also what an id outside the key's reach answers: said as such, nothing more.
+    next = page(e instanceof ApiError && e.status === 404 ? "Nothing here for this key"
+      : "The API answered with an error", errorLine(e));
   }
   if (mine !== generation) return; // the page or the key changed meanwhile
   show(main, next, focus);

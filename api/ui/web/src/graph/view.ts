@@ -26,6 +26,7 @@ const COLOURS: Record<string, string> = {
 
 export interface Drawn {
   fit(): void;
+  select(id: string): void; // the node the list's focus is on, marked in the drawing
   zoom(by: number): void;
   destroy(): void;
 }
@@ -64,6 +65,10 @@ export function draw(container: HTMLElement, graph: Graph, open: (href: string) 
   cy.on("tap", "node", (event) => open(event.target.data("href") as string));
   return {
     fit: () => cy.fit(undefined, 20),
+    select: (id) => {
+      cy.nodes().unselect();
+      cy.getElementById(id).select();
+    },
     zoom: (by) => cy.zoom({ level: cy.zoom() * by,
                             renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } }),
     destroy: () => cy.destroy(),

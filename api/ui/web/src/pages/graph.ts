@@ -13,8 +13,18 @@ const KIND_TEXT: Record<string, string> = {
   affected: "downstream, survives", closed: "downstream, stops holding",
 };
 
-function nodeList(graph: Graph): HTMLElement {
-  return h("ol", { class: "node-list", testid: "graph-node-list", "aria-label": "Nodes of the graph" },
+function legend(graph: Graph): HTMLElement {
+  const kinds = [...new Set(graph.nodes.map((n) => n.kind))];
+  return h("ul", { class: "legend", "aria-label": "Colours of the drawing" }, kinds.map((k) =>
+    h("li", {}, h("span", { class: `swatch swatch-${k}`, "aria-hidden": "true" }), KIND_TEXT[k] ?? k)));
+}
+
+function nodeList(graph: Graph, focused: (id: string) => void): HTMLElement {
+  return h("ol", { class: "node-list", testid: "graph-node-list", "aria-label": "Nodes of the graph",
+                   onfocusin: (event: Event) => {
+                     const item = (event.target as Element).closest("[data-id]");
+                     if (item) focused(item.getAttribute("data-id")!);
+                   } },
     graph.nodes.map((n) => h("li", { testid: "graph-node", "data-id": n.id, "data-kind": n.kind },
       h("a", { href: n.href }, n.detail), " ",
       h("span", { class: `tag tag-${n.kind}` }, KIND_TEXT[n.kind] ?? n.kind), " ",
@@ -32,8 +42,10 @@ function graphPage(title: string, intro: Node, graph: Graph, after: Node | null)
   const p = page(title, intro,
     h("div", { class: "graph-layout" },
       h("div", { class: "graph-box" }, controls, canvas,
+        legend(graph),
         h("p", { class: "muted" }, "Drag to pan, scroll to zoom, click a node to open it.")),
-      h("div", { class: "graph-side" }, h("h2", {}, "Nodes"), nodeList(graph))),
+      h("div", { class: "graph-side" }, h("h2", {}, "Nodes"),
+        nodeList(graph, (id) => drawn?.select(id)))),
     after);
   p.mounted = () => {
     // The library is loaded with the first graph page: the other pages do without it.
