@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { queryString } from "../src/api";
 import { changeText } from "../src/pages/fact";
-import { rowsOf } from "../src/pages/metric";
+import { defaultCutoffs, rowsOf } from "../src/pages/metric";
 import { searchBody } from "../src/pages/search";
 import { filters } from "../src/pages/trace";
 
@@ -56,5 +56,20 @@ describe("what the pages make of the API's answers", () => {
       ["2017-06-30", null, "no input public yet"], ["2018-06-30", 22.48, null],
       ["2019-06-30", 24.51, null]]);
     expect(rows[1]!.fact_id).toBe("f-2018-06-30T00:00:00Z");
+  });
+});
+
+describe("a metric page's cutoffs when the address names none", () => {
+  const today = new Date("2026-12-06T12:00:00Z");
+
+  it("are the half-year ends from the period's year on", () => {
+    expect(defaultCutoffs("FY2018Q1", today)).toEqual(
+      ["2018-06-30", "2018-12-31", "2019-06-30", "2019-12-31", "2020-06-30", "2020-12-31"]);
+  });
+
+  it("are the last years' for LTM, never past today", () => {
+    expect(defaultCutoffs("LTM", today)).toEqual(
+      ["2024-06-30", "2024-12-31", "2025-06-30", "2025-12-31", "2026-06-30"]);
+    expect(defaultCutoffs("FY2026", new Date("2026-03-01T00:00:00Z"))).toEqual(["2026-03-01"]);
   });
 });

@@ -30,7 +30,18 @@ interface Vintages {
   answers: MetricAnswer[];
 }
 
-export const DEFAULT_CUTOFFS = ["2018-06-30", "2018-12-31", "2019-06-30", "2019-12-31"];
+// Without cutoffs in the address: each half-year end from the period's year on (FY2018Q1:
+// 2018-06-30 .. 2020-12-31), or the last three years' for LTM or a span; never past today.
+export function defaultCutoffs(period: string, today: Date): string[] {
+  const year = /^FY(\d{4})/.exec(period)?.[1];
+  const now = today.toISOString().slice(0, 10);
+  const first = year ? Number(year) : today.getUTCFullYear() - 2;
+  const out: string[] = [];
+  for (let y = first; y <= first + 2; y++) {
+    for (const end of [`${y}-06-30`, `${y}-12-31`]) if (end <= now) out.push(end);
+  }
+  return out.length ? out : [now];
+}
 
 // One row per cutoff: the subject's answer then (a refusal or nothing is a row too).
 export function rowsOf(found: Vintages, subject: string, cutoffs: string[]): Vintage[] {
@@ -79,8 +90,8 @@ function label(el: SVGElement, text: string): SVGElement {
 export async function metricPage(metric: string, params: Params): Promise<Page> {
   const subject = params.subject ?? "";
   const period = params.period ?? "LTM";
-  const cutoffs = (params.cutoffs ?? DEFAULT_CUTOFFS.join(",")).split(",").map((c) => c.trim())
-    .filter(Boolean);
+  const cutoffs = (params.cutoffs ?? defaultCutoffs(period, new Date()).join(","))
+    .split(",").map((c) => c.trim()).filter(Boolean);
   const bad = cutoffs.map(dateParam).find((d) => !d.ok);
   const fields = h("form", { class: "search-form", onsubmit: (event: Event) => {
     event.preventDefault();
