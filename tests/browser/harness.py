@@ -118,7 +118,7 @@ class Watched:
 
     page: Page
     problems: list[str] = field(default_factory=list)
-    responses: list[Response] = field(default_factory=list)
+    bodies: list[str] = field(default_factory=list)
     expected: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -141,17 +141,16 @@ class Watched:
 
     def _response(self, response: Response) -> None:
         if "/v1/" in response.url:
-            self.responses.append(response)
+            # Read as it arrives: the browser drops a document's response bodies when the tab
+            # loads another document, and a test that visits several pages reads them after.
+            try:
+                self.bodies.append(response.text())
+            except Exception as exc:  # a body the browser dropped is a problem too
+                self.problems.append(f"unreadable response {response.url}: {exc}")
         if response.status >= 400 and response.status not in self.expected:
             self.problems.append(f"answer {response.status}: {response.request.method} "
                                  f"{response.url}")
 
     def api_bodies(self) -> list[str]:
         """The text of every API response the page received so far."""
-        bodies = []
-        for response in self.responses:
-            try:
-                bodies.append(response.text())
-            except Exception as exc:  # a body the browser dropped is a problem too
-                self.problems.append(f"unreadable response {response.url}: {exc}")
-        return bodies
+        return list(self.bodies)

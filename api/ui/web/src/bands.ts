@@ -26,7 +26,8 @@ export interface Scale {
 }
 
 export const MIN_WIDTH = 0.8;
-const DAY = 86_400_000;
+const MINUTE = 60_000;
+const DAY = 1440 * MINUTE;
 
 function ms(iso: string): number {
   const t = Date.parse(iso);
@@ -34,10 +35,12 @@ function ms(iso: string): number {
   return t;
 }
 
-// A tick reads as a date when the lane spans days; within a few days, to the minute (UTC).
+// A tick reads as a date when the lane spans days; within a few days, to the minute; within a
+// few minutes (a store that recorded every version in one run), to the second. Always UTC.
 export function tickLabel(t: number, span: number): string {
   const text = new Date(t).toISOString();
-  return span >= 3 * DAY ? text.slice(0, 10) : `${text.slice(0, 10)} ${text.slice(11, 16)}Z`;
+  if (span >= 3 * DAY) return text.slice(0, 10);
+  return `${text.slice(0, 10)} ${text.slice(11, span >= 3 * MINUTE ? 16 : 19)}Z`;
 }
 
 // The lane spans the earliest start to the latest known instant (a start or an end); open
@@ -48,7 +51,8 @@ export function scaleFor(intervals: readonly Interval[], tickCount = 4): Scale {
   const ends = intervals.flatMap(([, e]) => (e === null ? [] : [ms(e)]));
   const min = Math.min(...starts);
   let last = Math.max(...starts, ...ends);
-  if (last - min < DAY) last = min + DAY;
+  // At least a minute: versions recorded in the same second still get a readable lane.
+  if (last - min < MINUTE) last = min + MINUTE;
   const open = intervals.some(([, e]) => e === null);
   const max = open ? last + (last - min) / 10 : last;
   const ticks: Tick[] = [];

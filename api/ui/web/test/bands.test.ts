@@ -39,7 +39,7 @@ describe("the time bands", () => {
     expect(bar.width).toBe(MIN_WIDTH);
   });
 
-  it("gives a lane whose versions all start at one instant a day's width, not a zero span", () => {
+  it("gives a lane whose versions all start at one instant a minute's width, not a zero span", () => {
     const scale = scaleFor([["2026-12-06T00:00:00Z", null]]);
     expect(scale.max).toBeGreaterThan(scale.min);
     expect(place(scale, ["2026-12-06T00:00:00Z", null])).toEqual({ left: 0, width: 100, open: true });
@@ -55,8 +55,10 @@ describe("the lane's ticks", () => {
     const days = scaleFor([["2018-04-24T00:00:00Z", "2019-04-30T00:00:00Z"]]);
     expect(days.ticks.map((t) => t.label)[0]).toBe("2018-04-24");
     expect(days.ticks.at(-1)).toEqual({ at: 100, label: "2019-04-30" });
-    const hours = scaleFor([["2026-12-06T17:18:11Z", null]]);
+    const hours = scaleFor([["2026-12-06T17:18:11Z", "2026-12-06T20:18:11Z"]]);
     expect(hours.ticks[0]).toEqual({ at: 0, label: "2026-12-06 17:18Z" });
-    expect(hours.ticks.at(-1)!.at).toBeLessThan(100); // the open margin lies past the last tick
+    const seconds = scaleFor([["2026-12-06T17:18:11Z", null], ["2026-12-06T17:18:12Z", null]]);
+    expect(seconds.ticks[0]).toEqual({ at: 0, label: "2026-12-06 17:18:11Z" });
+    expect(seconds.ticks.at(-1)!.at).toBeLessThan(100); // the open margin lies past the last tick
   });
 });

@@ -48,19 +48,20 @@ function versionRow(v: VersionOut, shown: string): HTMLElement {
   // data-label: on a narrow window each row reads as a card, each cell under its name.
   return h("tr", { testid: "version-row", "data-id": v.id,
                    class: v.id === shown ? "shown" : undefined },
+    // The revision, and where to go from it: its own page (this one, or open it) and its tree.
     h("th", { scope: "row", "data-label": "revision" }, `r${v.revision}`,
-      v.id === shown ? muted(" (this page)") : null),
+      h("div", { class: "row-links" },
+        v.id === shown ? muted("this page") : h("a", { href: factHref(v.id) }, "open"), " · ",
+        h("a", { href: hrefFor({ page: "explain", id: v.id }),
+                 "aria-label": `derivation tree of r${v.revision}` }, "tree"))),
     h("td", { class: "value", "data-label": "value" }, formatValue(v.value, v.unit)),
     AXES.map((axis) => h("td", { class: "nowrap", "data-label": axis }, formatInterval(v[axis]))),
     h("td", { "data-label": "status" }, v.status, v.stale ? [" ", staleFlag(v.stale)] : []),
     h("td", { testid: "change-class", "data-label": "change" }, changeText(v)),
-    h("td", { "data-label": "sources" }, v.sources.length
+    h("td", { "data-label": "sources", class: "sources" }, v.sources.length
       ? h("ul", { class: "plain" }, v.sources.map(sourceItem),
-          v.cited === "inputs" ? h("li", {}, muted("(its inputs' sources, public when it became known)")) : null)
-      : muted("none")),
-    h("td", { "data-label": "lineage" },
-      h("a", { href: hrefFor({ page: "explain", id: v.id }) }, "derivation tree"),
-      v.id === shown ? null : [" · ", h("a", { href: factHref(v.id) }, "open")]));
+          v.cited === "inputs" ? h("li", {}, muted("via its inputs")) : null)
+      : muted("none")));
 }
 
 function asOfControl(f: FactView, initial: string): { box: HTMLElement; ask: () => void } {
@@ -116,7 +117,7 @@ export async function factPage(id: string, params: Params): Promise<Page> {
     h("h2", {}, `Versions (${versions.length})`),
     h("div", { class: "scroll" }, h("table", { class: "versions" },
       h("thead", {}, h("tr", {}, ["rev", "value", "valid", "knowledge", "system", "status",
-                                   "change", "sources", ""].map((t) => h("th", { scope: "col" }, t)))),
+                                   "change", "sources"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, versions.map((v) => versionRow(v, f.id))))),
     timeline(versions),
     asOf.box);
