@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import ConsoleMessage, Page, Request, Response
+from playwright.sync_api import ConsoleMessage, Page, Request, Response, ViewportSize
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "build" / "test-artifacts"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
-VIEWPORT = {"width": 1280, "height": 800}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 OTHER_TENANT = "other"
 # The other tenant's figures: a company and values the demo's tenant never holds, so that a
 # page or an API response of the demo's tenant showing one is a leak, found by plain search.
