@@ -9,7 +9,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck java-check test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
+.PHONY: demo check lint typecheck java-check ui-check test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
@@ -24,7 +24,7 @@ ui:
 # What serves, tests or packages the pages needs them built first.
 demo test unit wheel-check: ui
 
-check: lint typecheck java-check test wheel-check
+check: lint typecheck java-check ui-check test wheel-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ typecheck: $(STAMP)
 java-check:
 	mvn -q -B -f docker/pom.xml verify
 	@grep -h "Tests run" docker/neo4j-plugin/target/surefire-reports/*.txt
+
+# The explorer's front end (api/ui/web): built (`ui`: a clean install of the lockfile, the
+# type check, the bundle), then its Vitest unit tests (routing, the time bands, the graphs'
+# nodes and edges, the chart, formatting, the request bodies).
+ui-check: ui
+	cd api/ui/web && npm test
 
 # Package the plugin and build the launcher (no Java tests: java-check runs them).
 neo4j-build: $(STAMP)
