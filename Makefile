@@ -1,5 +1,6 @@
 # The two commands of the README, and the pieces they are made of.
-#   make demo   set up, then run the main job on the embedded store (no server needed)
+#   make demo   set up, build the explorer's pages, then run the main job on the embedded store
+#               (no server needed)
 #   make check  set up, then ruff + mypy + the Java build, lint and tests + every Python test,
 #               Neo4j included (started by the tests, with the plugin and a stock one without)
 
@@ -8,12 +9,22 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check lint typecheck java-check test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
+.PHONY: demo check lint typecheck java-check ui-check test unit wheel-check neo4j-build bench bench-retrieval bench-service bench-scale clean
 
 demo: $(STAMP)
 	$(BIN)/vintage demo
 
-check: lint typecheck java-check test wheel-check
+# The lineage explorer's pages (docs/explorer.md): built from api/ui/web into api/ui/static
+# (git-ignored), which `vintage serve` serves at /ui and the wheel carries. Everything the pages
+# load is in that folder: no CDN at run time.
+.PHONY: ui
+ui:
+	cd api/ui/web && npm ci --no-audit --no-fund && npm run build
+
+# What serves, tests or packages the pages needs them built first.
+demo test unit wheel-check: ui
+
+check: lint typecheck java-check ui-check test wheel-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +52,12 @@ java-check:
 	mvn -q -B -f docker/pom.xml verify
 	@grep -h "Tests run" docker/neo4j-plugin/target/surefire-reports/*.txt
 
+# The explorer's front end (api/ui/web): built (`ui`: a clean install of the lockfile, the
+# type check, the bundle), then its Vitest unit tests (routing, the time bands, the graphs'
+# nodes and edges, the chart, formatting, the request bodies).
+ui-check: ui
+	cd api/ui/web && npm test
+
 # Package the plugin and build the launcher (no Java tests: java-check runs them).
 neo4j-build: $(STAMP)
 	$(BIN)/python -c "from vintage.graph.neo4j import launcher as l; r = l.build(); print(f'Neo4j launcher ready ({r.seconds:.1f}s)')"
@@ -63,6 +80,11 @@ wheel-check: $(STAMP)
 	$(WHEEL_DIR)/venv/bin/pip install --quiet $(WHEEL_DIR)/dist/*.whl
 	cd $(WHEEL_DIR)/run && ../venv/bin/vintage --store ./store demo > demo.txt
 	grep -q "recomputed" $(WHEEL_DIR)/run/demo.txt
+	# The explorer's built pages are inside the installed package (vintage.ui's static/).
+	cd $(WHEEL_DIR)/run && ../venv/bin/python -c "import vintage.ui as ui; \
+		assert (ui.ASSETS / 'index.html').is_file(), ui.ASSETS"
+	$(PYTHON) -c "import glob, zipfile; (w,) = glob.glob('$(WHEEL_DIR)/dist/*.whl'); \
+		assert 'vintage/ui/static/index.html' in zipfile.ZipFile(w).namelist(), w"
 	# Only vintage lands in site-packages, and the development server says it needs a checkout.
 	# (from the empty folder: the checkout's own vintage.egg-info must not answer for it)
 	cd $(WHEEL_DIR)/run && ../venv/bin/python -c "from importlib.metadata import files; \

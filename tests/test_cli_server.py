@@ -197,13 +197,15 @@ def test_over_the_server_explain_prints_its_tree_json_prov_and_graphml_as_locall
     served: Served, tmp_path: Path,
 ) -> None:
     fixed, at = fixed_revenue(served), ["--system-at", "2100-01-01"]
-    tree, as_json, prov, graph = same_output(served, tmp_path, served.admin, [
+    tree, as_json, prov, graph, versions = same_output(served, tmp_path, served.admin, [
         ["explain", fixed], ["explain", fixed, "--json", *at],
-        ["explain", fixed, "--prov", *at], ["explain", fixed, "--graphml", *at]])
+        ["explain", fixed, "--prov", *at], ["explain", fixed, "--graphml", *at],
+        ["explain", fixed, "--format", "csv", *at]])
     assert "er-q1-fix" in tree and "corrects" in tree
     assert json.loads(as_json)["root"]["fact"]["id"] == fixed
     assert "entity" in json.loads(prov)
     assert graph.startswith("<graphml")
+    assert versions.startswith("depth,parent,role,id,") and f"\n0,,,{fixed}," in versions
 
 
 def test_over_the_server_impact_and_audit_print_what_the_local_commands_print(
@@ -214,14 +216,17 @@ def test_over_the_server_impact_and_audit_print_what_the_local_commands_print(
     written = vintage("--server", served.base, *gift, key=served.writer)
     assert written.returncode == 0, written.stderr
     about = ["--subject", "user:42", "--key", "gift.wrap"]
-    by_source, by_fact, trail, table = same_output(served, tmp_path, served.admin, [
+    by_source, by_fact, trail, table, rows = same_output(served, tmp_path, served.admin, [
         ["impact", "--source", "er-q1-fix"], ["impact", "--fact", fixed],
-        ["audit", *about, "--json"], ["audit", *about]])
+        ["audit", *about, "--json"], ["audit", *about],
+        ["impact", "--source", "er-q1-fix", "--format", "csv"]])
     assert "impact of source er-q1-fix: 1 changed" in by_source
     assert f"impact of fact {fixed}" in by_fact
     (event,) = json.loads(trail)
     assert event["action"] == "record" and event["actor"].startswith("key:")
     assert "remember" in table
+    assert rows.startswith("entry,depth,id,") and any(  # the version it filed, whole
+        line.startswith("revised,") and f",{fixed}," in line for line in rows.splitlines())
 
 
 def test_over_the_server_an_unknown_fact_is_one_line_and_exit_2(served: Served) -> None:
@@ -275,10 +280,13 @@ def test_over_the_server_a_context_trace_prints_what_the_local_command_prints(
                      key=served.writer)
     assert marked.returncode == 0, marked.stderr
     assert marked.stdout.startswith(f"marked used from context {injection}")
-    trace, as_json = same_output(served, tmp_path, served.writer, [
-        ["trace", injection], ["trace", injection, "--json", "--item", "f-nope"]])
+    trace, as_json, considered = same_output(served, tmp_path, served.writer, [
+        ["trace", injection], ["trace", injection, "--json", "--item", "f-nope"],
+        ["trace", injection, "--format", "csv"]])
     assert f"injection {injection}" in trace
     assert json.loads(as_json)["used"] == pack["items"][:1]
+    assert considered.startswith("rank,id,score,signals,outcome\n")
+    assert f",{pack['items'][0]}," in considered
 
 
 def test_over_the_server_an_admin_key_creates_lists_and_revokes_keys_as_locally(
@@ -454,6 +462,9 @@ def test_an_admin_registers_lists_and_withdraws_a_tool_over_the_server(served: S
     assert json.loads(listed.stdout) == [{"name": "policy-api", "version": "v2",
                                           "reporters": ["support-bot"],
                                           "event": json.loads(listed.stdout)[0]["event"]}]
+    rows = vintage("--server", served.base, "tools", "list", "--format", "csv", key=served.admin)
+    assert rows.stdout == ("name,version,reporters,event\npolicy-api,v2,support-bot,"
+                           f"{json.loads(listed.stdout)[0]['event']}\n"), rows.stderr
     refused = vintage("--server", served.base, "tools", "list", key=served.writer)
     assert refused.returncode == 2 and "needs an admin key" in refused.stderr
     gone = vintage("--server", served.base, "tools", "unregister", "policy-api", "--version",

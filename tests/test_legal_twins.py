@@ -5,7 +5,7 @@ Seeded random facts and reads, their instants drawn from a few days so that boun
 often (``<`` against ``<=`` is where two spellings part), go through ``why_excluded``; the
 request the Python side sends the plugin (``ranker._legal``), the fact's columns as the plugin
 reads them and the reason are written to ``tests/golden/legal_reasons.tsv``. This test holds the
-file to ``why_excluded``; ``LegalTest.java`` (``make java-test``) holds ``Legal.java`` to the
+file to ``why_excluded``; ``LegalTest.java`` (``make java-check``) holds ``Legal.java`` to the
 same file. Regenerate after an intended change with ``UPDATE_GOLDEN=1``.
 """
 

@@ -5,23 +5,19 @@ call runs as the key the server was started with: its tenant, its scope, its aut
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
 from tests.factories import PinnedClock
+from tests.mcp_http import mcp_over_http
 from vintage.graph.access import Unauthorized, create_key, revoke
 from vintage.graph.retrieval.embedder import minilm
 from vintage.graph.sealing.keyfile import FileKeyStore
@@ -202,27 +198,10 @@ def test_vintage_mcp_is_quiet_on_stderr_by_default(tmp_path: Path, clock: Pinned
     store = SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     key = key_of(store, tenant, "reader", user="42")
     store.close()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "vintage"), "--store", str(tmp_path / "store"), "mcp",
-         "--transport", "http", "--port", str(port)],
-        env={**os.environ, "VINTAGE_KEY": key, "VINTAGE_KEYS": str(tmp_path / "keys")},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                httpx2.get(f"http://127.0.0.1:{port}/mcp", timeout=1)  # any answer: it serves
-                break
-            except httpx2.TransportError:
-                time.sleep(0.1)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        _, err = server.communicate(timeout=30)
+    with mcp_over_http(tmp_path / "store", tmp_path / "keys", key) as served:
+        pass  # it served: it answered a request
     # The SDK's and uvicorn's INFO lines (started, each request, shutting down) are not shown.
-    assert err.decode() == ""
+    assert served.stderr == ""
 
 
 def claimed_refund(tool: str) -> dict[str, Any]:

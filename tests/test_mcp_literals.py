@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
 from tests.factories import PinnedClock, mine
+from tests.mcp_http import mcp_over_http
 from tests.test_mcp import key_of
 from vintage.graph.core.model import Scope
 from vintage.graph.sealing.keyfile import FileKeyStore
@@ -102,33 +100,16 @@ def test_vintage_mcp_over_http_answers_1e_400_with_a_400_naming_the_bound(
     store = SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     key = key_of(store, tenant, "agent", user="42", name="http-bot")
     store.close()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "vintage"), "--store", str(tmp_path / "store"), "mcp",
-         "--transport", "http", "--port", str(port)],
-        env={**os.environ, "VINTAGE_KEY": key, "VINTAGE_KEYS": str(tmp_path / "keys")},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/mcp"
     headers = {"content-type": "application/json",
                "accept": "application/json, text/event-stream"}
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                answer = httpx2.post(url, content=call(2, "tiny", "1e-400"), headers=headers,
-                                     timeout=5)
-                break
-            except httpx2.TransportError:
-                time.sleep(0.1)
+    with mcp_over_http(tmp_path / "store", tmp_path / "keys", key) as served:
+        answer = httpx2.post(served.url, content=call(2, "tiny", "1e-400"), headers=headers,
+                             timeout=5)
         assert answer.status_code == 400, answer.text
         error = answer.json()
         assert (error["id"], error["error"]["code"]) == (2, -32602)
         assert error["error"]["message"].startswith(TOO_SMALL)
         # Any other body still reaches the SDK (here: no session yet, its own 400).
-        other = httpx2.post(url, content=call(3, "fine", "0.25"), headers=headers, timeout=5)
+        other = httpx2.post(served.url, content=call(3, "fine", "0.25"), headers=headers,
+                            timeout=5)
         assert "too small" not in other.text
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)

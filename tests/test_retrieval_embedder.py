@@ -37,6 +37,7 @@ from vintage.graph.retrieval.embedder import (
     OpenAICompatible,
     embedder_from_env,
     minilm,
+    query_vector,
 )
 
 VENDORED = Path(__file__).resolve().parents[1] / "graph/retrieval/data/minilm-tokenizer.json.gz"
@@ -187,6 +188,19 @@ def test_the_model_is_loaded_on_first_embed_and_its_checksum_is_verified(
     model: Embedder = MiniLM()  # constructing reads nothing: the tampered file is unnoticed
     with pytest.raises(EmbedderError, match="sha256"):
         model.embed(["hello"])
+
+
+def test_a_question_is_embedded_as_its_text_is_and_the_same_every_time() -> None:
+    """A search's question goes through an unoptimised session (it loads in a fraction of the
+    time): its vector is the document's to float32 rounding, and it never changes with what the
+    process embedded before."""
+    texts = ["operating income", "寄到公司, 三楼前台", "GOOGL us-gaap:OperatingIncomeLoss"]
+    model = MiniLM()
+    first = model.embed_query(texts)
+    documents = model.embed(texts)
+    assert np.abs(first - documents).max() < 1e-6
+    assert np.array_equal(first, model.embed_query(texts))  # after the optimised one loaded
+    assert np.array_equal(query_vector(model, texts[0]), first[0].astype(np.float64))
 
 
 # --- an OpenAI-compatible endpoint, served for real on a local port -------------------------

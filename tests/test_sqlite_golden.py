@@ -18,7 +18,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, from_to, parse_instant
-from vintage.graph.sqlite import search
+from vintage.graph.sqlite import reads, search_sql
 from vintage.graph.sqlite.asof import reason_sql, to_sql
 
 GOLDEN = Path(__file__).parent / "golden" / "sqlite"
@@ -48,12 +48,18 @@ BUILT: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
                                             subjects=("GOOGL",),
                                             min_authority=Authority.APPROVED_SUMMARY),
                                        "f"),
-    "search_postings": lambda: search.postings_sql(spec(), ["oper", "incom", "us-gaap:revenues"]),
-    "search_vectors": lambda: search.vectors_sql(spec(subjects=("GOOGL",)), "model", 384),
-    "search_legal_count": lambda: search.legal_count_sql(spec(USER, unexpired_at=T)),
-    "search_matched_outside": lambda: search.matched_outside_sql(spec(USER), ["ship", "退款"]),
-    "search_frequencies": lambda: search.frequencies_sql("acme", ["oper", "incom"]),
-    "search_sealed": lambda: search.sealed_sql("acme"),
+    "search_postings": lambda: search_sql.postings_sql(spec(), ["oper", "incom",
+                                                                "us-gaap:revenues"]),
+    "search_postings_scoped": lambda: search_sql.postings_sql(spec(USER), ["ship", "退款"]),
+    "search_postings_legal": lambda: search_sql.legal_postings_sql(spec(subjects=("GOOGL",)),
+                                                                   ["oper"]),
+    "search_legal_entries": lambda: search_sql.legal_entries_sql(spec(subjects=("GOOGL",)), "model",
+                                                             384),
+    "search_legal_count": lambda: search_sql.legal_count_sql(spec(USER, unexpired_at=T)),
+    "search_pending": lambda: search_sql.pending_sql("acme", "model"),
+    "search_frequencies": lambda: search_sql.frequencies_sql("acme", ["oper", "incom"]),
+    "search_sealed": lambda: search_sql.sealed_sql("acme"),
+    "tenants": reads.tenants_sql,
 }
 
 

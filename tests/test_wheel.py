@@ -57,3 +57,12 @@ def test_the_wheel_carries_the_data_the_package_reads(wheel: zipfile.ZipFile) ->
 def test_the_console_script_is_the_packaged_cli(wheel: zipfile.ZipFile) -> None:
     (points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     assert "vintage = vintage.cli.main:main" in wheel.read(points).decode()
+
+
+def test_the_wheel_carries_the_explorers_built_pages(wheel: zipfile.ZipFile) -> None:
+    # Built by `make ui` (a prerequisite of `make test`), git-ignored: every built file ships.
+    static = ROOT / "api" / "ui" / "static"
+    built = {f"vintage/ui/static/{p.relative_to(static).as_posix()}"
+             for p in static.rglob("*") if p.is_file()}
+    assert "vintage/ui/static/index.html" in built, "the explorer is not built: run make ui"
+    assert built - set(wheel.namelist()) == set()

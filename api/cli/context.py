@@ -12,7 +12,16 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.options import AllScopes, AsJson, MinAuthority, Options, RiskLevel
+from vintage.cli.options import (
+    AllScopes,
+    AsJson,
+    MinAuthority,
+    Options,
+    OutputFormat,
+    RiskLevel,
+    as_csv_unless_json,
+)
+from vintage.cli.options import Format as TableFormat
 from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.kinds import required_authority
 from vintage.graph.core.temporal import parse_instant
@@ -98,14 +107,16 @@ def trace_cmd(
     item: Annotated[list[str] | None, typer.Option(
         "--item", help="Say what became of this fact version (repeatable).")] = None,
     as_json: AsJson = False,
+    fmt: TableFormat = OutputFormat.TABLE,
 ) -> None:
     """What a context considered, filtered, kept, cut and where each item went; with --item,
     whether a version was not saved, filtered, not found, cut, seen but unused, or used."""
     options: Options = ctx.obj
+    to_csv = as_csv_unless_json(fmt, as_json)
     with options.opened() as store:
         found = read_injection(store, options.scope().tenant, injection)
         judged = judge(store, found, item or [])
-    render_context.trace(_out, found, judged, as_json)
+    render_context.trace(_out, found, judged, as_json, to_csv)
 
 
 def used_cmd(

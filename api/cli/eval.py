@@ -25,7 +25,7 @@ from vintage.graph.retrieval.choice import embedder_for
 from vintage.graph.store.backends import is_neo4j, neo4j_auth, open_store
 from vintage.graph.store.protocol import Store
 from vintage.ingest.facts_table import ingest_table
-from vintage.queries.eval import files, graphiti
+from vintage.queries.eval import files, graphiti, recorded
 from vintage.queries.eval import scenario as sc
 from vintage.queries.eval.answer import answer
 from vintage.queries.eval.chat import ChatAnswerer
@@ -93,6 +93,10 @@ def eval_cmd(
         "--answerer", help="openai:<base_url>#<model>: a model answers from each context "
                            "instead of the deterministic rule (key: VINTAGE_EVAL_ANSWERER_KEY).")]
         = None,
+    record: Annotated[bool, typer.Option(
+        "--record", help="Keep the summary in the store named by --store, in the tenant of "
+                         "--tenant: GET /v1/eval/report and the explorer show the latest.")]
+        = False,
     as_json: AsJson = False,
 ) -> None:
     """Replay scenarios through the engine and score the write, retrieval, context and task
@@ -105,6 +109,9 @@ def eval_cmd(
     if report is not None and not report.parent.is_dir():
         raise InvalidArgument(f"--report: no folder {report.parent} to write the report in")
     target = store or options.store
+    if record and (target is None or not options.tenant):
+        raise InvalidArgument("--record: name the store (--store) and the tenant (--tenant) "
+                              "to keep the report in")
     if any(r in OPT_IN for r in chosen):
         graphiti.require(target or "a scratch store", target is not None and is_neo4j(target))
     with tempfile.TemporaryDirectory(prefix="vintage-eval-") as scratch:
@@ -132,6 +139,13 @@ def eval_cmd(
                 p.store.close()
             opened.close()
     summary = result.summary()
+    if record and target is not None and options.tenant:
+        # Opened again on the system clock: the harness's clock is the scenarios' own time.
+        kept = open_store(target)
+        try:
+            recorded.record(kept, options.tenant, summary, actor=options.actor)
+        finally:
+            kept.close()
     if report is not None:
         from vintage.queries.eval.report import html  # matplotlib loads only for a report
 

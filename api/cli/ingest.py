@@ -1,5 +1,6 @@
 """``vintage ingest facts|companyfacts``: load files into facts, with a progress bar and a
-summary (``--json`` for the same as data)."""
+summary (``--json`` for the same as data; ``--format csv``: the derived facts the files'
+corrections reached, a row each, ``vintage.render.listings.cascade``)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from vintage.cli.options import AsJson, Options
+from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
 from vintage.graph.core.model import Scope
 from vintage.graph.store.protocol import Store
 from vintage.ingest.batches import Summary
 from vintage.ingest.facts_table import ingest_table
 from vintage.ingest.sec.companyfacts import ingest_companyfacts, read_acceptance_times
 from vintage.render import facts as render
+from vintage.render import listings
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import console, print_json, safe
 
 ingest_app = typer.Typer(name="ingest", no_args_is_help=True, help="Load sources into facts.")
@@ -38,9 +41,10 @@ def ingest_facts(
     recompute: Recompute = False,
     dry_run: DryRun = False,
     as_json: AsJson = False,
+    fmt: Format = OutputFormat.TABLE,
 ) -> None:
     """Observations from CSV or JSON-lines files (KPIs from earnings releases, ...)."""
-    _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_table(
+    _ingest(ctx.obj, files, as_json, fmt, lambda store, scope, path, progress: ingest_table(
         store, scope, path, ctx.obj.actor, recompute=recompute, dry_run=dry_run,
         progress=progress))
 
@@ -58,18 +62,21 @@ def companyfacts(
     recompute: Recompute = False,
     dry_run: DryRun = False,
     as_json: AsJson = False,
+    fmt: Format = OutputFormat.TABLE,
 ) -> None:
     """SEC EDGAR XBRL companyfacts: one fact per concept, unit and period, revisions classified."""
     if ticker is not None and len(files) > 1:
         raise typer.BadParameter("--ticker names one company: give one file", param_hint="--ticker")
     times = read_acceptance_times(accepted) if accepted else None
-    _ingest(ctx.obj, files, as_json, lambda store, scope, path, progress: ingest_companyfacts(
+    _ingest(ctx.obj, files, as_json, fmt, lambda store, scope, path, progress: ingest_companyfacts(
         store, scope, path, actor=ctx.obj.actor, ticker=ticker, accepted=times,
         recompute=recompute, dry_run=dry_run, progress=progress))
 
 
-def _ingest(options: Options, files: list[Path], as_json: bool, load: Ingest) -> None:
+def _ingest(options: Options, files: list[Path], as_json: bool, fmt: OutputFormat,
+            load: Ingest) -> None:
     """Each file in turn, with a progress bar on stderr; then the summaries."""
+    to_csv = as_csv_unless_json(fmt, as_json)  # refused before anything is read
     scope = options.scope()
     summaries: list[Summary] = []
     with options.opened() as store, Progress(
@@ -83,7 +90,9 @@ def _ingest(options: Options, files: list[Path], as_json: bool, load: Ingest) ->
                 bar.update(task, completed=done, total=total)
 
             summaries.append(load(store, scope, path, advance))
-    if as_json:
+    if to_csv:
+        print_table_csv(*listings.cascade(summaries))
+    elif as_json:
         print_json(_out, json.dumps([s.as_data() for s in summaries], default=str))
     else:
         for summary in summaries:

@@ -16,7 +16,9 @@ from vintage.queries.lineage.export import graphml, prov_json
 from vintage.queries.lineage.impact import impact
 from vintage.queries.lineage.retraction import retract
 from vintage.render import facts as render
+from vintage.render import listings
 from vintage.render.explain import explanation
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import console, print_json, visible
 
 out = console()
@@ -37,13 +39,18 @@ def explain_cmd(
     prov: Annotated[bool, typer.Option("--prov", help="W3C PROV-JSON.")] = False,
     as_graphml: Annotated[bool, typer.Option("--graphml", help="GraphML (yEd, Gephi).")]
         = False,
+    fmt: Format = OutputFormat.TABLE,
 ) -> None:
-    """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps."""
+    """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps
+    (``--format csv``: a row per fact version of the tree)."""
     options: Options = ctx.obj
+    to_csv = explain_csv(fmt, as_json, prov, as_graphml)
     with options.opened() as store:
         result = explain(store, options.scope(), fact_id,
                          parse_instant(system_at, "system_at") if system_at else None)
-    if prov:
+    if to_csv:
+        print_table_csv(*listings.versions(result))
+    elif prov:
         print_json(out, json.dumps(prov_json(result)))
     elif as_graphml:
         # XML 1.0 cannot hold control characters anyway: shown, never sent to the terminal.
@@ -52,6 +59,15 @@ def explain_cmd(
         print_json(out, result.model_dump_json())
     else:
         explanation(out, result)
+
+
+def explain_csv(fmt: OutputFormat, as_json: bool, prov: bool, as_graphml: bool) -> bool:
+    """Whether ``explain`` writes CSV; CSV with --prov or --graphml is refused, as with --json."""
+    to_csv = as_csv_unless_json(fmt, as_json)
+    if to_csv and (prov or as_graphml):
+        raise typer.BadParameter("give --prov, --graphml or --format csv, not two",
+                                 param_hint="--format")
+    return to_csv
 
 
 def impact_cmd(

@@ -10,7 +10,7 @@ import typer
 
 from vintage.cli.options import Options
 from vintage.graph.core.model import Scope
-from vintage.graph.memory.gate import memory_scope
+from vintage.graph.memory.draft import memory_scope
 
 User = Annotated[str | None, typer.Option(help="Scope: the user the memory belongs to.")]
 Project = Annotated[str | None, typer.Option(help="Scope: a project.")]

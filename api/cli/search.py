@@ -26,7 +26,7 @@ from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import FactKind, required_authority
 from vintage.graph.core.temporal import parse_instant
-from vintage.graph.memory.gate import FACT_KIND, MemoryKind
+from vintage.graph.memory.draft import FACT_KIND, MemoryKind
 from vintage.graph.retrieval import indexer
 from vintage.graph.retrieval.choice import embedder_for
 from vintage.queries.search.fusion import Mode

@@ -41,7 +41,7 @@ def serve_cmd(
     options: Options = ctx.obj
     uri = options.store
     _err.print(f"serving {safe(resolve_uri(uri))} on http://{safe(host)}:{port} "
-               "(docs at /docs, Ctrl-C stops)", highlight=False)
+               "(docs at /docs, the explorer at /ui, Ctrl-C stops)", highlight=False)
     uvicorn.run(create_app(lambda: open_store(uri, retry_seconds=STORE_RETRY_SECONDS)),
                 host=host, port=port, log_level=log_level, http=BoundedH11,
                 h11_max_incomplete_event_size=MAX_HEAD)

@@ -12,9 +12,11 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.options import AsJson, Options
+from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.memory.trust import distrust_source, trust_source, trusted_sources
+from vintage.render import listings
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import console, print_json, safe
 
 sources_app = typer.Typer(no_args_is_help=True,
@@ -58,12 +60,15 @@ def distrust_cmd(
 
 @sources_app.command("trusted")
 def trusted_cmd(ctx: typer.Context, kind: Kind = SourceKind.DOCUMENT,
-                as_json: AsJson = False) -> None:
+                as_json: AsJson = False, fmt: Format = OutputFormat.TABLE) -> None:
     """The sources of a kind this tenant trusts now."""
     options: Options = ctx.obj
+    to_csv = as_csv_unless_json(fmt, as_json)
     with options.opened() as store:
         found = sorted(trusted_sources(store, options.scope().tenant, kind))
-    if as_json:
+    if to_csv:
+        print_table_csv(*listings.trusted(kind.value, found))
+    elif as_json:
         print_json(_out, json.dumps(found))
     else:
         _out.print("\n".join(map(safe, found)) if found else f"no trusted {kind.value} sources")

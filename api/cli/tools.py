@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vintage.cli.options import AsJson, Options
+from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
 from vintage.graph.memory.tools import (
     ANY_VERSION,
     Tool,
@@ -22,6 +22,8 @@ from vintage.graph.memory.tools import (
     registered_tools,
     unregister_tool,
 )
+from vintage.render import listings
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import console, print_json, safe
 
 tools_app = typer.Typer(no_args_is_help=True,
@@ -65,12 +67,14 @@ def unregister_cmd(
 
 
 @tools_app.command("list")
-def list_cmd(ctx: typer.Context, as_json: AsJson = False) -> None:
+def list_cmd(ctx: typer.Context, as_json: AsJson = False,
+             fmt: Format = OutputFormat.TABLE) -> None:
     """The tools registered now."""
     options: Options = ctx.obj
+    to_csv = as_csv_unless_json(fmt, as_json)
     with options.opened() as store:
         found = registered_tools(store, options.scope().tenant)
-    show_tools(found, as_json)
+    show_tools(found, as_json, to_csv)
 
 
 def _which(name: str, version: str | None) -> str:
@@ -85,7 +89,10 @@ def unregistered(name: str, version: str | None, event: str) -> None:
     _out.print(f"no longer registered: {_which(name, version)} (event {safe(event)})")
 
 
-def show_tools(found: Sequence[Tool], as_json: bool) -> None:
+def show_tools(found: Sequence[Tool], as_json: bool, to_csv: bool = False) -> None:
+    if to_csv:
+        print_table_csv(*listings.tools(found))
+        return
     rows: list[dict[str, Any]] = [
         {"name": t.name, "version": None if t.version == ANY_VERSION else t.version,
          "reporters": list(t.reporters), "event": t.event} for t in found]

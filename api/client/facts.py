@@ -14,6 +14,7 @@ from typing import Any
 import typer
 
 from vintage.cli.facts import no_history
+from vintage.cli.lineage import explain_csv
 from vintage.cli.options import as_csv_unless_json
 from vintage.client.http import Remote, instant, segment
 from vintage.graph.core.errors import InvalidArgument
@@ -25,8 +26,9 @@ from vintage.queries.lineage.explain import Explanation
 from vintage.queries.lineage.impact import Impact
 from vintage.queries.metrics.answers import MetricAnswer
 from vintage.render import facts as render
+from vintage.render import listings
 from vintage.render.explain import explanation
-from vintage.render.rows import print_csv
+from vintage.render.rows import print_csv, print_table_csv
 from vintage.render.terminal import console, print_json, visible
 
 _out = console()
@@ -108,7 +110,11 @@ def history(remote: Remote, p: dict[str, Any]) -> None:
 def explain(remote: Remote, p: dict[str, Any]) -> None:
     path = f"/v1/facts/{segment(p['fact_id'])}/explanation"
     query = {"system_at": instant(p["system_at"], "system_at")}
-    if p["prov"]:
+    to_csv = explain_csv(p["fmt"], p["as_json"], p["prov"], p["as_graphml"])
+    if to_csv:
+        print_table_csv(*listings.versions(Explanation.model_validate(
+            remote.call("GET", path, query=query))))
+    elif p["prov"]:
         print_json(_out, json.dumps(remote.call("GET", path, query=query | {
             "format": "prov-json"})))
     elif p["as_graphml"]:

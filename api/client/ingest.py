@@ -22,6 +22,7 @@ from typing import Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from vintage.cli.options import as_csv_unless_json
 from vintage.client.facts import shown_fact
 from vintage.client.http import Remote, problem_error, segment
 from vintage.graph.core.errors import InvalidArgument
@@ -31,6 +32,8 @@ from vintage.graph.writes.corrections import ExitReport
 from vintage.graph.writes.reach import FactRef
 from vintage.ingest.batches import Summary
 from vintage.render import facts as render
+from vintage.render import listings
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import console, print_json, safe
 
 _out = console()
@@ -66,6 +69,7 @@ def table(remote: Remote, p: dict[str, Any]) -> None:
 def _load(remote: Remote, route: str, p: dict[str, Any],
           query: Callable[[Path], dict[str, Any]]) -> None:
     files: list[Path] = p["files"]
+    to_csv = as_csv_unless_json(p["fmt"], p["as_json"])
     asked = [query(path) | {"recompute": p["recompute"] or None,
                             "dry_run": p["dry_run"] or None} for path in files]
     results: list[dict[str, Any]] = []
@@ -83,7 +87,9 @@ def _load(remote: Remote, route: str, p: dict[str, Any],
                 raise problem_error(int(problem.get("status") or 500),
                                     json.dumps(problem).encode())
             results.append(job["result"] | {"file": path.name})
-    if p["as_json"]:
+    if to_csv:
+        print_table_csv(*listings.cascade([summary_of(r) for r in results]))
+    elif p["as_json"]:
         print_json(_out, json.dumps(results))
     else:
         for result in results:

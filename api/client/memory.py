@@ -68,7 +68,8 @@ def trace(remote: Remote, p: dict[str, Any]) -> None:
                       trace=answer["trace"], used=tuple(answer["used"]))
     judged = [Judged(item=j["id"], verdict=Verdict(j["verdict"]), reason=j["reason"])
               for j in answer["items"]]
-    render_context.trace(_out, found, judged, p["as_json"])
+    render_context.trace(_out, found, judged, p["as_json"],
+                         as_csv_unless_json(p["fmt"], p["as_json"]))
 
 
 def used(remote: Remote, p: dict[str, Any]) -> None:

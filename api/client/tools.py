@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from vintage.cli.options import as_csv_unless_json
 from vintage.cli.tools import registered, show_tools, unregistered
 from vintage.client.http import Remote
 from vintage.graph.memory.tools import ANY_VERSION, Tool
@@ -26,9 +27,10 @@ def unregister(remote: Remote, p: dict[str, Any]) -> None:
 
 
 def listing(remote: Remote, p: dict[str, Any]) -> None:
+    to_csv = as_csv_unless_json(p["fmt"], p["as_json"])
     found = [Tool(t["name"], t["version"] or ANY_VERSION, tuple(t["reporters"]), t["event"])
              for t in remote.call("GET", "/v1/tools")["items"]]
-    show_tools(found, p["as_json"])
+    show_tools(found, p["as_json"], to_csv)
 
 
 TOOL_COMMANDS: dict[str, Callable[[Remote, dict[str, Any]], None]] = {

@@ -3,7 +3,8 @@ under uvicorn (``vintage.cli.serve``).
 
 Nothing is opened at import or when the app is built: the store comes from the ``open_store``
 given, called once at startup (lifespan), and is closed at shutdown after the running ingest
-jobs end. ``/docs`` (Swagger UI) and ``/redoc`` load only files the service serves itself.
+jobs end. ``/docs`` (Swagger UI) and ``/redoc`` load only files the service serves itself, as
+does the explorer at ``/ui`` (``vintage.ui``).
 One store per app; every request authenticates with an API key
 (``vintage.http.auth``) and runs as its principal. Errors are RFC 9457 problems
 (``vintage.http.problems``); the OpenAPI 3.1 document is ``/openapi.json``.
@@ -11,7 +12,8 @@ One store per app; every request authenticates with an API key
 Routers by area: ``routes_facts`` (facts, lineage, metric questions), ``routes_memory`` and
 ``routes_memory_control`` (the memory verbs), ``routes_ingest`` (uploads and jobs),
 ``routes_keys`` (an admin's keys), ``routes_retrieval`` (search, context packs, their trace),
-``routes_tools`` (registered tools), ``routes_settings`` (the tenant's embedder).
+``routes_tools`` (registered tools), ``routes_settings`` (the tenant's embedder),
+``routes_explore`` (what the browser explorer reads: versions, as-of, cutoffs, eval, health).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi_offline import FastAPIOffline
@@ -28,6 +31,7 @@ from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Clock, Store
 from vintage.http import (
     problems,
+    routes_explore,
     routes_facts,
     routes_ingest,
     routes_keys,
@@ -41,12 +45,13 @@ from vintage.http.auth import service
 from vintage.http.limits import HeadLimits
 from vintage.http.models import Health, Ready
 from vintage.http.service import Service
+from vintage.ui import mount as mount_ui
 
 # Each area's router.
 ROUTERS: tuple[APIRouter, ...] = (
     routes_facts.router, routes_memory.router, routes_memory_control.router,
     routes_ingest.router, routes_keys.router, routes_retrieval.router,
-    routes_tools.router, routes_settings.router,
+    routes_tools.router, routes_settings.router, routes_explore.router,
 )
 TAGS = [
     {"name": "health", "description": "Liveness and readiness (no key needed)."},
@@ -61,6 +66,8 @@ TAGS = [
                                         "key chooses it."},
     {"name": "retrieval", "description": "Search inside the legal set, context packs and "
                                          "their traces."},
+    {"name": "eval", "description": "The recorded evaluation report and a scope's memory "
+                                    "health."},
 ]
 
 
@@ -72,10 +79,11 @@ def _version() -> str:
 
 
 def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
-               embedder: Embedder | None = None) -> FastAPI:
+               embedder: Embedder | None = None, ui: Path | None = None) -> FastAPI:
     """The app over the store ``open_store`` opens (at startup, not now); ``clock`` stamps its
     jobs (default: the system's); ``embedder`` ranks its searches (default: the one the store
-    records for the request's tenant, ``vintage config embedder``)."""
+    records for the request's tenant, ``vintage config embedder``); ``ui`` is the folder of
+    the explorer's built pages served at ``/ui`` (default: the package's, ``vintage.ui``)."""
     held = Service(open_store, clock, embedder)
 
     @asynccontextmanager
@@ -105,6 +113,7 @@ def create_app(open_store: Callable[[], Store], *, clock: Clock | None = None,
                       responses=problems.documented())
     for router in ROUTERS:
         app.include_router(router)
+    mount_ui(app, ui)
     return app
 
 

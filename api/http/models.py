@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.writes.corrections import ExitReport
+from vintage.queries.lineage.asof import Answer
 from vintage.queries.lineage.views import FactView, SourceView
 
 
@@ -83,6 +84,13 @@ class FactOut(FactView):
 
     sources: tuple[SourceView, ...]
     stale: StaleOut | None = None  # a premise it rests on stopped holding as of the read
+
+
+def fact_out(a: Answer) -> FactOut:
+    """A read's answer as the API shows it."""
+    return FactOut(**FactView.of(a.fact).model_dump(),
+                   sources=tuple(SourceView.of(s) for s in a.sources),
+                   stale=None if a.stale is None else StaleOut(**a.stale.document()))
 
 
 class FactsPage(Out):

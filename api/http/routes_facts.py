@@ -22,7 +22,6 @@ from vintage.http.models import (
     METRIC_EXAMPLE,
     ExitOut,
     ExplainFormat,
-    FactOut,
     FactsPage,
     FactsQuery,
     History,
@@ -30,8 +29,8 @@ from vintage.http.models import (
     Instant,
     MetricQuery,
     Reason,
-    StaleOut,
     exit_out,
+    fact_out,
 )
 from vintage.http.problems import documented
 from vintage.http.strict import StrictRoute
@@ -41,7 +40,6 @@ from vintage.queries.lineage.export import graphml, prov_json
 from vintage.queries.lineage.impact import Impact, impact
 from vintage.queries.lineage.retraction import retract
 from vintage.queries.lineage.subjects import resolve_subjects
-from vintage.queries.lineage.views import FactView, SourceView
 from vintage.queries.metrics.answers import MetricAnswer
 from vintage.queries.metrics.definitions import resolve_metric
 from vintage.queries.metrics.periods import parse_period
@@ -52,12 +50,6 @@ Id = Annotated[str, Path(min_length=1, max_length=512, examples=["f-2c1b0a9e8d7c
 SourceId = Annotated[str, Path(min_length=1, max_length=512,
                                examples=["0001652044-19-000004"])]
 GRAPHML = "application/graphml+xml"
-
-
-def _fact_out(a: asof_queries.Answer) -> FactOut:
-    return FactOut(**FactView.of(a.fact).model_dump(),
-                   sources=tuple(SourceView.of(s) for s in a.sources),
-                   stale=None if a.stale is None else StaleOut(**a.stale.document()))
 
 
 @router.get("/facts", response_model=FactsPage, responses=documented(400, 403))
@@ -76,7 +68,7 @@ def facts(caller: Authenticated, q: Annotated[FactsQuery, Query()]) -> FactsPage
         system_at=at.pinned["system_at"], limit=at.offset + q.limit + 1,
         hindsight=q.hindsight)
     items, more = pages.page(found, query, at, q.limit)
-    return FactsPage(items=[_fact_out(a) for a in items], next_cursor=more)
+    return FactsPage(items=[fact_out(a) for a in items], next_cursor=more)
 
 
 @router.get("/facts/history", response_model=History, responses=documented(400, 403))
@@ -86,7 +78,7 @@ def history(caller: Authenticated, q: Annotated[HistoryQuery, Query()]) -> Histo
     (subject,) = resolve_subjects(caller.store, caller.tenant, [q.subject])
     found = asof_queries.history(caller.store, scope, subject, q.predicate, q.valid_from,
                                  q.valid_to, q.unit)
-    return History(items=[_fact_out(a) for a in found])
+    return History(items=[fact_out(a) for a in found])
 
 
 @router.get("/facts/{fact_id}/explanation", response_model=Explanation,

@@ -1,6 +1,6 @@
 """How ``vintage trace`` and ``vintage used`` print: an injection's trace, item verdicts, and a
 use recorded. Ids and reasons go through ``vintage.render.terminal.safe``; ``--json`` through
-``print_json``."""
+``print_json``; ``--format csv`` is the considered items' table (``vintage.render.listings``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from typing import Any
 from rich.console import Console
 
 from vintage.queries.search.trace import Injection, Judged
+from vintage.render import listings
+from vintage.render.rows import print_table_csv
 from vintage.render.terminal import print_json, safe, table
 
 
@@ -19,8 +21,11 @@ def _ids(ids: Sequence[str]) -> str:
 
 
 def trace(console: Console, injection: Injection, judged: Sequence[Judged],
-          as_json: bool) -> None:
+          as_json: bool, to_csv: bool = False) -> None:
     t: dict[str, Any] = injection.trace
+    if to_csv:
+        print_table_csv(*listings.considered(injection))
+        return
     if as_json:
         print_json(console, json.dumps({
             "injection": injection.id, "thread": injection.thread,
@@ -48,7 +53,7 @@ def trace(console: Console, injection: Injection, judged: Sequence[Judged],
     grid = table("considered (best first)", "rank", "id", "score", "signals", "outcome")
     final, used = set(t["final"]), set(injection.used)
     for c in t["considered"]:
-        outcome = ("used" if c["id"] in used else "injected") if c["id"] in final else "cut"
+        outcome = listings.outcome(c["id"], final, used)
         signals = " ".join(f"{k} {v:.3g}" for k, v in sorted(c["signals"].items()))
         grid.add_row(str(c["rank"]), safe(c["id"]), f"{c['score']:.4g}", safe(signals),
                      outcome)

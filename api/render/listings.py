@@ -1,5 +1,7 @@
 """The listings' tables as rows of plain values, for ``--format csv``: memories, audit, review,
-keys and stats (the tables of facts, searches and impacts are in ``vintage.render.rows``).
+keys, tools, trusted sources, a trace's considered items, an ingest's cascade and an
+explanation's versions (the tables of facts, searches and impacts are in
+``vintage.render.rows``; stats in ``vintage.render.stats``).
 
 As there: one row per line of the table, one column per field, instants in ISO 8601, an open
 end or an absent value empty, several values in one cell separated by a space (ids) or `` | ``
@@ -11,13 +13,19 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vintage.graph.access.keys import KeyInfo
 from vintage.graph.core.model import Event
 from vintage.graph.memory.conflicts import ConflictSet
 from vintage.graph.memory.held import Held
 from vintage.queries.memory.recall import MemoryView
+
+if TYPE_CHECKING:  # named in annotations only: ``memories`` need not import an ingest
+    from vintage.graph.memory.tools import Tool
+    from vintage.ingest.batches import Summary
+    from vintage.queries.lineage.explain import Explanation, Step
+    from vintage.queries.search.trace import Injection
 
 Table = tuple[tuple[str, ...], list[tuple[Any, ...]]]
 
@@ -28,6 +36,15 @@ AUDIT = ("id", "at", "actor", "action", "reason", "details")
 REVIEW = ("entry", "subject", "key", "scope", "id", "value", "known_from", "why")
 KEYS = ("key_id", "role", "user", "project", "name", "created_at", "created_by", "revoked_at",
         "revoked_by", "active")
+TOOLS = ("name", "version", "reporters", "event")
+TRUSTED = ("kind", "source")
+CONSIDERED = ("rank", "id", "score", "signals", "outcome")
+CASCADE = ("file", "fact", "subject", "predicate", "fate", "depth", "old_value", "new_value",
+           "new_fact")
+VERSIONS = ("depth", "parent", "role", "id", "subject", "predicate", "value", "unit",
+            "revision", "kind", "status", "valid_from", "valid_to", "known_from", "known_until",
+            "recorded_from", "recorded_until", "sources", "derived_by", "recipe", "corrects",
+            "corrected_by")
 
 
 def _iso(t: datetime | None) -> str | None:
@@ -70,3 +87,61 @@ def keys(found: Sequence[KeyInfo]) -> Table:
         (k.key_id, k.role.value, k.user, k.project, k.name, _iso(k.created_at), k.created_by,
          _iso(k.revoked_at), k.revoked_by, k.active)
         for k in found]
+
+
+def tools(found: Sequence[Tool]) -> Table:
+    """A tool registered for every version has an empty ``version``; for any writer, empty
+    ``reporters``."""
+    from vintage.graph.memory.tools import ANY_VERSION  # beside the tools, when they are listed
+
+    return TOOLS, [(t.name, None if t.version == ANY_VERSION else t.version,
+                    " ".join(t.reporters), t.event) for t in found]
+
+
+def trusted(kind: str, found: Sequence[str]) -> Table:
+    return TRUSTED, [(kind, s) for s in found]
+
+
+def outcome(item: str, final: set[str], used: set[str]) -> str:
+    """What became of a considered item: used (marked so), injected, or cut."""
+    return ("used" if item in used else "injected") if item in final else "cut"
+
+
+def considered(injection: Injection) -> Table:
+    """The trace's considered items, best first; an item's signals as one JSON object."""
+    final, used = set(injection.final), set(injection.used)
+    return CONSIDERED, [
+        (c["rank"], c["id"], c["score"], json.dumps(c["signals"], sort_keys=True),
+         outcome(c["id"], final, used))
+        for c in injection.trace["considered"]]
+
+
+def cascade(summaries: Sequence[Summary]) -> Table:
+    """A row per derived fact each file's corrections reached, as ``--json`` names it."""
+    from vintage.ingest.batches import cascaded  # loaded by the ingest that calls this
+
+    return CASCADE, [(s.file, *(cascaded(o)[c] for c in CASCADE[1:]))
+                     for s in summaries for o in s.cascade]
+
+
+def versions(exp: Explanation) -> Table:
+    """A row per fact version of the upstream tree, the explained fact first (depth 0), each
+    input after the fact it derives (``parent``, and its ``role`` there); ``derived_by``: the
+    derivations that compute a row's own value (ids and recipes); ids space-separated."""
+    rows: list[tuple[Any, ...]] = []
+
+    def visit(step: Step, depth: int, parent: str | None, role: str | None) -> None:
+        f = step.fact
+        rows.append((depth, parent, role, f.id, f.subject, f.predicate, f.value, f.unit,
+                     f.revision, f.kind, f.status, _iso(f.valid[0]), _iso(f.valid[1]),
+                     _iso(f.knowledge[0]), _iso(f.knowledge[1]), _iso(f.system[0]),
+                     _iso(f.system[1]), " ".join(s.id for s in step.sources),
+                     " ".join(j.derivation.id for j in step.derived_by),
+                     " ".join(j.derivation.recipe for j in step.derived_by),
+                     " ".join(step.supersedes), " ".join(step.superseded_by)))
+        for j in step.derived_by:
+            for i in j.inputs:
+                visit(i.step, depth + 1, f.id, i.role)
+
+    visit(exp.root, 0, None, None)
+    return VERSIONS, rows

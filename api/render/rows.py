@@ -17,16 +17,19 @@ import io
 import sys
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from vintage.queries.lineage.asof import Answer
-from vintage.queries.lineage.impact import Impact
-from vintage.queries.metrics.answers import MetricAnswer
 from vintage.queries.search.request import SearchResult
 from vintage.render.terminal import visible
 
+if TYPE_CHECKING:  # loaded when a table of theirs is made (``table_of``): a search needs neither
+    from vintage.queries.lineage.asof import Answer
+    from vintage.queries.lineage.impact import Impact
+    from vintage.queries.metrics.answers import MetricAnswer
+
 Row = dict[str, Any]
-Tabular = MetricAnswer | Sequence[MetricAnswer] | Sequence[Answer] | SearchResult | Impact
+Tabular: TypeAlias = ("MetricAnswer | Sequence[MetricAnswer] | Sequence[Answer] | SearchResult"
+                      " | Impact")
 
 
 def _iso(t: datetime | None) -> str | None:
@@ -40,17 +43,25 @@ FACT = ("id", "subject", "predicate", "value", "unit", "revision", "kind", "stat
         "recorded_until", "sources")
 SEARCH = ("rank", "score", "id", "subject", "predicate", "value", "unit", "status",
           "valid_from", "valid_to", "sources")
-IMPACT = ("depth", "id", "subject", "predicate", "value", "unit", "known_from", "known_until",
-          "survives", "path")
+# An impact's two tables in one: ``entry`` ``downstream`` (a derived fact it reaches, with its
+# depth, path and whether it survives), then ``revised`` (what the source already changed: the
+# old version, the new one's id and value, the kind of revision and, for a filed one, its class).
+IMPACT = ("entry", "depth", "id", "subject", "predicate", "value", "unit", "valid_from",
+          "valid_to", "known_from", "known_until", "survives", "path", "new_id", "new_value",
+          "revision", "change")
 
 
 def table_of(result: Tabular) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
     """The columns and the rows of ``result``: a metric answer (or one per cutoff), facts as
     of a cutoff or a history, a search, an impact."""
-    if isinstance(result, MetricAnswer):
-        return METRIC, metric_rows([result])
     if isinstance(result, SearchResult):
         return SEARCH, search_rows(result)
+    from vintage.queries.lineage.asof import Answer
+    from vintage.queries.lineage.impact import Impact
+    from vintage.queries.metrics.answers import MetricAnswer
+
+    if isinstance(result, MetricAnswer):
+        return METRIC, metric_rows([result])
     if isinstance(result, Impact):
         return IMPACT, impact_rows(result)
     items = list(result)
@@ -89,10 +100,16 @@ def search_rows(result: SearchResult) -> list[tuple[Any, ...]]:
 
 
 def impact_rows(result: Impact) -> list[tuple[Any, ...]]:
-    return [(r.depth, r.fact.id, r.fact.subject, r.fact.predicate, r.fact.value, r.fact.unit,
-             _iso(r.fact.knowledge[0]), _iso(r.fact.knowledge[1]), r.survives,
-             " -> ".join(r.path))
-            for r in result.affected]
+    downstream = [
+        ("downstream", r.depth, f.id, f.subject, f.predicate, f.value, f.unit, _iso(f.valid[0]),
+         _iso(f.valid[1]), _iso(f.knowledge[0]), _iso(f.knowledge[1]), r.survives,
+         " -> ".join(r.path), None, None, None, None)
+        for r in result.affected for f in (r.fact,)]
+    return downstream + [
+        ("revised", None, f.id, f.subject, f.predicate, f.value, f.unit, _iso(f.valid[0]),
+         _iso(f.valid[1]), _iso(f.knowledge[0]), _iso(f.knowledge[1]), None, None,
+         r.new.id if r.new else None, r.new.value if r.new else None, r.revision, r.change)
+        for r in result.revised for f in (r.old,)]
 
 
 def as_csv(result: Tabular) -> str:

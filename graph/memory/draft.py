@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from vintage.graph.core.kinds import Authority, SourceKind, capped_authority
+from vintage.graph.core.kinds import Authority, FactKind, SourceKind, capped_authority
 from vintage.graph.core.model import (
     UNIX_EPOCH,
     Fact,
@@ -42,6 +42,17 @@ class MemoryKind(StrEnum):
     EXPERIENCE = "experience"
     TASK_STATE = "task_state"
     INFERENCE = "inference"
+
+
+# The fact kind each kind of memory is stored as (here, beside the kinds: a search names them
+# without importing the write gate).
+FACT_KIND: dict[MemoryKind, FactKind] = {
+    MemoryKind.PREFERENCE: FactKind.PREFERENCE,
+    MemoryKind.FACT: FactKind.OBSERVATION,
+    MemoryKind.EXPERIENCE: FactKind.EXPERIENCE,
+    MemoryKind.TASK_STATE: FactKind.TASK_STATE,
+    MemoryKind.INFERENCE: FactKind.INFERENCE,
+}
 
 
 def memory_scope(tenant: str, user: str | None = None, project: str | None = None,

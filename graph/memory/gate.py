@@ -21,12 +21,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from vintage.graph.core.kinds import Authority, FactKind, SourceKind, Status
+from vintage.graph.core.kinds import Authority, SourceKind, Status
 from vintage.graph.core.model import (
     Fact,
 )
 from vintage.graph.memory import experience
 from vintage.graph.memory.draft import (
+    FACT_KIND,
     MAX_TTL_SECONDS,
     MEMORY_EPOCH,
     REQUIRED,
@@ -53,13 +54,6 @@ __all__ = [
 NOT_EVIDENCE = frozenset({SourceKind.AGENT_OUTPUT})
 
 
-FACT_KIND: dict[MemoryKind, FactKind] = {
-    MemoryKind.PREFERENCE: FactKind.PREFERENCE,
-    MemoryKind.FACT: FactKind.OBSERVATION,
-    MemoryKind.EXPERIENCE: FactKind.EXPERIENCE,
-    MemoryKind.TASK_STATE: FactKind.TASK_STATE,
-    MemoryKind.INFERENCE: FactKind.INFERENCE,
-}
 MEMORY_KIND = {v: k for k, v in FACT_KIND.items()}
 
 

@@ -21,7 +21,7 @@ from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Event, Scope, Value, new_event_id
-from vintage.graph.memory.gate import memory_key
+from vintage.graph.memory.draft import memory_key
 from vintage.graph.memory.scoping import require_scope
 from vintage.graph.store.protocol import Store, UnknownReference
 

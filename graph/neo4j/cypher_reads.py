@@ -11,6 +11,7 @@ from typing import Any
 from vintage.graph.core.asof import AsOf, holds_at, to_cypher
 from vintage.graph.core.labels import EVENT, FACT, SOURCE, SUBJECT, SUPPORTED_BY
 from vintage.graph.neo4j.cypher import FACT_ORDER, Query, fact_map, seek, source_map
+from vintage.graph.store.capabilities import SETTINGS_TENANT
 
 _SEP = "\n    AND "  # holds_at's clauses, one a line
 # A subject as ``subjects`` returns its rows (``vintage.graph.neo4j.rows.subject_from``).
@@ -165,12 +166,14 @@ ORDER BY id""", params)
 
 def tenants() -> Query:
     """Every tenant with an event (every change records one), sorted: its owner's listing
-    (``vintage stats --all-tenants``), never a tenant's read. It reads every event: an
-    owner's command, not a hot path."""
+    (``vintage stats --all-tenants``), never a tenant's read; the store's own settings
+    (``SETTINGS_TENANT``) are no tenant. It reads every event: an owner's command, not a hot
+    path."""
     return Query(f"""
 MATCH (e:{EVENT})
+WHERE e.tenant <> $settings
 RETURN DISTINCT e.tenant AS tenant
-ORDER BY tenant""", {})
+ORDER BY tenant""", {"settings": SETTINGS_TENANT})
 
 
 def events(tenant: str, actions: Sequence[str] | None = None,

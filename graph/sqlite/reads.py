@@ -27,6 +27,7 @@ from vintage.graph.core.model import DerivationIn, Event, Fact, Scope, Source, S
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite.asof import holds_at, micros, to_sql, when
 from vintage.graph.sqlite.rows import edge_of, fact_of, visible_facts
+from vintage.graph.store.capabilities import SETTINGS_TENANT
 from vintage.graph.store.protocol import (
     Cited,
     Direction,
@@ -137,12 +138,17 @@ def events(conn: sqlite3.Connection, tenant: str, actions: Sequence[str] | None,
                                                           if e.action in actions]
 
 
+def tenants_sql() -> tuple[str, dict[str, object]]:
+    """Every tenant with an event (every change records one), sorted, read from the events'
+    index, which leads with the tenant; the store's own settings (``SETTINGS_TENANT``) are
+    no tenant, left out here so that no caller can forget to."""
+    return ("SELECT DISTINCT tenant FROM records INDEXED BY records_events\n"
+            "WHERE label = :label AND tenant != :settings ORDER BY tenant",
+            {"label": EVENT, "settings": SETTINGS_TENANT})
+
+
 def tenants(conn: sqlite3.Connection) -> list[str]:
-    """Every tenant with an event (every change records one), sorted: read from the events'
-    index, which leads with the tenant."""
-    rows = conn.execute("SELECT DISTINCT tenant FROM records INDEXED BY records_events "
-                        "WHERE label = ? ORDER BY tenant", (EVENT,)).fetchall()
-    return [t for (t,) in rows]
+    return [t for (t,) in conn.execute(*tenants_sql()).fetchall()]
 
 
 def existing(conn: sqlite3.Connection, label: str, tenant: str, ids: Sequence[str]) -> set[str]:

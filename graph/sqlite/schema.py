@@ -17,7 +17,10 @@ postings of its own terms through an index instead of every entry of the tenant
 or more packs badly in a WITHOUT ROWID tree (2.5 times the bytes on the six bundled
 companies; SQLite advises rows under a twentieth of a page there), and a join on the (tenant,
 id) index then never reads
-the rows' bodies.
+the rows' bodies. Two indexes serve a search's check that the tenant is wholly indexed
+(``search.pending_sql``): the live facts' ids (``facts_live``) against the entries' (tenant,
+model, fact id) (``entries_model``), both covering, so the check reads no row; a store of
+schema 2 gets them when it is next opened (schema 3).
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ import sqlite3
 from pathlib import Path
 
 DB_NAME = "vintage.db"
-SCHEMA_VERSION = 2  # 2: postings, entries.length, generations.docs and .terms
+# 2: postings, entries.length, generations.docs and .terms; 3: the indexes entries_model and
+# facts_live (a store of 2 gets them, in its own transaction, when it is next opened)
+SCHEMA_VERSION = 3
 
 DDL = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -63,6 +68,8 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_id ON entries (tenant, fact_id);
 CREATE INDEX IF NOT EXISTS entries_sealed ON entries (tenant) WHERE sealed IS NOT NULL;
+CREATE INDEX IF NOT EXISTS entries_model ON entries (tenant, model, fact_id);
+CREATE INDEX IF NOT EXISTS facts_live ON facts (tenant, id, erased) WHERE erased = 0;
 CREATE TABLE IF NOT EXISTS generations (
   tenant TEXT PRIMARY KEY, n INTEGER NOT NULL,
   docs INTEGER NOT NULL DEFAULT 0, terms INTEGER NOT NULL DEFAULT 0
@@ -97,8 +104,9 @@ def connect(path: Path | None, busy_seconds: float) -> sqlite3.Connection:
 
 
 def create(conn: sqlite3.Connection) -> None:
-    """Make the tables (idempotent), bring a database of schema 1 up to date in the same
-    transaction (its entries' postings written once), and refuse one of a later schema."""
+    """Make the tables and indexes (idempotent), bring a database of schema 1 or 2 up to date
+    in the same transaction (a schema-1 store's postings written once), and refuse one of a
+    later schema."""
     from vintage.graph.sqlite.indexing import post_all  # the postings are the index's concern
 
     conn.execute("BEGIN IMMEDIATE")

@@ -38,14 +38,23 @@ from vintage.graph.retrieval import bm25
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads
-from vintage.graph.sqlite.asof import UNDECIDED, reason_sql, to_sql
+from vintage.graph.sqlite.asof import UNDECIDED, to_sql
 from vintage.graph.sqlite.rows import entry_of
+from vintage.graph.sqlite.search_sql import (
+    OUTSIDE,
+    Params,
+    frequencies_sql,
+    legal_count_sql,
+    legal_entries_sql,
+    legal_postings_sql,
+    pending_sql,
+    postings_sql,
+    scope_clause,
+    sealed_sql,
+)
 
 Ranked = tuple[tuple[str, float], ...]
-Params = dict[str, object]
 KEPT = 4  # reads kept: one search's postings and vectors, and those of a staleness check
-JOIN = ("JOIN entries e ON e.rowid = p.entry "
-        "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id")
 
 
 @dataclass(frozen=True)
@@ -67,82 +76,26 @@ class Ranking:
         self.rows: dict[str, list[Any]] = {}
         self.version: tuple[int, int, int] | None = None
 
-    def fetch(self, conn: sqlite3.Connection, sql: str, params: Params) -> list[Any]:
+    def holds(self, conn: sqlite3.Connection, sql: str, params: Params) -> bool:
+        """Whether the rows of this read are kept (and still current)."""
+        self._current(conn)
+        return f"{sql}\n{sorted(params.items())!r}" in self.rows
+
+    def _current(self, conn: sqlite3.Connection) -> None:
         # Per connection: each has its own data version (a reader's, or the writer's).
         version = (id(conn), int(conn.execute("PRAGMA data_version").fetchone()[0]),
                    conn.total_changes)
         if version != self.version:
             self.rows, self.version = {}, version
+
+    def fetch(self, conn: sqlite3.Connection, sql: str, params: Params) -> list[Any]:
+        self._current(conn)
         key = f"{sql}\n{sorted(params.items())!r}"
         if key not in self.rows:
             if len(self.rows) >= KEPT:
                 self.rows = {}
             self.rows[key] = conn.execute(sql, params).fetchall()
         return self.rows[key]
-
-
-# -- builders: the SQL of each read, and its parameters ------------------------------------------
-
-
-def postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
-    """(fact id, term, count, entry length) of the postings of ``terms`` in the legal set."""
-    where, params = to_sql(spec, "f")
-    return (f"SELECT e.fact_id, p.term, p.tf, e.length FROM postings p {JOIN}\n"
-            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))"
-            f"\n  AND {where}", {**params, "terms": reads.js(terms)})
-
-
-def vectors_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
-    """(fact id, vector) of the legal entries in the clear by ``model`` of dimension ``dim``."""
-    where, params = to_sql(spec, "f")
-    return ("SELECT e.fact_id, e.vector FROM entries e "
-            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
-            "WHERE e.tenant = :asof_tenant AND e.model = :model AND e.sealed IS NULL "
-            f"AND length(e.vector) = :size\n  AND {where}",
-            {**params, "model": model, "size": 4 * dim})
-
-
-def legal_count_sql(spec: AsOf) -> tuple[str, Params]:
-    """How many entries in the clear the legal set holds."""
-    where, params = to_sql(spec, "f")
-    return ("SELECT COUNT(*) FROM entries e "
-            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
-            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}", params)
-
-
-def _scope_clause(spec: AsOf) -> tuple[str, Params]:
-    if spec.shared_only:
-        return "f.scope = '[]'", {}
-    return ("NOT EXISTS (SELECT 1 FROM json_each(:scope_terms) t WHERE t.value NOT IN "
-            "(SELECT value FROM json_each(f.scope)))",
-            {"scope_terms": reads.js(spec.scope.terms())})
-
-
-def matched_outside_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
-    """(fact id, the reason it is excluded) of the facts in the read's scope whose entry in the
-    clear holds one of ``terms`` and that the as-of predicate leaves out, each once: the
-    database says why (``reason_sql``), but for a fact with a TTL (``UNDECIDED``)."""
-    where, params = to_sql(spec, "f")
-    reason, _ = reason_sql(spec, "f")
-    scope, more = _scope_clause(spec)
-    return (f"SELECT f.id, {reason} FROM facts f WHERE f.tenant = :asof_tenant AND f.id IN ("
-            f"SELECT e.fact_id FROM postings p JOIN entries e ON e.rowid = p.entry\n"
-            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM "
-            f"json_each(:terms)))\n  AND {scope}\n  AND ({where}) IS NOT 1",
-            {**params, **more, "terms": reads.js(terms)})
-
-
-def frequencies_sql(tenant: str, terms: Sequence[str]) -> tuple[str, Params]:
-    """(term, document frequency) of ``terms`` over the tenant's entries in the clear."""
-    return ("SELECT term, COUNT(*) FROM postings WHERE tenant = :tenant AND term IN "
-            "(SELECT value FROM json_each(:terms)) GROUP BY term",
-            {"tenant": tenant, "terms": reads.js(terms)})
-
-
-def sealed_sql(tenant: str) -> tuple[str, Params]:
-    """(fact id, model, ciphertext) of the tenant's sealed entries."""
-    return ("SELECT fact_id, model, sealed FROM entries WHERE tenant = :tenant AND sealed IS "
-            "NOT NULL", {"tenant": tenant})
 
 
 # -- the runner -----------------------------------------------------------------------------------
@@ -160,12 +113,16 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
     sealed = _opened(conn, tenant, generation, sealer, cache)
     legal_sealed = _legal_ids(conn, spec, sorted(sealed))
     pending = None if query.indexed_by is None else conn.execute(
-        "SELECT 1 FROM facts f LEFT JOIN entries e ON e.tenant = f.tenant AND e.fact_id = f.id"
-        " WHERE f.tenant = ? AND f.erased = 0 AND (e.model IS NULL OR e.model != ?) LIMIT 1",
-        (tenant, query.indexed_by)).fetchone() is not None
+        *pending_sql(tenant, query.indexed_by)).fetchone() is not None
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
     wanted = sorted(set(terms) | set(query.identifiers))
-    posted = list(cache.fetch(conn, *postings_sql(spec, wanted))) if wanted else []
+    # Counted: the postings with their verdicts, one read; else (or kept from the first
+    # round) those of the legal set alone.
+    judging = postings_sql(spec, wanted)
+    found = [] if not wanted else cache.fetch(conn, *judging) if (
+        query.counted or cache.holds(conn, *judging)) else [
+        (*r, None) for r in cache.fetch(conn, *legal_postings_sql(spec, wanted))]
+    posted = [(i, t, tf, n) for i, t, tf, n, why in found if why is None]
     for i in sorted(legal_sealed):
         counts: dict[str, int] = defaultdict(int)
         for t in sealed[i].terms:
@@ -173,14 +130,18 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
         posted += [(i, t, counts[t], len(sealed[i].terms)) for t in wanted if t in counts]
     keyword = _keyword(conn, tenant, terms, posted, sealed, docs, length, query.per_leg)
     exact = _exact(posted, set(query.identifiers), query.per_leg)
-    semantic = _semantic(conn, spec, query, sealed, legal_sealed, cache)
+    entries = None if query.vector is None or query.model is None else cache.fetch(
+        conn, *legal_entries_sql(spec, query.model, len(query.vector)))
+    semantic = _semantic(query, entries or [], sealed, legal_sealed)
     if not query.counted:
         return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
                     pending=pending)
-    legal = conn.execute(*legal_count_sql(spec)).fetchone()[0] + len(legal_sealed)
+    legal = (conn.execute(*legal_count_sql(spec)).fetchone()[0] if entries is None
+             else len(entries)) + len(legal_sealed)
     wanted_terms = set(terms)
     admitted = {i for i, t, _, _ in posted if t in wanted_terms}
-    judged = conn.execute(*matched_outside_sql(spec, terms)).fetchall() if terms else []
+    judged = sorted({i: why for i, t, _, _, why in found
+                     if why is not None and why != OUTSIDE and t in wanted_terms}.items())
     # A sealed entry's terms are matched here, and its fact judged from its record, as is a
     # fact with a TTL.
     sealed_outside = [i for i in _in_scope(conn, spec, [
@@ -226,7 +187,7 @@ def _legal_ids(conn: sqlite3.Connection, spec: AsOf, ids: Sequence[str]) -> set[
 def _in_scope(conn: sqlite3.Connection, spec: AsOf, ids: Sequence[str]) -> list[str]:
     if not ids:
         return []
-    scope, params = _scope_clause(spec)
+    scope, params = scope_clause(spec)
     return [i for (i,) in conn.execute(
         f"SELECT f.id FROM facts f WHERE f.tenant = :tenant AND f.id IN "
         f"(SELECT value FROM json_each(:ids)) AND {scope} ORDER BY f.id",
@@ -270,14 +231,14 @@ def _exact(posted: Iterable[tuple[str, str, int, int]], identifiers: set[str], k
     return _best(ids, np.array([counts[i] for i in ids], dtype=np.float64), k)
 
 
-def _semantic(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealed: dict[str, Entry],
-              legal_sealed: set[str], cache: Ranking) -> Ranked:
+def _semantic(query: TextQuery, entries: Sequence[tuple[str, bytes | None]],
+              sealed: dict[str, Entry], legal_sealed: set[str]) -> Ranked:
     """Cosine (float32 dot products of unit vectors) over the legal entries by the query's
-    model: the database hands over their vectors, one matrix."""
+    model: the database hands over their vectors (``legal_entries_sql``), one matrix."""
     if query.vector is None or query.model is None:
         return ()
     dim = len(query.vector)
-    rows = cache.fetch(conn, *vectors_sql(spec, query.model, dim))
+    rows = [(i, v) for i, v in entries if v is not None]
     ids = [i for i, _ in rows]
     blobs = [v for _, v in rows]
     for i in sorted(legal_sealed):

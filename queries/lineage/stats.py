@@ -23,7 +23,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Scope
-from vintage.graph.store.capabilities import SETTINGS_TENANT, ListsTenants
+from vintage.graph.store.capabilities import ListsTenants
 from vintage.graph.store.protocol import Store
 
 
@@ -63,12 +63,13 @@ def holdings(store: Store, tenant: str, directory: Path | None) -> Holdings:
 def every_tenant(store: Store, directory: Path | None) -> list[Holdings]:
     """What each tenant of ``store`` holds, by tenant name (its owner's view: the command line
     on a local store); the size is the store's, counted once. The store's own settings
-    (``SETTINGS_TENANT``: the embedder it uses) are no tenant's."""
+    (``SETTINGS_TENANT``: the embedder it uses) are no tenant's: ``tenants()`` leaves them
+    out."""
     if not isinstance(store, ListsTenants):
         raise InvalidArgument("this store cannot list its tenants: name one with --tenant")
     size = size_of(directory) if directory is not None else None
     return [dataclasses.replace(holdings(store, tenant, None), size_bytes=size)
-            for tenant in store.tenants() if tenant != SETTINGS_TENANT]
+            for tenant in store.tenants()]
 
 
 def size_of(directory: Path) -> int:

@@ -6,27 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.configuration.connectors.BoltConnector;
-import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.internal.kernel.api.IndexReadSession;
@@ -35,11 +23,10 @@ import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 
 /**
- * The plugin as a server runs it: its classes packed into a jar, the jar put in a plugins/
- * directory, and a Neo4j of the pinned version started with that directory (nothing registered
- * by hand). What a deployment relies on: every procedure is there, the handshake reports the
- * versions the Python side checks, and the full-text pass's reach into Neo4j's internals still
- * finds every part and scores each hit as {@code db.index.fulltext.queryNodes} does (so a
+ * The plugin as a server runs it ({@link Server}: loaded from a plugins/ directory, nothing
+ * registered by hand). What a deployment relies on: every procedure is there, the handshake
+ * reports the versions the Python side checks, and the full-text pass's reach into Neo4j's
+ * internals still finds every part and scores each hit as {@code db.index.fulltext.queryNodes} does (so a
  * version bump that moves them fails this build, not a user's search).
  */
 class PluginTest {
@@ -47,29 +34,11 @@ class PluginTest {
             "vintage.cascade_close", "vintage.search_write", "vintage.rank_columns",
             "vintage.text_passes", "vintage.rank", "vintage.reread");
 
-    @TempDir
-    static Path dir;
-
-    private static DatabaseManagementService dbms;
     private static GraphDatabaseService db;
 
     @BeforeAll
     static void start() throws IOException {
-        Path plugins = Files.createDirectories(dir.resolve("plugins"));
-        jar(Path.of(System.getProperty("vintage.classes")), plugins.resolve("vintage.jar"));
-        dbms = new DatabaseManagementServiceBuilder(dir.resolve("home"))
-                .setConfig(GraphDatabaseSettings.plugin_dir, plugins)
-                .setConfig(BoltConnector.enabled, false)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 16L * 1024 * 1024)
-                .build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (dbms != null) {
-            dbms.shutdown();
-        }
+        db = Server.db();
     }
 
     @Test
@@ -207,19 +176,5 @@ class PluginTest {
                 () -> cascade("t3", Map.of("a", micros("2021-01-01T00:00:00Z"))));
         assertTrue(String.valueOf(refused.getMessage()).contains(Cascade.CYCLE)
                 || String.valueOf(refused.getCause()).contains(Cascade.CYCLE), refused::toString);
-    }
-
-    /** A plugin jar of the compiled classes, as `mvn package` makes it. */
-    private static void jar(Path classes, Path target) throws IOException {
-        try (OutputStream out = Files.newOutputStream(target);
-             JarOutputStream jar = new JarOutputStream(out);
-             Stream<Path> files = Files.walk(classes)) {
-            for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                jar.putNextEntry(new JarEntry(classes.relativize(file).toString()
-                        .replace('\\', '/')));
-                Files.copy(file, jar);
-                jar.closeEntry();
-            }
-        }
     }
 }

@@ -1,5 +1,5 @@
-SELECT e.fact_id, e.vector FROM entries e JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id
-WHERE e.tenant = :asof_tenant AND e.model = :model AND e.sealed IS NULL AND length(e.vector) = :size
+SELECT e.fact_id, p.term, p.tf, e.length FROM postings p JOIN entries e ON e.rowid = p.entry JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id
+WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))
   AND f.tenant = :asof_tenant
   AND NOT EXISTS (SELECT 1 FROM json_each(:asof_scope) t WHERE t.value NOT IN (SELECT value FROM json_each(f.scope)))
   AND f.available_at <= :asof_known
@@ -17,6 +17,5 @@ WHERE e.tenant = :asof_tenant AND e.model = :model AND e.sealed IS NULL AND leng
   "asof_subjects": "[\"GOOGL\"]",
   "asof_system": 1556582400000000,
   "asof_tenant": "acme",
-  "model": "model",
-  "size": 1536
+  "terms": "[\"oper\"]"
 }

@@ -1,0 +1,97 @@
+"""The SQL of a search's reads on the SQLite store (``vintage.graph.sqlite.search`` runs them):
+builders only, each a pure function of the read's as-of spec (``vintage.graph.sqlite.asof``)
+giving (SQL, parameters); golden files in tests/golden/sqlite, plans in
+tests/test_sqlite_plans.py."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vintage.graph.core.asof import AsOf
+from vintage.graph.sqlite import reads
+from vintage.graph.sqlite.asof import reason_sql, to_sql
+
+Params = dict[str, object]
+OUTSIDE = "-"  # a posting's fact outside the read's scope: neither ranked nor counted
+JOIN = ("JOIN entries e ON e.rowid = p.entry "
+        "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id")
+
+
+def postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
+    """(fact id, term, count, entry length, why) of the postings of ``terms`` in the tenant,
+    the as-of predicate decided once per row: ``why`` NULL for a fact in the legal set (ranked),
+    the reason it is excluded (``reason_sql``) for one in the read's scope that the predicate
+    leaves out (counted as matched, never ranked), ``OUTSIDE`` for one outside that scope. The
+    postings the keyword and exact legs rank and the matched-but-excluded facts a search
+    reports are one read."""
+    where, params = to_sql(spec, "f")
+    reason, _ = reason_sql(spec, "f")
+    scope, more = scope_clause(spec)
+    return (f"SELECT e.fact_id, p.term, p.tf, e.length, CASE WHEN ({where}) IS 1 THEN NULL\n"
+            f"  WHEN ({scope}) IS 1 THEN {reason}\n  ELSE '{OUTSIDE}' END\n"
+            f"FROM postings p {JOIN}\n"
+            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))",
+            {**params, **more, "terms": reads.js(terms)})
+
+
+def legal_postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
+    """(fact id, term, count, entry length) of the postings of ``terms`` in the legal set: a
+    read that reports no counts (a deeper round, a rescoring narrowed to some ids), which the
+    as-of predicate narrows in the database."""
+    where, params = to_sql(spec, "f")
+    return (f"SELECT e.fact_id, p.term, p.tf, e.length FROM postings p {JOIN}\n"
+            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))"
+            f"\n  AND {where}", {**params, "terms": reads.js(terms)})
+
+
+def legal_entries_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
+    """(fact id, vector) of every legal entry in the clear, its vector NULL unless by ``model``
+    of dimension ``dim``: the semantic leg's matrix and the legal set's size in one read."""
+    where, params = to_sql(spec, "f")
+    return ("SELECT e.fact_id, CASE WHEN e.model = :model AND length(e.vector) = :size "
+            "THEN e.vector END FROM entries e "
+            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
+            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}",
+            {**params, "model": model, "size": 4 * dim})
+
+
+def legal_count_sql(spec: AsOf) -> tuple[str, Params]:
+    """How many entries in the clear the legal set holds."""
+    where, params = to_sql(spec, "f")
+    return ("SELECT COUNT(*) FROM entries e "
+            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
+            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}", params)
+
+
+def pending_sql(tenant: str, model: str) -> tuple[str, Params]:
+    """A row when some fact of the tenant (not erased) has no entry by ``model``: the
+    facts' live ids against the entries' (tenant, model, fact id), two covering indexes
+    (``vintage.graph.sqlite.schema``), so a tenant wholly indexed is answered from the indexes
+    alone, not by reading each fact and its entry."""
+    return ("SELECT 1 FROM facts f INDEXED BY facts_live WHERE f.tenant = :tenant AND "
+            "f.erased = 0\n  AND NOT EXISTS (SELECT 1 FROM entries e INDEXED BY entries_model "
+            "WHERE e.tenant = f.tenant AND e.model = :model AND e.fact_id = f.id) LIMIT 1",
+            {"tenant": tenant, "model": model})
+
+
+def scope_clause(spec: AsOf) -> tuple[str, Params]:
+    """The read's scope alone (shared facts, or the scope's terms all held), for what a search
+    matched outside the legal set: a fact outside the scope is neither ranked nor counted."""
+    if spec.shared_only:
+        return "f.scope = '[]'", {}
+    return ("NOT EXISTS (SELECT 1 FROM json_each(:scope_terms) t WHERE t.value NOT IN "
+            "(SELECT value FROM json_each(f.scope)))",
+            {"scope_terms": reads.js(spec.scope.terms())})
+
+
+def frequencies_sql(tenant: str, terms: Sequence[str]) -> tuple[str, Params]:
+    """(term, document frequency) of ``terms`` over the tenant's entries in the clear."""
+    return ("SELECT term, COUNT(*) FROM postings WHERE tenant = :tenant AND term IN "
+            "(SELECT value FROM json_each(:terms)) GROUP BY term",
+            {"tenant": tenant, "terms": reads.js(terms)})
+
+
+def sealed_sql(tenant: str) -> tuple[str, Params]:
+    """(fact id, model, ciphertext) of the tenant's sealed entries."""
+    return ("SELECT fact_id, model, sealed FROM entries WHERE tenant = :tenant AND sealed IS "
+            "NOT NULL", {"tenant": tenant})
