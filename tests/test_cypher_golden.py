@@ -73,6 +73,8 @@ CASES: dict[str, Callable[[], cypher.Query]] = {
         predicates=("Revenues",), kinds=(FactKind.OBSERVATION,)), 10),
     "read_facts_valid_instant": lambda: reads.read_facts(
         AsOf(SCOPE, known_at=T, system_at=T, valid=as_of(T)), None),
+    "replaced_premises": lambda: reads.replaced_premises(AsOf(
+        Scope(tenant="acme", keys={"user": "alice"})).resolved(T)),
     "supports": lambda: reads.supports("acme", ["a"]),
     "supports_live": lambda: reads.supports("acme", ["a"], T),
     "confirmations": lambda: reads.confirmations("acme", ["a"], T, T),

@@ -161,6 +161,10 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     "read_facts/memory": (lambda p: reads.read_facts(_read(
         p, statuses=frozenset({Status.ACTIVE, Status.CONFLICTED}),
         kinds=(FactKind.PREFERENCE, FactKind.INFERENCE)), None), RANGES),
+    # What closes a search's notices (queries.search.closed): the legal set by a range index,
+    # then only its restated assertions' versions, by the (tenant, key) seek.
+    "replaced_premises": (lambda p: reads.replaced_premises(_read(p, known_at=CUTOFF)),
+                          {"vintage_fact_assertion", *RANGES}),
     "read_cited_facts": (lambda p: reads.read_cited_facts(_read(
         p, known_at=CUTOFF, subjects=("GOOGL",), predicates=("Revenues",)), 5),
         {"vintage_fact_lookup"}),

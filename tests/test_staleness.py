@@ -6,10 +6,18 @@ outside the read's instants marks nothing (docs/semantics.md, "Staleness")."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-from tests.factories import ACTOR, PinnedClock, memory, mine
+import pytest
+
+from tests.conftest import store_for
+from tests.factories import ACTOR, WITH_STOCK, PinnedClock, memory, mine
+from vintage.graph.core.asof import AsOf
+from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Scope
 from vintage.graph.memory.amend import correct
 from vintage.graph.memory.remember import remember
@@ -59,6 +67,37 @@ def pack(store: Store, scope: Scope, query: str, *, cutoff: datetime | None = No
 def trace_of(store: Store, scope: Scope, p: Pack) -> dict[str, Any]:
     (event,) = [e for e in store.events(scope.tenant) if e.id == p.injection_id]
     return dict(json.loads(str(event.details["trace"])))
+
+
+@pytest.fixture(params=WITH_STOCK)
+def any_store(request: pytest.FixtureRequest, clock: PinnedClock, tmp_path: Path,
+              tenant: str) -> Iterator[Store]:
+    """Every backend, a stock Neo4j without the plugin and the reference model too."""
+    yield from store_for(request, clock, tmp_path, tenant)
+
+
+def test_the_store_names_only_replaced_versions_a_derivation_used_as_where_closures_start(
+        any_store: Store, scope: Scope, clock: PinnedClock) -> None:
+    # What a search asks before it looks for closures (queries.search.closed): a restated
+    # memory nothing was derived from is no start, so a scope of plain memories costs no read
+    # of its legal set; a replaced premise is one, from the cutoff its replacement was known.
+    store = any_store
+    city = said(store, scope, clock, "home.city", "Denver")
+    said(store, scope, clock, "travel.home_airport", "DEN", evidence=(city,))
+    diet = said(store, scope, clock, "diet", "vegetarian")
+    before = clock.advance(days=2)
+    moved(store, scope, clock, diet, "vegan")
+    clock.advance(days=1)
+    moved(store, scope, clock, city, "Boston")
+    legal = AsOf(mine(scope), statuses=frozenset({Status.ACTIVE, Status.CANDIDATE}))
+
+    def starts(spec: AsOf) -> list[str]:
+        resolved = spec.resolved(clock.now)
+        return store.reading(scope.tenant, lambda tx: tx.replaced_premises(resolved))
+
+    assert starts(legal) == [city]
+    assert starts(replace(legal, known_at=before)) == []  # not yet replaced then
+    assert starts(AsOf(Scope(tenant=scope.tenant, keys={"user": "someone-else"}))) == []
 
 
 def test_an_inference_the_cascade_closed_is_said_by_the_read_naming_premise_when_and_by_what(

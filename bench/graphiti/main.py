@@ -27,18 +27,16 @@ from typing import Any
 
 from bench import report
 from bench.graphiti import graph
-from bench.graphiti.run import Graphiti, ask_all, side_by_side
+from bench.graphiti.run import Graphiti, interleaved, side_by_side
 from bench.retrieval import sec as retrieval_sec
 from bench.retrieval.corpus import TENANTS, generate
 from bench.retrieval.load import Cached, index, load_filings, load_memories
 from bench.retrieval.main import QUICK_SEC, _start_server, _stores, quick_corpus, quick_queries
 from bench.retrieval.queries import load
-from bench.retrieval.run import run
 from bench.retrieval.unanswerable import FILE as UNANSWERABLE
 from bench.scale.measure import data_directory, disk
 from vintage.graph.neo4j.store import Neo4jStore
 from vintage.graph.retrieval.embedder import MiniLM
-from vintage.queries.search.fusion import Mode
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-graphiti"
 TARGET_SPEEDUP = 5.0  # Vintage's hybrid p95 at least 5x faster than Graphiti's, at 100k
@@ -91,8 +89,6 @@ def run_size(size: int, args: argparse.Namespace, store: Neo4jStore, searcher: N
     vintage_s = time.perf_counter() - began
     vintage_model = embedder.seconds - model_before
     after_vintage = _store_mib(store)
-    say(f"vintage: {len(queries)} queries x keyword, hybrid")
-    answers = run(searcher, embedder, queries, names, modes=(Mode.KEYWORD, Mode.HYBRID), say=say)
     # Graphiti: the same versions, logical tenants renamed as Vintage's were.
     edges, groups = graph.edges(corpus, filings)
     say(f"graphiti: writing {len(edges):,} edges")
@@ -100,8 +96,8 @@ def run_size(size: int, args: argparse.Namespace, store: Neo4jStore, searcher: N
     try:
         wrote = g.write(edges, say)
         after_graphiti = _store_mib(store)
-        for method in ("bm25", "hybrid"):
-            answers += ask_all(g, queries, method, groups, store.now, say)
+        say(f"both: {len(queries)} questions, each asked of the four searches in turn")
+        answers = interleaved(g, searcher, embedder, queries, names, groups, store.now, say)
     finally:
         g.close()
         _clear(store, sorted(groups))

@@ -19,8 +19,9 @@ from typing import Any
 
 from bench.graphiti.graph import Edge, Group, filters, readable
 from bench.retrieval.queries import Query, legal
-from bench.retrieval.run import LIMIT, Answer, Truth, hit, percentile
+from bench.retrieval.run import LIMIT, Answer, Truth, hit, percentile, timed_search
 from vintage.graph.retrieval.embedder import Embedder, query_vector
+from vintage.queries.search.fusion import Mode
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"  # before graphiti_core is imported
 
@@ -129,13 +130,29 @@ class Graphiti:
             self.loop.close()
 
 
-def ask_all(g: Graphiti, queries: Sequence[Query], method: str, groups: Mapping[str, Group],
-            now: Callable[[], datetime], say: Callable[[str], None]) -> list[Answer]:
+def interleaved(g: Graphiti, vintage: Any, embedder: Any, queries: Sequence[Query],
+                tenants: Mapping[str, str], groups: Mapping[str, Group],
+                now: Callable[[], datetime], say: Callable[[str], None]) -> list[Answer]:
+    """Every question asked of the four searches in turn (Vintage keyword and hybrid, Graphiti
+    BM25 and hybrid), so that a change in the shared machine's load falls on all four alike.
+    Each question's vector is computed before any search is timed: both systems get it from the
+    same cache, and neither pays the model inside its latency (``embed_ms`` says what that
+    costs per question, the same for both)."""
+    t0 = time.perf_counter()
+    for q in queries:
+        query_vector(embedder, q.text)
+    say(f"  {len(queries)} questions embedded in {time.perf_counter() - t0:.1f} s")
+    asks: list[Callable[[Query], Answer]] = [
+        lambda q: timed_search(vintage, embedder, q, Mode.KEYWORD, tenants),
+        lambda q: timed_search(vintage, embedder, q, Mode.HYBRID, tenants),
+        lambda q: g.ask(q, "bm25", groups, now()),
+        lambda q: g.ask(q, "hybrid", groups, now())]
     for q in queries[:WARMUP]:
-        g.ask(q, method, groups, now())
+        for ask in asks:
+            ask(q)
     began = time.perf_counter()
-    out = [g.ask(q, method, groups, now()) for q in queries]
-    say(f"  graphiti-{method}: {len(queries)} queries in {time.perf_counter() - began:.1f} s")
+    out = [ask(q) for q in queries for ask in asks]
+    say(f"  {len(queries)} questions x 4 searches in {time.perf_counter() - began:.1f} s")
     return out
 
 
@@ -180,6 +197,12 @@ def side_by_side(queries: Sequence[Query], answers: Sequence[Answer], truth: Tru
             "recall@1": sum(hit(q, a.ids)[0] for q, a in scored) / len(scored) if scored else None,
             "recall@5": sum(hit(q, a.ids)[1] for q, a in scored) / len(scored) if scored else None,
             "legal_lost": sum(len(set(q.expected) - set(a.ids[:LIMIT])) for q, a in scored),
+            # Each lost answer: the question, the id, and where the search had it (its rank in
+            # what it considered, past the limit or below an abstention; None: not at all).
+            "lost": [{"query": q.id, "text": q.text, "expected": e, "shown": len(a.ids),
+                      "considered_rank": a.considered.index(e) + 1 if e in a.considered
+                      else None}
+                     for q, a in scored for e in q.expected if e not in a.ids[:LIMIT]],
             "expected": sum(len(q.expected) for q, _ in scored),
             "illegal": kinds, "errors": sum(a.error is not None for _, a in rows),
             "p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95),

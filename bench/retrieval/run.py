@@ -74,18 +74,18 @@ def run(store: Store, embedder: Embedder, queries: Sequence[Query], tenants: Map
     answers = []
     for mode in modes:
         for q in queries[:WARMUP]:
-            _search(store, embedder, q, mode, tenants)
+            timed_search(store, embedder, q, mode, tenants)
         began = time.perf_counter()
         for q in queries:
-            answers.append(_search(store, embedder, q, mode, tenants))
+            answers.append(timed_search(store, embedder, q, mode, tenants))
         failed = sum(a.error is not None for a in answers if a.mode == mode.value)
         say(f"  {mode.value}: {len(queries)} queries in {time.perf_counter() - began:.1f} s"
             + (f", {failed} failed" if failed else ""))
     return answers
 
 
-def _search(store: Store, embedder: Embedder, q: Query, mode: Mode,
-            tenants: Mapping[str, str]) -> Answer:
+def timed_search(store: Store, embedder: Embedder, q: Query, mode: Mode,
+                 tenants: Mapping[str, str]) -> Answer:
     now = store.now()
     t0 = time.perf_counter()
     try:

@@ -75,6 +75,17 @@ class EmbeddedTx:
         check_tenant(self.tenant, spec.scope)
         return self.state.read(spec)  # the write holds the store's lock already
 
+    def replaced_premises(self, spec: AsOf) -> list[str]:
+        # In memory the legal set is no transfer: read it, then each assertion's versions.
+        keys = sorted({f.key for f in self.read(spec) if f.revision > 1})
+        known = spec._instants()[0]
+        graph = self.state.graph
+        return sorted(v.id for vs in self.versions(keys).values() for v in vs
+                      if v.superseded_at is not None and v.superseded_at <= known
+                      and (FACT, self.tenant, v.id) in graph
+                      and any(k == USED for _, _, k in graph.in_edges(
+                          (FACT, self.tenant, v.id), keys=True)))
+
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         facts = self.read(spec)
         known_at, system_at = spec._instants()

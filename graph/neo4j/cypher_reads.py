@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from vintage.graph.core.asof import AsOf, holds_at, to_cypher
-from vintage.graph.core.labels import EVENT, FACT, SOURCE, SUBJECT, SUPPORTED_BY
+from vintage.graph.core.labels import DERIVATION, EVENT, FACT, SOURCE, SUBJECT, SUPPORTED_BY, USED
 from vintage.graph.neo4j.cypher import FACT_ORDER, Query, fact_map, seek, source_map
 from vintage.graph.store.capabilities import SETTINGS_TENANT
 
@@ -42,6 +42,25 @@ MATCH (f:{FACT}){hint}
 WHERE {where}
 WITH f ORDER BY {FACT_ORDER}{limit_clause}
 RETURN {fact_map("f")} AS f""", params)
+
+
+def replaced_premises(spec: AsOf) -> Query:
+    """The versions a derivation used that a later version of theirs, legal for ``spec``, replaced
+    by the cutoff (``StoreTx.replaced_premises``): ids only, chosen in the server. The legal set is
+    walked here once, as the ranking walks it; only assertions with a second revision go on to
+    the (tenant, key) seek, and only versions some derivation used are returned."""
+    where, params = to_cypher(spec, "f")
+    return Query(f"""
+MATCH (f:{FACT})
+WHERE {where}
+  AND f.revision > 1
+WITH DISTINCT f.key AS key
+MATCH (p:{FACT})
+{seek("p", FACT, "tenant, key")}
+WHERE p.tenant = $asof_tenant AND p.key = key AND p.invalidated_at IS NULL
+  AND p.superseded_at <= $asof_known
+  AND EXISTS {{ MATCH (p)<-[:{USED}]-(d:{DERIVATION}) WHERE d.tenant = $asof_tenant }}
+RETURN DISTINCT p.id AS id ORDER BY id""", params)
 
 
 def read_cited_facts(spec: AsOf, limit: int | None = None) -> Query:

@@ -110,6 +110,10 @@ class Neo4jTx:
         facts = [fact_from(r["f"], self.sealer) for r in self._run(reads.read_facts(spec, None))]
         return [f for f in facts if f.erased_at is None]  # a restored backup's erased facts
 
+    def replaced_premises(self, spec: AsOf) -> list[str]:
+        check_tenant(self.tenant, spec.scope)
+        return [r["id"] for r in self._run(reads.replaced_premises(spec), announce=False)]
+
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         check_tenant(self.tenant, spec.scope)
         found = [(fact_from(r["f"], self.sealer), None if r["first_source"] is None else

@@ -31,7 +31,7 @@ from vintage.graph.core.model import Event, Fact, Scope, Source, Subject
 from vintage.graph.embedded.downstream import by_walk
 from vintage.graph.embedded.entries import ERASED
 from vintage.graph.sqlite import reads
-from vintage.graph.sqlite.asof import micros, when
+from vintage.graph.sqlite.asof import micros, to_sql, when
 from vintage.graph.sqlite.indexing import IndexedTx
 from vintage.graph.sqlite.reads import IN_LIST, js
 from vintage.graph.sqlite.rows import UPSERT_FACT, edge_props, fact_row
@@ -95,6 +95,17 @@ class SqliteTx(IndexedTx):
     def read(self, spec: AsOf) -> list[Fact]:
         check_tenant(self.tenant, spec.scope)
         return reads.read(self.conn, spec, self.sealer)
+
+    def replaced_premises(self, spec: AsOf) -> list[str]:
+        check_tenant(self.tenant, spec.scope)
+        where, params = to_sql(spec, "f")
+        return [i for (i,) in self.conn.execute(
+            f"SELECT DISTINCT p.id FROM facts f JOIN facts p INDEXED BY facts_key"
+            f" ON p.tenant = f.tenant AND p.key = f.key WHERE {where} AND f.revision > 1"
+            " AND p.invalidated_at IS NULL AND p.superseded_at <= :asof_known"
+            " AND EXISTS (SELECT 1 FROM edges e WHERE e.tenant = p.tenant"
+            f" AND e.type = '{USED}' AND e.dst = p.id AND e.src_label = '{DERIVATION}')"
+            " ORDER BY p.id", params).fetchall()]
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         facts = self.read(spec)

@@ -225,6 +225,12 @@ class StoreTx(Protocol):
         sees the locks and writes made so far. ``spec`` must be resolved (``spec.resolved(now)``):
         a transaction has no clock of its own, and an unresolved spec raises ``ValueError``."""
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]: ...
+    def replaced_premises(self, spec: AsOf) -> list[str]:
+        """The live versions, sorted ids, that some derivation used and whose knowledge a later
+        version ended by ``spec``'s cutoff, of the assertions whose version legal for the
+        resolved ``spec`` is not their first: where a closure the read would have met can start
+        (``vintage.queries.search.closed``). Chosen in the store: a search must not read its
+        whole legal set back to learn that nothing in it was derived from."""
     def top_revisions(self, keys: Sequence[str]) -> dict[str, int]:
         """The highest revision ever recorded per assertion key, invalidated versions included
         (keys never written: absent). A new version takes the next one, so no id is reused."""

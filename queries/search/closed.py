@@ -19,7 +19,6 @@ tenant's shared facts (filings) reaches derived metric facts, which a restatemen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -58,23 +57,17 @@ def closed_for(store: Store, ranker: SearchStore, spec: AsOf, query: TextQuery, 
 
 def _closed(tx: StoreTx, spec: AsOf, read: ReadInstants) -> dict[str, datetime]:
     """The derived facts the cascade closed by the cutoff that the read's filters admit as
-    known just before their closure: id -> the instant their knowledge ended."""
+    known just before their closure: id -> the instant their knowledge ended. The replaced
+    premises are chosen by the store (``StoreTx.replaced_premises``): only a version some
+    derivation used can start a closure, and most reads have none, so nothing of the legal set
+    comes back to be looked at here."""
     anyway = replace(spec, statuses=spec.statuses | {Status.CANDIDATE}, ids=None)
-    current = tx.read(anyway)
-    replaced = _superseded(tx, [f.key for f in current if f.revision > 1], read.known_at)
+    replaced = tx.replaced_premises(anyway)
     if not replaced:
         return {}
-    down = tx.downstream(sorted(replaced), read.system_at)
+    down = tx.downstream(replaced, read.system_at)
     ended = {fid: e.knowledge for fid, e in down.ends.items()
              if fid in down.reached and e.knowledge is not None and e.knowledge <= read.known_at}
     facts = tx.get_facts(sorted(ended))
     return {fid: when for fid, when in ended.items() if fid in facts
             and to_predicate(replace(anyway, known_at=when - BEFORE))(facts[fid])}
-
-
-def _superseded(tx: StoreTx, keys: Sequence[str], known_at: datetime) -> list[str]:
-    """The versions of these assertions whose knowledge a later version ended by the cutoff."""
-    if not keys:
-        return []
-    return [v.id for versions in tx.versions(sorted(set(keys))).values() for v in versions
-            if v.superseded_at is not None and v.superseded_at <= known_at]
