@@ -8,7 +8,8 @@ server and returns only the decided rows, and ``vintage.cascade_close``, which a
 close from the node it holds (``vintage.graph.writes.cascade.close``: one statement, not a second
 one that seeks every closed fact again by id). A Neo4j without the plugin (a managed service, a
 server nobody added the jar to) runs the pure-Cypher path (``vintage.graph.neo4j.downstream``);
-both are tested against the embedded reference (tests/test_cascade_equivalence.py).
+both are tested against the embedded reference (tests/test_cascade_equivalence.py), and the
+procedures are again in the Java build (CascadeTest.java, from tests/golden/cascade_cases.json).
 
 Whether to use the plugin is asked once, when the store prepares its schema (:func:`handshake`):
 only a plugin of the version this package expects, built for the Neo4j that runs it, is used;

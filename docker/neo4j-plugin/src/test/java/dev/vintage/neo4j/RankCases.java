@@ -73,13 +73,15 @@ final class RankCases {
         return new RankCases(new ObjectMapper().readTree(golden.toFile()));
     }
 
-    private static Query query(JsonNode q, List<String> texts) {
+    /** A statement of a case file (its text by index into {@code texts}); CascadeTest reads
+     * tests/golden/cascade_cases.json, written the same way, with it. */
+    static Query query(JsonNode q, List<String> texts) {
         @SuppressWarnings("unchecked")
         Map<String, Object> params = (Map<String, Object>) value(q.get("params"));
         return new Query(texts.get(q.get("text").asInt()), params);
     }
 
-    private static Object value(JsonNode v) {
+    static Object value(JsonNode v) {
         if (v.isNull()) {
             return null;
         }
