@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,10 @@ from playwright.sync_api import Playwright, sync_playwright
 from tests.browser.harness import (
     CHROMIUM,
     FLAGS,
+    HOTEL,
     OTHER_ROWS,
     OTHER_TENANT,
+    REFUND,
     ROOT,
     VIEWPORT,
     Explorer,
@@ -32,8 +35,11 @@ from tests.test_eval import TWO_USERS
 from vintage.demo import DEMO_TENANT, MARGIN_CUTOFFS, RECAST_FILING, run_demo
 from vintage.graph.access import create_key
 from vintage.graph.core.model import Scope
+from vintage.graph.memory.gate import MemoryIn
+from vintage.graph.memory.remember import remember
 from vintage.graph.store.backends import open_store
 from vintage.ingest.facts_table import ingest_table
+from vintage.queries.memory.summaries import summarise
 
 ANALYST = "analyst"
 
@@ -42,6 +48,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).parent == Path(__file__).parent:
             item.add_marker(pytest.mark.browser)
+
+
+def _remembered(folder: Path) -> dict[str, str]:
+    """User analyst's memories, written a week ago (the store's clock set back, so that
+    nothing waits): a hotel held three days and a summary resting on it, which every read
+    since hands over marked stale, its premise expired (docs/semantics.md, "Staleness"); and
+    a refund preference in Chinese. Their ids: hotel, summary, refund."""
+    then = datetime.now(UTC) - timedelta(days=7)
+    store = open_store(str(folder / "store"), clock=lambda: then)
+    scope = Scope(tenant=DEMO_TENANT, keys={"user": ANALYST})
+    ids: dict[str, str] = {}
+    try:
+        for name, key, value, ttl in (("hotel", "trip.hotel", HOTEL, 3 * 86400),
+                                      ("refund", "refund.preference", REFUND, None)):
+            done = remember(store, MemoryIn.model_validate({
+                "kind": "preference", "tenant": DEMO_TENANT, "subject": f"user:{ANALYST}",
+                "key": key, "value": value, "source_kind": "user_message",
+                "source_id": f"msg-{name}", "observed_at": then.isoformat(),
+                "owner": f"user:{ANALYST}", "retention_reason": "asked to remember",
+                "user": ANALYST, "ttl_seconds": ttl}), actor="browser tests")
+            assert done.memory_id is not None, done.reason
+            ids[name] = done.memory_id
+        ids["summary"] = summarise(store, scope, f"user:{ANALYST}", keys=["trip.hotel"],
+                                   actor="browser tests").fact.id
+    finally:
+        store.close()
+    return ids
 
 
 def _loaded(folder: Path) -> tuple[dict[str, str], str]:
@@ -80,6 +113,7 @@ def _evaluated(folder: Path) -> None:
 @pytest.fixture(scope="session")
 def explorer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Explorer]:
     folder = tmp_path_factory.mktemp("explorer")
+    memories = _remembered(folder)  # first: the store's system time only moves forward
     keys, margin = _loaded(folder)
     _evaluated(folder)
     port = free_port()
@@ -92,11 +126,11 @@ def explorer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Explorer]:
             "source_id": "msg-1", "observed_at": "2026-01-01T00:00:00Z",
             "owner": f"user:{ANALYST}", "retention_reason": "asked to remember"})
         pack = call(f"{url}/v1/context", keys["writer"], {
-            "query": "Alphabet operating margin 2018", "budget": 400, "user": ANALYST,
-            "for_thread": "review-1"})
+            "query": "Alphabet operating margin 2018, the Galway hotel and 退款", "budget": 400,
+            "user": ANALYST, "for_thread": "review-1"})
         yield Explorer(url=url, reader=keys["reader"], analyst=keys["analyst"],
                        other=keys["other"], margin=margin, recast=RECAST_FILING,
-                       injection=pack["injection"])
+                       injection=pack["injection"], **memories)
     finally:
         stop(server)
 

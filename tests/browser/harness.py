@@ -41,6 +41,10 @@ subject,predicate,value,unit,period_start,period_end,source_id,available_at,form
 {OTHER_SUBJECT},us-gaap:OperatingIncomeLoss,123456789,USD,2018-01-01,2018-03-31,zz-q1,2018-04-20,8-K,earnings_release
 """
 OTHER_VALUES = ("987654321", "123456789", OTHER_SUBJECT)
+# User analyst's memories in the demo's tenant: a hotel (a three-day TTL), and a refund
+# preference in Chinese (refunds to the original card, never as points).
+HOTEL = "the Harbour Inn in Galway"
+REFUND = "退款请退回原信用卡，不要换成积分"
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,9 @@ class Explorer:
     margin: str  # the GOOGL operating margin of Q1 2018 as known in 2019 (recomputed)
     recast: str  # the 2019 10-Q that recast Q1 2018
     injection: str  # a context built for user analyst: its trace
+    hotel: str  # user analyst's hotel, held three days a week ago: expired
+    summary: str  # a summary resting on the hotel: marked stale by every read since
+    refund: str  # user analyst's refund preference, in Chinese
 
 
 def free_port() -> int:
