@@ -22,9 +22,10 @@ from bench.retrieval import profile as retrieval_profile
 from bench.retrieval.load import Cached
 from bench.retrieval.main import neo4j_stores
 from bench.retrieval.queries import Query
-from bench.retrieval.run import Answer, Truth, percentile, run, score
+from bench.retrieval.run import MODES, Answer, Truth, percentile, run, score
 from vintage.graph.neo4j import launcher, ranker
 from vintage.graph.neo4j.store import Neo4jStore
+from vintage.queries.search.fusion import Mode
 
 # What each leg lays in the server's plugins/ directory (launcher.PLUGINS_ENV).
 PLUGINS = {"b": "vintage", "c": "none"}
@@ -76,11 +77,12 @@ def warm_columns(store: Neo4jStore, tenants: Mapping[str, str]) -> dict[str, int
             for t, name in tenants.items()}
 
 
-def latencies(queries: Sequence[Query], answers: Sequence[Answer]) -> dict[str, dict[str, list]]:
+def latencies(queries: Sequence[Query],
+              answers: Sequence[Answer]) -> dict[str, dict[str, list[float]]]:
     """Per mode, the milliseconds of the memory searches and of the SEC ones (failed ones
     have none)."""
     tenant = {q.id: q.tenant for q in queries}
-    out: dict[str, dict[str, list]] = {}
+    out: dict[str, dict[str, list[float]]] = {}
     for a in answers:
         if a.error is None:
             part = "sec" if tenant[a.query] == "sec" else "memories"
@@ -108,7 +110,8 @@ def summary(queries: Sequence[Query], answers: Sequence[Answer], truth: Truth) -
 
 def leg(kind: str, keys: Path, tenants: Mapping[str, str], queries: Sequence[Query],
         truth: Truth, embedder: Cached,
-        profile_of: Mapping[str, Sequence[Query]] | None = None) -> tuple[Result, list[Answer]]:
+        profile_of: Mapping[str, Sequence[Query]] | None = None,
+        modes: Sequence[Mode] = MODES) -> tuple[Result, list[Answer]]:
     """Restart as ``kind``, ask every query in every mode; ``profile_of``: queries to profile
     after timing (:func:`profile`)."""
     out: Result = {"kind": kind, "server": KINDS[kind], "load_before": uptime()}
@@ -117,9 +120,9 @@ def leg(kind: str, keys: Path, tenants: Mapping[str, str], queries: Sequence[Que
     try:
         out["procedures"] = store.procedures
         out["columns"] = warm_columns(store, tenants) if kind == "b" else {}
-        say(f"leg {kind}: {len(queries)} queries x 4 modes ({KINDS[kind]})")
+        say(f"leg {kind}: {len(queries)} queries x {len(modes)} modes ({KINDS[kind]})")
         t0 = time.perf_counter()
-        answers = run(searcher, embedder, list(queries), dict(tenants), say=say)
+        answers = run(searcher, embedder, list(queries), dict(tenants), modes, say=say)
         out["search_seconds"] = time.perf_counter() - t0
         out["modes"] = summary(queries, answers, truth)
         if profile_of:

@@ -2,8 +2,8 @@
 Vintage's plugin jar loaded from its plugins/ directory against (c) the same Neo4j without the
 jar, where the Python side's handshake falls back to Cypher (issue 37).
 
-    python -m bench.plugin [--size 100000] [--legs b,c,b,c] [--vector-cache FILE]
-                           [--keep-server] [--out FILE]
+    python -m bench.plugin [--size 100000] [--legs b,c,b,c] [--modes keyword,hybrid]
+                           [--vector-cache FILE] [--keep-server] [--out FILE]
     python -m bench.plugin --quick           # smoke run: a small corpus, a few queries
 
 The retrieval bench's corpus (``--size`` memory versions and the bundled SEC filings), its
@@ -35,11 +35,12 @@ from bench.retrieval.corpus import TENANTS, generate
 from bench.retrieval.load import Cached, index, load_filings, load_memories
 from bench.retrieval.main import QUICK_SEC, generator_check, quick_corpus, quick_queries
 from bench.retrieval.queries import load
-from bench.retrieval.run import Answer
+from bench.retrieval.run import MODES, Answer
 from bench.retrieval.unanswerable import FILE as UNANSWERABLE
 from vintage.graph.neo4j import launcher
 from vintage.graph.neo4j.build import PAGECACHE_ENV
 from vintage.graph.retrieval.embedder import MiniLM
+from vintage.queries.search.fusion import Mode
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-plugin"
 Result = dict[str, Any]
@@ -51,6 +52,14 @@ def _legs(text: str) -> list[str]:
     if set(legs) != {"b", "c"}:
         raise argparse.ArgumentTypeError("--legs names b and c, e.g. b,c,b,c")
     return legs
+
+
+def _modes(text: str) -> list[Mode]:
+    try:
+        return [Mode(x.strip()) for x in text.split(",") if x.strip()] or list(MODES)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--modes names some of {', '.join(m.value for m in MODES)}") from None
 
 
 def _load(keys: Path, tenants: dict[str, str], corpus: Any, sec: tuple[Any, Any],
@@ -90,7 +99,7 @@ def _run_legs(args: argparse.Namespace, keys: Path, tenants: dict[str, str], que
             if last and firsts and not args.no_profile else None
         try:
             leg, got = plugin_legs.leg(kind, keys, tenants, queries, truth, embedder,
-                                       profile_of)
+                                       profile_of, args.modes)
         except plugin_legs.LegError as e:
             result["legs"].append({"kind": kind, "error": str(e)})
             answers.append([])
@@ -105,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=100_000, help="memory versions")
     parser.add_argument("--legs", type=_legs, default="b,c,b,c",
                         help="the order of the legs: b (the jar) and c (none), alternating")
+    parser.add_argument("--modes", type=_modes, default=",".join(m.value for m in MODES),
+                        help="the search modes each leg asks (default: all four)")
     parser.add_argument("--quick", action="store_true", help="a small corpus, a few queries")
     parser.add_argument("--keep-server", action="store_true")
     parser.add_argument("--no-profile", action="store_true",

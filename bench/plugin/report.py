@@ -24,8 +24,8 @@ def pooled(queries: Sequence[Query], kinds: Sequence[str],
     of every c leg's, and b/c (below 1: the plugin is faster)."""
     ms: dict[str, dict[str, dict[str, list[float]]]] = {}
     for kind, got in zip(kinds, answers, strict=True):
-        for mode, parts in latencies(queries, got).items():
-            for part, values in parts.items():
+        for mode, timed in latencies(queries, got).items():
+            for part, values in timed.items():
                 mine = ms.setdefault(mode, {}).setdefault(part, {"b": [], "c": []})[kind]
                 mine.extend(values)
     out: Result = {}
