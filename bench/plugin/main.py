@@ -3,7 +3,7 @@ Vintage's plugin jar loaded from its plugins/ directory against (c) the same Neo
 jar, where the Python side's handshake falls back to Cypher (issue 37).
 
     python -m bench.plugin [--size 100000] [--legs b,c,b,c] [--modes keyword,hybrid]
-                           [--vector-cache FILE] [--keep-server] [--out FILE]
+                           [--sec asked] [--vector-cache FILE] [--keep-server] [--out FILE]
     python -m bench.plugin --quick           # smoke run: a small corpus, a few queries
 
 The retrieval bench's corpus (``--size`` memory versions and the bundled SEC filings), its
@@ -118,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the search modes each leg asks (default: all four)")
     parser.add_argument("--quick", action="store_true", help="a small corpus, a few queries")
     parser.add_argument("--keep-server", action="store_true")
+    parser.add_argument("--sec", choices=("all", "asked"), default="all",
+                        help="every bundled filing (47,788 versions), or only the companies and "
+                             "concepts the questions ask about (2,713: every SEC question keeps "
+                             "its answers; fewer distractors, far less to embed)")
     parser.add_argument("--no-profile", action="store_true",
                         help="skip the profile of the slowest searches in the last legs")
     parser.add_argument("--vector-cache", type=Path, default=None,
@@ -129,11 +133,15 @@ def main(argv: list[str] | None = None) -> int:
                                 else f"bench/results/plugin-{args.size}.json")
     result: Result = {**report.provenance(), "machine": report.machine(), "quick": args.quick,
                       "size": 0 if args.quick else args.size, "legs_order": args.legs,
+                      "sec": "quick" if args.quick else args.sec,
+                      "modes": [m.value for m in args.modes],
                       "load_before": plugin_legs.uptime()}
     began = time.perf_counter()
     queries = load() + load(UNANSWERABLE)
     corpus = quick_corpus(7) if args.quick else generate(args.size, 7)
-    sec = QUICK_SEC if args.quick else (None, None)
+    sec = QUICK_SEC if args.quick else (
+        (set(retrieval_sec.NAMES), set(retrieval_sec.CONCEPTS)) if args.sec == "asked"
+        else (None, None))
     truth = {**corpus.truth(), **retrieval_sec.truth(*sec)}
     if args.quick:
         queries = quick_queries(queries, corpus, truth)
