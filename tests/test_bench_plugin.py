@@ -81,8 +81,8 @@ def test_a_quick_run_alternates_the_jar_and_no_jar_on_one_home_and_both_answer_t
     monkeypatch.delenv(launcher.PLUGINS_ENV, raising=False)
     out = tmp_path / "plugin.json"
     try:
-        assert plugin_bench.main(["--quick", "--legs", "b,c", "--no-profile",
-                                  "--out", str(out)]) == 0
+        assert plugin_bench.main(["--quick", "--legs", "b,c", "--modes", "keyword,hybrid",
+                                  "--no-profile", "--out", str(out)]) == 0
     finally:
         launcher.stop()
     result = json.loads(out.read_text(encoding="utf-8"))
