@@ -31,7 +31,7 @@ from bench.graphiti.run import Graphiti, interleaved, side_by_side
 from bench.retrieval import sec as retrieval_sec
 from bench.retrieval.corpus import TENANTS, generate
 from bench.retrieval.load import Cached, index, load_filings, load_memories
-from bench.retrieval.main import QUICK_SEC, _start_server, _stores, quick_corpus, quick_queries
+from bench.retrieval.main import QUICK_SEC, _start_server, neo4j_stores, quick_corpus, quick_queries
 from bench.retrieval.queries import load
 from bench.retrieval.unanswerable import FILE as UNANSWERABLE
 from bench.scale.measure import data_directory, disk
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     uri, auth, server = _start_server(args)
     result["server"] = server
     keys = tempfile.TemporaryDirectory(prefix="vintage-bench-keys-")
-    store, searcher, driver = _stores(uri, auth, Path(keys.name) / "k", args.cypher_ranking)
+    store, searcher, driver = neo4j_stores(uri, auth, Path(keys.name) / "k", args.cypher_ranking)
     try:
         for size in sizes:
             result["sizes"][str(size)] = run_size(size, args, store, searcher, uri, auth,

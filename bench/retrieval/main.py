@@ -92,7 +92,8 @@ def quick_queries(queries: list[Query], corpus: Corpus, truth: Truth) -> list[Qu
     return [q for q in queries if inside(q) and all((q.tenant, e) in truth for e in q.expected)]
 
 
-def _check(store: Store, tenants: dict[str, str], queries: list[Query], truth: Truth) -> list[str]:
+def generator_check(store: Store, tenants: dict[str, str], queries: list[Query],
+                    truth: Truth) -> list[str]:
     """The generator's versions of every queried assertion against the store's."""
     keys = {(q.tenant, e.rsplit(".r", 1)[0]) for q in queries for e in q.expected}
     wanted: dict[str, list[Version]] = {}
@@ -114,7 +115,7 @@ def bench_store(store: Store, label: str, corpus: Corpus, sec: tuple[Any, Any] |
         out["index"]["filings"] = index(store, [tenants["sec"]], embedder)
     say(f"{label}: indexing")
     out["index"]["memories"] = index(store, [tenants[t] for t in corpus.users], embedder)
-    out["generator_mismatches"] = _check(store, tenants, queries, truth)
+    out["generator_mismatches"] = generator_check(store, tenants, queries, truth)
     say(f"{label}: {len(queries)} queries x 4 modes")
     answers = run(searcher or store, embedder, queries, tenants, say=say)
     out["modes"] = score(queries, answers, truth)
@@ -141,7 +142,7 @@ def _start_server(args: argparse.Namespace) -> tuple[str, Auth, Result]:
         "pagecache": os.environ.get(PAGECACHE_ENV, "64m (default)")}
 
 
-def _stores(uri: str, auth: Auth, keys: Path,
+def neo4j_stores(uri: str, auth: Auth, keys: Path,
             cypher_ranking: bool) -> tuple[Neo4jStore, Neo4jStore, neo4j.Driver]:
     """The store that loads, the one that searches (on the ranking path asked), a driver."""
     store = Neo4jStore.connect(uri, clock, auth=auth, keys=FileKeyStore(keys))
@@ -274,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         if "neo4j" in args.backends:
             uri, auth, server = _start_server(args)
             result["server"] = server
-            stores.append(_stores(uri, auth, Path(keys.name) / "k", args.cypher_ranking))
+            stores.append(neo4j_stores(uri, auth, Path(keys.name) / "k", args.cypher_ranking))
             server["ranking"] = "server columns" if stores[0][1].server_ranker else "cypher"
         for size in sizes:
             result["sizes"][str(size)] = run_size(
