@@ -110,7 +110,10 @@ def _evaluated(folder: Path) -> None:
                     "--record"], cwd=ROOT, check=True, capture_output=True, timeout=600)
 
 
-@pytest.fixture(scope="session")
+# Package-scoped, not session-scoped: the tier's server and Playwright end with the tier's last
+# test. Playwright's sync API keeps an event loop running in the main thread while it lives, and
+# every later test that calls asyncio.run (MCP, graphiti-core) would fail under it.
+@pytest.fixture(scope="package")
 def explorer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Explorer]:
     folder = tmp_path_factory.mktemp("explorer")
     memories = _remembered(folder)  # first: the store's system time only moves forward
@@ -135,7 +138,7 @@ def explorer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Explorer]:
         stop(server)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
