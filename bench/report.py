@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import resource
 import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -65,6 +67,27 @@ def provenance() -> Result:
         "dirty_worktree": dirty,
         "date_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+
+
+def finish(result: Result, out: Path, shown: str, after: str = "") -> int:
+    """Write a run's JSON, print where it came from, its tables (``shown``), any lines ``after``
+    them and the JSON's path; 1 when one of ``result["checks"]`` is not zero, since a run whose
+    answers are wrong has no figures worth reading."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    cpu = result["machine"]
+    print(f"commit {result['commit']}  {result['date_utc']}  {cpu['cpu']} "
+          f"({cpu['cores']} cores, {cpu['memory_gib']} GiB)\n")
+    print(shown)
+    if after:
+        print(f"\n{after}")
+    print(f"\nJSON: {out}")
+    failed = {name: n for name, n in result.get("checks", {}).items() if n}
+    if failed:
+        print(f"\nFAILED: {failed}: the answers or decisions are wrong, the numbers are void",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def store_mib(path: Path) -> float:

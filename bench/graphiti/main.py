@@ -16,7 +16,6 @@ Exits 1 when Vintage returned an illegal item.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -187,13 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     vintage_illegal = sum(sum(r["systems"]["vintage"][m]["illegal"].values())
                           for r in result["sizes"].values() for m in ("keyword", "hybrid"))
     result["checks"] = {"vintage_illegal": vintage_illegal}
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
-    print(f"commit {result['commit']}  {result['date_utc']}  {result['machine']['cpu']} "
-          f"({result['machine']['cores']} cores)\n")
-    print(table(result))
-    for size, r in result["sizes"].items():
-        print(f"\n{int(size):,}: Graphiti hybrid p95 / Vintage hybrid p95 = "
-              f"{r['hybrid_p95_speedup']:.2f}x (target at 100k: >= {TARGET_SPEEDUP:.0f}x)")
-    print(f"\nJSON: {out_path}")
-    return 1 if vintage_illegal else 0
+    speedups = "\n\n".join(
+        f"{int(size):,}: Graphiti hybrid p95 / Vintage hybrid p95 = "
+        f"{r['hybrid_p95_speedup']:.2f}x (target at 100k: >= {TARGET_SPEEDUP:.0f}x)"
+        for size, r in result["sizes"].items())
+    return report.finish(result, out_path, table(result), after=speedups)

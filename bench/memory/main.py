@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 import tempfile
@@ -272,18 +271,7 @@ def main(argv: list[str] | None = None) -> int:
            "packages": {p: _package(p) for p in ("neo4j", "neo4j-rust-ext", "graphiti-core")},
            **result, "wall_seconds": time.perf_counter() - began,
            "loadavg_before_after": [load_before, os.getloadavg()]}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2, default=str) + "\n", encoding="utf-8")
-    print(f"commit {out['commit']}  {out['date_utc']}  {out['machine']['cpu']} "
-          f"({out['machine']['cores']} cores, {out['machine']['memory_gib']} GiB)\n")
-    print(tables(out))
-    print(f"\nGraphiti: {GRAPHITI}\n\nJSON: {args.out}")
-    failed = {name: n for name, n in out["checks"].items() if n}
-    if failed:
-        print(f"\nFAILED: {failed}: the answers or decisions are wrong, the numbers are void",
-              file=sys.stderr)
-        return 1
-    return 0
+    return report.finish(out, args.out, tables(out), after=f"Graphiti: {GRAPHITI}")
 
 
 if __name__ == "__main__":

@@ -18,9 +18,7 @@ store disagreed with the generator, or b and c answered differently.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
 import tempfile
 import time
 import uuid
@@ -201,17 +199,7 @@ def _finish(result: Result, queries: list[Any], kinds: list[str],
         "kinds_not_answered": [k for k, got in by_kind.items() if not got]}
     result["wall_seconds"] = time.perf_counter() - began
     result["load_after"] = plugin_legs.uptime()
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
-    print(f"commit {result['commit']}  {result['date_utc']}  {result['machine']['cpu']} "
-          f"({result['machine']['cores']} cores)\n")
-    print(tables(result))
-    print(f"\nJSON: {out_path}")
-    failed = {k: v for k, v in result["checks"].items() if v}
-    if failed:
-        print(f"\nFAILED: {failed}", file=sys.stderr)
-        return 1
-    return 0
+    return report.finish(result, out_path, tables(result))
 
 
 if __name__ == "__main__":

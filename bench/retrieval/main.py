@@ -18,7 +18,6 @@ Exits 1 when an illegal item was returned or the store disagrees with the genera
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -314,17 +313,7 @@ def _finish(result: Result, embedder: Cached, out_path: Path, began: float,
         "wrong_decisions": sum(r["load"]["memories"]["wrong_decisions"] for r in runs)}
     result["wall_seconds"] = time.perf_counter() - began
     result["loadavg_before_after"] = [load_before, os.getloadavg()]
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
-    print(f"commit {result['commit']}  {result['date_utc']}  {result['machine']['cpu']} "
-          f"({result['machine']['cores']} cores)\n")
-    print(tables(result))
-    print(f"\nGraphiti: {GRAPHITI}\n\nJSON: {out_path}")
-    failed = {k: v for k, v in result["checks"].items() if v}
-    if failed:
-        print(f"\nFAILED: {failed}", file=sys.stderr)
-        return 1
-    return 0
+    return report.finish(result, out_path, tables(result), after=f"Graphiti: {GRAPHITI}")
 
 
 if __name__ == "__main__":
