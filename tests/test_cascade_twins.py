@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.factories import PinnedClock
+from tests.golden_json import Statements
 from vintage.graph.core.kinds import FactKind, SourceKind, Status
 from vintage.graph.core.model import DerivationIn, Fact, Source, Subject
 from vintage.graph.derivations.derived import CycleError
@@ -219,17 +220,6 @@ def _decide(store: EmbeddedStore, tenant: str, changed: dict[str, datetime | Non
         "end": _micros(a.ends_at)} for a in affected], "closes": closes}
 
 
-def _typed(value: Any) -> Any:
-    """JSON for a parameter, an instant marked as one (RankCases.java reads it back)."""
-    if isinstance(value, datetime):
-        return {"$datetime": value.isoformat()}
-    if isinstance(value, dict):
-        return {k: _typed(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_typed(v) for v in value]
-    return value
-
-
 def cases() -> str:
     graphs = _graphs()
     store = EmbeddedStore.open(None, PinnedClock(_day(10)))
@@ -246,12 +236,8 @@ def cases() -> str:
         (LOOP, {"f000": _day(2)}, Axis.KNOWLEDGE, _day(3))]
     asked += [(t, *_change(rng, by[t])) for t in (TENANT, OTHER)
               for _ in range(CASES // (3 if t == OTHER else 1) // 2)]
-    texts: list[str] = []
-
-    def ref(q: Query) -> dict[str, Any]:
-        if q.text not in texts:
-            texts.append(q.text)
-        return {"text": texts.index(q.text), "params": _typed(q.params)}
+    statements = Statements()
+    ref = statements.ref
 
     made = [{"name": f"case {n}: {tenant}, {len(changed)} changed, {axis.value} at "
                      f"{at.date().isoformat()}", "tenant": tenant,
@@ -260,7 +246,7 @@ def cases() -> str:
              **_decide(store, tenant, changed, axis, at)}
             for n, (tenant, changed, axis, at) in enumerate(asked)]
     body = {"schema": [ref(Query(s, {})) for s in SCHEMA_STATEMENTS],
-            "setup": [ref(q) for q in recorder.sent], "cases": made, "texts": texts,
+            "setup": [ref(q) for q in recorder.sent], "cases": made, "texts": statements.texts,
             "chunk": CHUNK}
     return _lines(body)
 

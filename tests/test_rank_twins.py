@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.golden_json import Statements
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.exclusion import why_excluded
 from vintage.graph.core.kinds import FactKind, Status
@@ -206,27 +207,12 @@ def _setup(facts: list[Fact], entries: dict[str, Entry]) -> list[Query]:
     return writes
 
 
-def _typed(value: Any) -> Any:
-    """JSON for a parameter, an instant marked as one (RankCases.java reads it back)."""
-    if isinstance(value, datetime):
-        return {"$datetime": value.isoformat()}
-    if isinstance(value, dict):
-        return {k: _typed(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_typed(v) for v in value]
-    return value
-
-
 def cases() -> str:
     facts, entries = _corpus()
     rng = random.Random(37_1)
     made = [_case(rng, n, facts, entries) for n in range(CASES)]
-    texts: list[str] = []
-
-    def ref(q: Query) -> dict[str, Any]:
-        if q.text not in texts:
-            texts.append(q.text)
-        return {"text": texts.index(q.text), "params": _typed(q.params)}
+    statements = Statements()
+    ref = statements.ref
 
     setup = [ref(q) for q in _setup(facts, entries)]
     columns = ref(ranker.build_columns(TENANT))
@@ -238,7 +224,7 @@ def cases() -> str:
     body = {"tenant": TENANT, "schema": schema, "setup": setup, "columns": columns,
             "entries": sum(1 for f in facts if f.tenant == TENANT and f.id in entries
                            and f.erased_at is None),
-            "cases": made, "texts": texts}
+            "cases": made, "texts": statements.texts}
     return json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
