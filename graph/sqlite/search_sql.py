@@ -47,19 +47,22 @@ def legal_postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
 def legal_entries_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
     """(fact id, vector) of every legal entry in the clear, its vector NULL unless by ``model``
     of dimension ``dim``: the semantic leg's matrix and the legal set's size in one read."""
-    where, params = to_sql(spec, "f")
+    legal, params = _legal_entries(spec)
     return ("SELECT e.fact_id, CASE WHEN e.model = :model AND length(e.vector) = :size "
-            "THEN e.vector END FROM entries e "
-            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
-            f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}",
-            {**params, "model": model, "size": 4 * dim})
+            f"THEN e.vector END {legal}", {**params, "model": model, "size": 4 * dim})
 
 
 def legal_count_sql(spec: AsOf) -> tuple[str, Params]:
     """How many entries in the clear the legal set holds."""
+    legal, params = _legal_entries(spec)
+    return f"SELECT COUNT(*) {legal}", params
+
+
+def _legal_entries(spec: AsOf) -> tuple[str, Params]:
+    """FROM and WHERE of the entries in the clear whose facts the as-of predicate keeps: the
+    semantic leg's matrix and the legal set's size count the same rows."""
     where, params = to_sql(spec, "f")
-    return ("SELECT COUNT(*) FROM entries e "
-            "JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
+    return ("FROM entries e JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id\n"
             f"WHERE e.tenant = :asof_tenant AND e.sealed IS NULL\n  AND {where}", params)
 
 
