@@ -48,8 +48,8 @@ from vintage.graph.retrieval.embedder import Embedder, cosine_floor, query_vecto
 from vintage.graph.retrieval.index import SearchStore, TextQuery, index_key
 from vintage.graph.retrieval.indexer import Progress, refresh
 from vintage.graph.retrieval.terms import identifiers, query_terms
-from vintage.graph.store.protocol import Store, StoreError
-from vintage.queries.lineage.staleness import ReadInstants, staleness
+from vintage.graph.store.protocol import Store, StoreError, StoreTx
+from vintage.queries.lineage.staleness import ReadInstants, Stale, decide
 from vintage.queries.search.abstain import Verdict, judge
 from vintage.queries.search.candidates import Candidates, read_candidates
 from vintage.queries.search.checks import Checked, arrange
@@ -144,8 +144,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     # Staleness is marked after the checks, on what is shown, at the read's own instants.
     assert spec.known_at is not None and spec.system_at is not None
     read = ReadInstants(spec.known_at, spec.system_at, request.valid_at, request.min_authority)
-    marks = staleness(store, tenant, [c.fact.id for c in considered], read)
-    inputs = _input_sources(store, spec, considered)
+    marks, inputs = _marks_and_inputs(store, tenant, considered, read)
     shown = tuple(found(c, n, marks.get(c.fact.id), inputs.get(c.fact.id, ()))
                   for n, c in enumerate(considered, start=1))
     closed = closed_for(store, ranker, spec, query, request.mode, request.limit, read)
@@ -157,18 +156,22 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
                         closed, request.min_authority, verdict)
 
 
-def _input_sources(store: Store, spec: AsOf,
-                   considered: Sequence[Checked]) -> dict[str, tuple[Source, ...]]:
-    """What the shown items that cite no source of their own (a derived figure, a summary)
-    rest on: their inputs' sources at any depth, at the read's instants, in one query of the
-    store; nothing is read when every item cites its own."""
+def _marks_and_inputs(store: Store, tenant: str, considered: Sequence[Checked],
+                      read: ReadInstants) -> tuple[dict[str, Stale], dict[str, tuple[Source, ...]]]:
+    """The staleness of the shown items (``vintage.queries.lineage.staleness``) and what those
+    that cite no source of their own (a derived figure, a summary) rest on: their inputs'
+    sources at any depth, at the read's instants. One transaction for both; nothing is read
+    when there is nothing to ask."""
+    ids = [c.fact.id for c in considered]
     bare = [c.fact.id for c in considered if not c.sources]
-    if not bare:
-        return {}
-    assert spec.known_at is not None and spec.system_at is not None
-    known, system = spec.known_at, spec.system_at
-    return store.reading(spec.scope.tenant,
-                         lambda tx: tx.input_sources(bare, known, system))
+    if not ids:
+        return {}, {}
+
+    def both(tx: StoreTx) -> tuple[dict[str, Stale], dict[str, tuple[Source, ...]]]:
+        inputs = tx.input_sources(bare, read.known_at, read.system_at) if bare else {}
+        return decide(tx, ids, read), inputs
+
+    return store.reading(tenant, both)
 
 
 def _verdict(request: SearchRequest, embedder: Embedder,
