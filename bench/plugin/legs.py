@@ -172,7 +172,7 @@ def differences(a: Sequence[Answer], b: Sequence[Answer]) -> list[list[Any]]:
     for x in a:
         y = theirs.get((x.query, x.mode))
         if y is None or x.ids != y.ids or (x.error is None) != (y.error is None):
-            out.append([x.query, x.mode, list(x.ids[:5]),
-                        None if y is None else list(y.ids[:5]), x.error,
+            out.append([x.query, x.mode, list(x.ids),
+                        None if y is None else list(y.ids), x.error,
                         None if y is None else y.error])
     return out

@@ -6,8 +6,24 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-/** The semantic leg's measure: the query's cosine with an entry of its model. */
+import org.apache.lucene.index.VectorSimilarityFunction;
+
+/**
+ * The semantic leg's measure: the query's cosine with an entry of its model, the very number
+ * the Cypher path ranks by. Neo4j 5.26's {@code vector.similarity.cosine} scales both vectors
+ * to unit length in doubles, rounds them to floats, and hands back Lucene's
+ * {@code DOT_PRODUCT} score, {@code (1 + dot) / 2} as a float, which the Cypher doubles back
+ * ({@code 2 * score - 1}; graph/neo4j/cypher_search.py). {@link #of} computes exactly that
+ * (RankTest holds the two equal to the bit). A scan of every legal entry estimates it with
+ * {@link Vectors#dot} (Lucene's summation may differ at run time, in the last bits), keeps
+ * the best {@code k} estimates and every entry within {@link #BAND} of the worst kept, and
+ * ranks those by the exact score: two entries a few ulps apart are never ordered otherwise
+ * than the Cypher orders them.
+ */
 final class Cosine {
+    // Far wider than an estimate's error (a few float ulps of a value in [-1, 1]).
+    static final double BAND = 1e-4;
+
     // The semantic scans of searches (Rank): a thread per core, at most four, daemons (a
     // scan never holds the server open).
     static final ExecutorService SCANS = Executors.newFixedThreadPool(
@@ -17,14 +33,12 @@ final class Cosine {
                 return thread;
             });
 
-    private final float[] query;
-    private final double norm;
+    private final float[] query; // at unit length, as Neo4j scales a parameter
     private final String model;
     private final Vectors vectors;
 
-    private Cosine(float[] query, double norm, String model, Vectors vectors) {
+    private Cosine(float[] query, String model, Vectors vectors) {
         this.query = query;
-        this.norm = norm;
         this.model = model;
         this.vectors = vectors;
     }
@@ -33,13 +47,16 @@ final class Cosine {
         if (asked == null || model == null) {
             return null;
         }
-        float[] query = new float[asked.size()];
-        double norm = 0;
-        for (int i = 0; i < query.length; i++) {
-            query[i] = asked.get(i).floatValue();
-            norm += (double) query[i] * query[i];
+        double sum = 0;
+        for (Double x : asked) {
+            sum += x * x;
         }
-        return new Cosine(query, Math.sqrt(norm), model, vectors);
+        double scale = sum > 0 ? 1.0 / Math.sqrt(sum) : 0;
+        float[] query = new float[asked.size()];
+        for (int i = 0; i < query.length; i++) {
+            query[i] = (float) (asked.get(i) * scale);
+        }
+        return new Cosine(query, model, vectors);
     }
 
     boolean scores(Columns.Entry e) {
@@ -54,16 +71,30 @@ final class Cosine {
         return true;
     }
 
+    /** The entry's cosine, exactly as the Cypher path computes it. */
     double of(Columns.Entry e) {
-        return vectors.dot(e.ord, query) / (norm * e.norm);
+        float score = VectorSimilarityFunction.DOT_PRODUCT.compare(vectors.copy(e.ord), query);
+        return 2 * (double) score - 1;
     }
 
     /** The best {@code k} of the legal entries among {@code visible}, by this cosine. */
     Top best(Columns.Entry[] visible, Legal legal, long k) {
-        Top top = new Top(k);
+        Top estimated = new Top(k);
+        Columns.Entry[] scored = new Columns.Entry[visible.length];
+        double[] estimate = new double[visible.length];
+        int n = 0;
         for (Columns.Entry e : visible) {
             if (legal.inScope(e) && legal.reasonInScope(e) == null && scores(e)) {
-                top.offer(e, of(e));
+                scored[n] = e;
+                estimate[n] = vectors.dot(e.ord, query);
+                estimated.offer(e, estimate[n++]);
+            }
+        }
+        double floor = k > 0 && n > k ? estimated.worst() - BAND : Double.NEGATIVE_INFINITY;
+        Top top = new Top(k);
+        for (int i = 0; i < n; i++) {
+            if (estimate[i] >= floor) {
+                top.offer(scored[i], of(scored[i]));
             }
         }
         return top;

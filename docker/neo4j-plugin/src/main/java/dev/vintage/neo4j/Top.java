@@ -41,6 +41,11 @@ final class Top {
         }
     }
 
+    /** The worst score kept (the heap's head); only asked of a full heap. */
+    double worst() {
+        return heap.peek().score();
+    }
+
     Set<Columns.Entry> entries() {
         Set<Columns.Entry> out = Collections.newSetFromMap(new IdentityHashMap<>());
         heap.forEach(s -> out.add(s.entry()));

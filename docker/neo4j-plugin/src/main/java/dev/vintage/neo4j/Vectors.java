@@ -8,12 +8,15 @@ import org.apache.lucene.util.Constants;
  * Every entry's vector in one array, in the entries' order, so that the semantic leg's pass
  * reads memory front to back: a float[] per entry, scattered over the heap, made the same
  * pass three times slower (a 47,788 x 384 scan: 17 ms against 5.6 ms, the same arithmetic).
+ *
+ * <p>Each vector is kept scaled to unit length exactly as Neo4j 5.26's
+ * {@code vector.similarity.cosine} scales a stored one before Lucene's dot product (the sum of
+ * squares and the scale in doubles, each element rounded back to a float), so that
+ * {@link Cosine}'s exact score of an entry is the Cypher path's to the bit.
  */
 final class Vectors {
-    // Lucene's choice (org.apache.lucene.internal.vectorization.DefaultVectorUtilSupport),
-    // so that a dot product here is bit for bit VectorUtil.dotProduct's (Neo4j's
-    // vector.similarity.cosine on the Cypher path computes its cosine otherwise: the two
-    // agree to 1e-6, and the tests compare them so).
+    // Lucene's scalar choice (org.apache.lucene.internal.vectorization.DefaultVectorUtilSupport),
+    // so that the scan's estimate is close to VectorUtil.dotProduct's.
     private static final boolean FMA = Constants.HAS_FAST_SCALAR_FMA;
 
     private float[] values;
@@ -34,8 +37,8 @@ final class Vectors {
         private int[] length = new int[256];
         private int entries;
 
-        /** The next entry's vector (null: none), which is zeroed once packed; its squared
-         * norm, in doubles. */
+        /** The next entry's vector (null: none), packed at unit length and zeroed in the
+         * caller's array; its squared norm before scaling, in doubles. */
         double add(float[] vector) {
             if (entries == start.length) {
                 start = Arrays.copyOf(start, entries * 2);
@@ -52,14 +55,17 @@ final class Vectors {
                 Arrays.fill(values, 0f); // no copy of a vector outlives what clear() zeroes
                 values = grown;
             }
-            System.arraycopy(vector, 0, values, size, vector.length);
-            start[entries] = size;
-            length[entries++] = vector.length;
-            size += vector.length;
             double sum = 0;
             for (float x : vector) {
                 sum += (double) x * x;
             }
+            double scale = 1.0 / Math.sqrt(sum); // unused when the sum is 0: it never scores
+            for (int i = 0; i < vector.length; i++) {
+                values[size + i] = sum > 0 ? (float) (vector[i] * scale) : 0f;
+            }
+            start[entries] = size;
+            length[entries++] = vector.length;
+            size += vector.length;
             Arrays.fill(vector, 0f); // the caller's copy (the property read), now packed here
             return sum;
         }
@@ -86,8 +92,15 @@ final class Vectors {
         return 4L * values.length + 8L * start.length;
     }
 
+    /** The entry's vector, a copy (for Lucene's own dot product, {@link Cosine#of}). */
+    float[] copy(int ord) {
+        return Arrays.copyOfRange(values, start[ord], start[ord] + length[ord]);
+    }
+
     /** The entry's dot product with {@code q} (of its length): DefaultVectorUtilSupport's
-     * four sums, then the remainder, each step a fused multiply-add where Lucene uses one. */
+     * four sums, then the remainder, each step a fused multiply-add where Lucene uses one
+     * (Lucene may sum otherwise at run time, with the JDK's vector API: {@link Cosine} takes
+     * this as a close estimate and scores the best exactly). */
     double dot(int ord, float[] q) {
         float[] v = values;
         int at = start[ord];

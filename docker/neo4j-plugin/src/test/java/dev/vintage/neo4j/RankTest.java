@@ -26,22 +26,17 @@ import org.neo4j.graphdb.GraphDatabaseService;
  * plugin loaded from plugins/ ({@link Server}), its columns built first as a search's
  * background build would.
  *
- * <p>Tolerance: the text legs are equal to the bit (both read Lucene's BM25 of the same query,
- * a float widened to a double; an identifier count is a count). The semantic leg's cosines
- * agree within {@link #COSINE}: both multiply the stored float32 vector by the query's cast to
- * float32, but the plugin sums Lucene's way with doubles for the norms, and Neo4j's
- * {@code vector.similarity.cosine} sums its own way and hands back {@code (1 + cos) / 2} as
- * a float32, which the Cypher doubles back ({@code 2 * score - 1}): a float32's rounding near
- * 1 is 6e-8, doubled, plus the sums' few ulps. The order is still compared exactly: the case
- * file's distinct vectors stand 1e-3 apart in cosine to every query, so only items carrying one
- * vector tie, and those tie on both paths.
+ * <p>Every score is equal to the bit: the text legs both read Lucene's BM25 of the same query
+ * (a float widened to a double; an identifier count is a count), and the semantic leg's cosine
+ * is computed by the plugin as Neo4j's {@code vector.similarity.cosine} computes it (both
+ * vectors scaled to unit length in doubles, Lucene's {@code DOT_PRODUCT}, doubled back by the
+ * Cypher; {@link Cosine}). So the order is equal too, ties broken by id on both paths.
  *
  * <p>Fusion (queries/search/fusion.py) is Python's and runs on whichever row came back; what
  * it reads of a row is the three legs and each leg's scores of the other legs' candidates
  * ({@code also} here, a round by id on the Cypher path), all held equal below.
  */
 class RankTest {
-    static final double COSINE = 1e-6;
     private static final List<String> LEGS = List.of("exact", "keyword", "semantic");
 
     /** One read's two rows. */
@@ -87,7 +82,7 @@ class RankTest {
     }
 
     @Test
-    void theSemanticLegIsTheSameCosineWithinFloat32Rounding() {
+    void theSemanticLegIsTheSameCosineToTheBit() {
         List<String> parted = new ArrayList<>();
         double worst = 0;
         int answered = 0;
@@ -104,7 +99,7 @@ class RankTest {
             answered += plugin.isEmpty() ? 0 : 1;
         }
         assertEquals(List.of(), parted);
-        assertTrue(worst <= COSINE, "the cosines part by " + worst);
+        assertEquals(0.0, worst, "the cosines part by " + worst);
         assertTrue(answered > 10, answered + " reads the semantic leg answered");
     }
 
@@ -191,8 +186,7 @@ class RankTest {
                 Map<String, Double> want = scores(expected);
                 Map<String, Double> got = scores(also.get(leg.getKey()));
                 boolean same = want.keySet().equals(got.keySet()) && want.entrySet().stream()
-                        .allMatch(e -> Math.abs(e.getValue() - got.get(e.getKey()))
-                                <= (leg.getKey().equals("keyword") ? 0 : COSINE));
+                        .allMatch(e -> e.getValue().equals(got.get(e.getKey())));
                 if (!same) {
                     parted.add(r.read.name() + " " + leg.getKey() + ": plugin " + got
                             + ", Cypher by id " + want);
