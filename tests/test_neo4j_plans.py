@@ -161,10 +161,11 @@ CASES: dict[str, tuple[Build, set[str]]] = {
     "read_facts/memory": (lambda p: reads.read_facts(_read(
         p, statuses=frozenset({Status.ACTIVE, Status.CONFLICTED}),
         kinds=(FactKind.PREFERENCE, FactKind.INFERENCE)), None), RANGES),
-    # What closes a search's notices (queries.search.closed): the legal set by a range index,
-    # then only its restated assertions' versions, by the (tenant, key) seek.
+    # What closes a search's notices (queries.search.closed): the tenant's derivations by their
+    # key's prefix, then each used version's assertion by the (tenant, key) seek; never the
+    # legal set's range indexes (a scan of a 100k tenant per search).
     "replaced_premises": (lambda p: reads.replaced_premises(_read(p, known_at=CUTOFF)),
-                          {"vintage_fact_assertion", *RANGES}),
+                          {KEYS[DERIVATION], "vintage_fact_assertion"}),
     "read_cited_facts": (lambda p: reads.read_cited_facts(_read(
         p, known_at=CUTOFF, subjects=("GOOGL",), predicates=("Revenues",)), 5),
         {"vintage_fact_lookup"}),

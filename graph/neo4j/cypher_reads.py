@@ -46,21 +46,25 @@ RETURN {fact_map("f")} AS f""", params)
 
 def replaced_premises(spec: AsOf) -> Query:
     """The versions a derivation used that a later version of theirs, legal for ``spec``, replaced
-    by the cutoff (``StoreTx.replaced_premises``): ids only, chosen in the server. The legal set is
-    walked here once, as the ranking walks it; only assertions with a second revision go on to
-    the (tenant, key) seek, and only versions some derivation used are returned."""
+    by the cutoff (``StoreTx.replaced_premises``): ids only, chosen in the server. It starts from
+    the tenant's derivations, by their key's tenant prefix, and their used versions superseded by
+    the cutoff, then seeks each one's assertion for a legal later revision: its cost follows what
+    derivations used, not the size of the legal set (walking the legal set first read a 100k
+    tenant's facts on every search, 0.2 s of a memory search's 0.3 s)."""
     where, params = to_cypher(spec, "f")
     return Query(f"""
-MATCH (f:{FACT})
-WHERE {where}
-  AND f.revision > 1
-WITH DISTINCT f.key AS key
-MATCH (p:{FACT})
-{seek("p", FACT, "tenant, key")}
-WHERE p.tenant = $asof_tenant AND p.key = key AND p.invalidated_at IS NULL
-  AND p.superseded_at <= $asof_known
-  AND EXISTS {{ MATCH (p)<-[:{USED}]-(d:{DERIVATION}) WHERE d.tenant = $asof_tenant }}
-RETURN DISTINCT p.id AS id ORDER BY id""", params)
+MATCH (d:{DERIVATION})-[:{USED}]->(p:{FACT})
+{seek("d", DERIVATION, "tenant, id")}
+WHERE d.tenant = $asof_tenant AND d.id IS NOT NULL AND p.tenant = $asof_tenant
+  AND p.invalidated_at IS NULL AND p.superseded_at <= $asof_known
+WITH DISTINCT p
+WHERE EXISTS {{
+  MATCH (f:{FACT})
+  {seek("f", FACT, "tenant, key")}
+  WHERE f.tenant = $asof_tenant AND f.key = p.key AND f.revision > 1
+    AND {where}
+}}
+RETURN p.id AS id ORDER BY id""", params)
 
 
 def read_cited_facts(spec: AsOf, limit: int | None = None) -> Query:

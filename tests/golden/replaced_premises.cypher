@@ -1,5 +1,13 @@
-MATCH (f:Fact)
-WHERE f.tenant = $asof_tenant
+MATCH (d:Derivation)-[:USED]->(p:Fact)
+USING INDEX SEEK d:Derivation(tenant, id)
+WHERE d.tenant = $asof_tenant AND d.id IS NOT NULL AND p.tenant = $asof_tenant
+  AND p.invalidated_at IS NULL AND p.superseded_at <= $asof_known
+WITH DISTINCT p
+WHERE EXISTS {
+  MATCH (f:Fact)
+  USING INDEX SEEK f:Fact(tenant, key)
+  WHERE f.tenant = $asof_tenant AND f.key = p.key AND f.revision > 1
+    AND f.tenant = $asof_tenant
   AND all(term IN $asof_scope WHERE term IN f.scope)
   AND f.available_at <= $asof_known
   AND (f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at)
@@ -9,14 +17,8 @@ WHERE f.tenant = $asof_tenant
   AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
   AND f.status IN $asof_statuses
   AND f.erased_at IS NULL
-  AND f.revision > 1
-WITH DISTINCT f.key AS key
-MATCH (p:Fact)
-USING INDEX SEEK p:Fact(tenant, key)
-WHERE p.tenant = $asof_tenant AND p.key = key AND p.invalidated_at IS NULL
-  AND p.superseded_at <= $asof_known
-  AND EXISTS { MATCH (p)<-[:USED]-(d:Derivation) WHERE d.tenant = $asof_tenant }
-RETURN DISTINCT p.id AS id ORDER BY id
+}
+RETURN p.id AS id ORDER BY id
 // params
 {
   "asof_known": "2019-04-30 00:00:00+00:00",
