@@ -99,12 +99,16 @@ class SqliteTx(IndexedTx):
     def replaced_premises(self, spec: AsOf) -> list[str]:
         check_tenant(self.tenant, spec.scope)
         where, params = to_sql(spec, "f")
+        # From the versions derivations used (the edges' index), each one's assertion sought
+        # for a legal later revision: never the legal set's walk (Neo4j's twin, replaced_premises).
         return [i for (i,) in self.conn.execute(
-            f"SELECT DISTINCT p.id FROM facts f JOIN facts p INDEXED BY facts_key"
-            f" ON p.tenant = f.tenant AND p.key = f.key WHERE {where} AND f.revision > 1"
+            "SELECT DISTINCT p.id FROM edges e INDEXED BY edges_in JOIN facts p INDEXED BY"
+            " facts_id ON p.tenant = e.tenant AND p.id = e.dst"
+            f" WHERE e.tenant = :asof_tenant AND e.type = '{USED}'"
+            f" AND e.src_label = '{DERIVATION}'"
             " AND p.invalidated_at IS NULL AND p.superseded_at <= :asof_known"
-            " AND EXISTS (SELECT 1 FROM edges e WHERE e.tenant = p.tenant"
-            f" AND e.type = '{USED}' AND e.dst = p.id AND e.src_label = '{DERIVATION}')"
+            " AND EXISTS (SELECT 1 FROM facts f INDEXED BY facts_key WHERE f.tenant = p.tenant"
+            f" AND f.key = p.key AND f.revision > 1 AND {where})"
             " ORDER BY p.id", params).fetchall()]
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
