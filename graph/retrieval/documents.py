@@ -90,9 +90,16 @@ def carried(fact: Fact, subject: Subject | None, sources: Sequence[Source],
     ``describe(fact, subject, sources).terms``: a search counts them on every candidate. A
     source's id or accession is tokenised only when one it may carry is in it: an identifier
     is a span of the text lowercased, so it is a substring of the text folded the same way."""
+    return carried_among(own_terms(fact, subject), sources, wanted) if wanted else 0
+
+
+def carried_among(own: frozenset[str], sources: Sequence[Source],
+                  wanted: frozenset[str]) -> int:
+    """``carried``, given the fact's ``own_terms``: a search counts both the query's
+    identifiers and its terms on each candidate, and tokenises its text once for the two."""
     if not wanted:
         return 0
-    have = wanted & _own_terms(fact, subject)
+    have = wanted & own
     for value in _cited(sources):
         missing = wanted - have
         if not missing:
@@ -117,7 +124,7 @@ def _cited(sources: Sequence[Source]) -> list[str]:
     return [*(s.id for s in sources), *(s.accession for s in sources if s.accession)]
 
 
-def _own_terms(fact: Fact, subject: Subject | None) -> frozenset[str]:
+def own_terms(fact: Fact, subject: Subject | None) -> frozenset[str]:
     """The terms of ``fact``'s document less its sources' identifiers. A business fact's
     are kept by what they depend on, as its parts' are (never a memory's or a text value's):
     a search counts them on the same few hundred concepts and periods again and again."""

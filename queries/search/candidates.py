@@ -15,7 +15,7 @@ from typing import TypeVar
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Subject
 from vintage.graph.memory.ranking import FULL, weights
-from vintage.graph.retrieval.documents import carried, is_memory
+from vintage.graph.retrieval.documents import carried_among, is_memory, own_terms
 from vintage.graph.retrieval.index import index_tx
 from vintage.graph.store.protocol import Cited, Store
 from vintage.queries.lineage.asof import as_known
@@ -44,9 +44,11 @@ def read_candidates(store: Store, spec: AsOf, legs: dict[str, Ranked],
     asked = earlier.asked if earlier is not None else frozenset()
     fresh = [i for i in ids if i not in asked]
     read, subjects = _reread(store, spec, fresh)
-    exact = _exact_counts(read, subjects, identifiers) if "exact" in legs else None
+    own = {i: own_terms(f, subjects.get(f.subject)) for i, (f, _) in read.items()} \
+        if ("exact" in legs and identifiers) or ("keyword" in legs and terms) else {}
+    exact = _exact_counts(read, own, identifiers) if "exact" in legs else None
     weighed = _weights(store, spec, read)
-    covered = _coverage(read, subjects, terms) if "keyword" in legs else None
+    covered = _coverage(read, own, terms) if "keyword" in legs else None
     if earlier is not None:
         read = {**_only(earlier.read, ids), **read}
         exact = None if exact is None or earlier.exact is None else \
@@ -86,7 +88,7 @@ def _weights(store: Store, spec: AsOf, read: dict[str, Cited]) -> dict[str, floa
     return {i: found.get(i, FULL) for i in read}
 
 
-def _exact_counts(read: dict[str, Cited], subjects: Mapping[str, Subject],
+def _exact_counts(read: dict[str, Cited], own: Mapping[str, frozenset[str]],
                   identifiers: Sequence[str]) -> dict[str, float]:
     """How many of the query's identifiers each candidate carries, counted on every candidate,
     not only on those the exact leg returned: that leg is cut at its depth among items that tie
@@ -96,11 +98,10 @@ def _exact_counts(read: dict[str, Cited], subjects: Mapping[str, Subject],
     wanted = frozenset(identifiers)
     if not wanted or not read:
         return {}
-    return {i: float(carried(f, subjects.get(f.subject), cited, wanted))
-            for i, (f, cited) in read.items()}
+    return {i: float(carried_among(own[i], cited, wanted)) for i, (_, cited) in read.items()}
 
 
-def _coverage(read: dict[str, Cited], subjects: Mapping[str, Subject],
+def _coverage(read: dict[str, Cited], own: Mapping[str, frozenset[str]],
               terms: Sequence[str]) -> dict[str, float]:
     """The share of the query's distinct terms each candidate's document carries (as of the
     cutoff). BM25 orders the keyword leg, but its scale moves with the corpus (a word's rarity
@@ -109,5 +110,5 @@ def _coverage(read: dict[str, Cited], subjects: Mapping[str, Subject],
     wanted = frozenset(terms)
     if not wanted:
         return {}
-    return {i: carried(f, subjects.get(f.subject), cited, wanted) / len(wanted)
-            for i, (f, cited) in read.items()}
+    return {i: carried_among(own[i], cited, wanted) / len(wanted)
+            for i, (_, cited) in read.items()}
