@@ -59,6 +59,7 @@ BUILT: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
     "search_pending": lambda: search_sql.pending_sql("acme", "model"),
     "search_frequencies": lambda: search_sql.frequencies_sql("acme", ["oper", "incom"]),
     "search_sealed": lambda: search_sql.sealed_sql("acme"),
+    "search_replaced_premises": lambda: search_sql.replaced_premises_sql(spec(USER)),
     "tenants": reads.tenants_sql,
 }
 

@@ -155,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="every bundled filing (47,788 versions), or only the companies and "
                              "concepts the questions ask about (2,713: every SEC question keeps "
                              "its answers; fewer distractors)")
+    parser.add_argument("--vector-cache", type=Path, default=None,
+                        help="reuse and keep vectors in this .npz, as bench.retrieval's "
+                             "(development only: the load times of such a run do not include "
+                             "the model for the texts it found there)")
     args = parser.parse_args(argv)
     sizes = [0] if args.quick else [int(s) for s in args.sizes.split(",")]
     out_path = args.out or Path("bench/results/graphiti-quick.json" if args.quick
@@ -165,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     result: Result = {**report.provenance(), "machine": report.machine(), "quick": args.quick,
                       "sec": args.sec, "sizes": {}}
     embedder = Cached(MiniLM())
+    result["vectors_reused_from_cache"] = embedder.reuse(args.vector_cache) \
+        if args.vector_cache else 0
     uri, auth, server = _start_server(args)
     result["server"] = server
     keys = tempfile.TemporaryDirectory(prefix="vintage-bench-keys-")
@@ -174,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             result["sizes"][str(size)] = run_size(size, args, store, searcher, uri, auth,
                                                   embedder)
     finally:
+        if args.vector_cache:
+            embedder.keep(args.vector_cache)
         driver.close()
         searcher.close()
         store.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vintage.graph.core.asof import AsOf
+from vintage.graph.core.labels import DERIVATION, USED
 from vintage.graph.sqlite import reads
 from vintage.graph.sqlite.asof import reason_sql, to_sql
 
@@ -98,3 +99,19 @@ def sealed_sql(tenant: str) -> tuple[str, Params]:
     """(fact id, model, ciphertext) of the tenant's sealed entries."""
     return ("SELECT fact_id, model, sealed FROM entries WHERE tenant = :tenant AND sealed IS "
             "NOT NULL", {"tenant": tenant})
+
+
+def replaced_premises_sql(spec: AsOf) -> tuple[str, Params]:
+    """(premise id) of each fact version a derivation used that a legal later revision of its
+    assertion had replaced by the read's knowledge instant: a search's closure notices
+    (``StoreTx.replaced_premises``). It starts from the derivations' inputs (the edges' index
+    by type), each one's assertion sought by key for that revision: never a walk of the legal
+    set (the Neo4j twin, ``cypher_reads.replaced_premises``, starts from the USED edges too).
+    ``u`` is the used version (the predicate's own subqueries name a ``p``)."""
+    where, params = to_sql(spec, "f")
+    return ("SELECT DISTINCT u.id FROM edges e INDEXED BY edges_in\n"
+            "JOIN facts u INDEXED BY facts_id ON u.tenant = e.tenant AND u.id = e.dst\n"
+            f"WHERE e.tenant = :asof_tenant AND e.type = '{USED}' AND e.src_label = "
+            f"'{DERIVATION}'\n  AND u.invalidated_at IS NULL AND u.superseded_at <= :asof_known"
+            "\n  AND EXISTS (SELECT 1 FROM facts f INDEXED BY facts_key WHERE f.tenant = u.tenant"
+            f"\n    AND f.key = u.key AND f.revision > 1 AND {where})\nORDER BY u.id", params)

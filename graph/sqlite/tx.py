@@ -30,8 +30,8 @@ from vintage.graph.core.labels import (
 from vintage.graph.core.model import Event, Fact, Scope, Source, Subject
 from vintage.graph.embedded.downstream import by_walk
 from vintage.graph.embedded.entries import ERASED
-from vintage.graph.sqlite import reads
-from vintage.graph.sqlite.asof import micros, to_sql, when
+from vintage.graph.sqlite import reads, search_sql
+from vintage.graph.sqlite.asof import micros, when
 from vintage.graph.sqlite.indexing import IndexedTx
 from vintage.graph.sqlite.reads import IN_LIST, js
 from vintage.graph.sqlite.rows import UPSERT_FACT, edge_props, fact_row
@@ -98,18 +98,7 @@ class SqliteTx(IndexedTx):
 
     def replaced_premises(self, spec: AsOf) -> list[str]:
         check_tenant(self.tenant, spec.scope)
-        where, params = to_sql(spec, "f")
-        # From the versions derivations used (the edges' index), each one's assertion sought
-        # for a legal later revision: never the legal set's walk (Neo4j's twin, replaced_premises).
-        return [i for (i,) in self.conn.execute(
-            "SELECT DISTINCT p.id FROM edges e INDEXED BY edges_in JOIN facts p INDEXED BY"
-            " facts_id ON p.tenant = e.tenant AND p.id = e.dst"
-            f" WHERE e.tenant = :asof_tenant AND e.type = '{USED}'"
-            f" AND e.src_label = '{DERIVATION}'"
-            " AND p.invalidated_at IS NULL AND p.superseded_at <= :asof_known"
-            " AND EXISTS (SELECT 1 FROM facts f INDEXED BY facts_key WHERE f.tenant = p.tenant"
-            f" AND f.key = p.key AND f.revision > 1 AND {where})"
-            " ORDER BY p.id", params).fetchall()]
+        return [i for (i,) in self.conn.execute(*search_sql.replaced_premises_sql(spec))]
 
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         facts = self.read(spec)

@@ -1,0 +1,22 @@
+SELECT DISTINCT u.id FROM edges e INDEXED BY edges_in
+JOIN facts u INDEXED BY facts_id ON u.tenant = e.tenant AND u.id = e.dst
+WHERE e.tenant = :asof_tenant AND e.type = 'USED' AND e.src_label = 'Derivation'
+  AND u.invalidated_at IS NULL AND u.superseded_at <= :asof_known
+  AND EXISTS (SELECT 1 FROM facts f INDEXED BY facts_key WHERE f.tenant = u.tenant
+    AND f.key = u.key AND f.revision > 1 AND f.tenant = :asof_tenant
+  AND NOT EXISTS (SELECT 1 FROM json_each(:asof_scope) t WHERE t.value NOT IN (SELECT value FROM json_each(f.scope)))
+  AND f.available_at <= :asof_known
+  AND (f.superseded_at IS NULL OR :asof_known < f.superseded_at OR :asof_system < f.superseded_recorded_at)
+  AND (f.past IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(f.past) p WHERE json_extract(p.value, '$[1]') <= :asof_system AND :asof_system < json_extract(p.value, '$[2]') AND json_extract(p.value, '$[0]') <= :asof_known))
+  AND f.recorded_at <= :asof_system AND (f.invalidated_at IS NULL OR :asof_system < f.invalidated_at) AND (f.gaps IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(f.gaps) g WHERE json_extract(g.value, '$[0]') <= :asof_system AND :asof_system < json_extract(g.value, '$[1]')))
+  AND f.status IN (SELECT value FROM json_each(:asof_statuses))
+  AND f.erased = 0)
+ORDER BY u.id
+-- params
+{
+  "asof_known": 1556582400000000,
+  "asof_scope": "[\"user=42\"]",
+  "asof_statuses": "[\"active\"]",
+  "asof_system": 1556582400000000,
+  "asof_tenant": "acme"
+}
