@@ -119,3 +119,16 @@ def test_derivation_over_an_unknown_input_is_refused(store: Store, scope: Scope)
 
 def cost_id(store: Store, scope: Scope) -> str:
     return next(f.id for f in store.read(AsOf(scope)) if f.predicate == "CostOfRevenue")
+
+
+def test_a_walk_whose_starts_reach_only_each_other_still_returns_the_edges_between_them(
+    store: Store, scope: Scope,
+) -> None:
+    """Nothing but the starts is reached (a start is never in ``reached``), yet the edge from
+    one to the other is in the walk: a walk that stopped at "nothing reached" would lose it."""
+    _, gross, doubled = chain(store, scope)
+    d2 = derivation_of(store, scope, doubled)
+    walk = store.walk(scope.tenant, [d2, gross.id], Direction.UPSTREAM, store.now(),
+                      types=("USED",))
+    assert walk.reached == ()
+    assert {(e.start, e.type, e.end) for e in walk.edges} == {(d2, "USED", gross.id)}

@@ -52,6 +52,9 @@ def walk_reach(
     tenant: str, ids: Sequence[str], direction: Direction, at: Any, max_depth: int,
     types: Sequence[str] = LINEAGE_TYPES,
 ) -> Query:
+    """Every node a walk reaches from the starts, with its depth; a start reached from a
+    start too, flagged ``start`` (the walk leaves it out): when no row comes back, no edge
+    leaves any start in this direction, and the walk asks nothing more."""
     if not isinstance(max_depth, int) or not 1 <= max_depth <= 256:
         raise ValueError("max_depth must be an integer in 1..256")
     # A quantifier bound cannot be a parameter; max_depth is a checked int, never caller text.
@@ -62,9 +65,8 @@ WITH collect(s) AS starts
 UNWIND starts AS s
 MATCH p = (s) ((a)-[r:{_types(types)}]-(b)
   WHERE b.tenant = $tenant AND {_step(direction, "a", "r", "b")}){{1,{max_depth}}} (x)
-WHERE NOT x IN starts
 RETURN elementId(x) AS element, x.id AS id, head(labels(x)) AS label,
-       min(length(p)) AS depth
+       min(length(p)) AS depth, x IN starts AS start
 ORDER BY depth, label, id""", {"tenant": tenant, "ids": list(ids), "at": at})
 
 

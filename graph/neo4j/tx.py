@@ -191,13 +191,15 @@ class Neo4jTx:
         self, start_ids: Sequence[str], direction: Direction, at: datetime, max_depth: int,
         types: Sequence[str] = LINEAGE_TYPES,
     ) -> Walk:
-        # Two queries: reach (one variable-length traversal), then the live edges among it.
-        reach = self._run(lineage.walk_reach(self.tenant, start_ids, direction, at, max_depth,
+        # Reach (one variable-length traversal), then the live edges among it. Nothing reached,
+        # not even a start from another: no edge leaves a start (its other end would be
+        # reached), so a walk from items with no lineage (most memories, a correction with
+        # nothing downstream) is one query.
+        found = self._run(lineage.walk_reach(self.tenant, start_ids, direction, at, max_depth,
                                             types))
-        if not reach and len(set(start_ids)) == 1:
-            # One start that reaches nothing has no edge in this direction either (its other
-            # end would be reached): the common case of a correction with nothing downstream.
+        if not found:
             return Walk((), ())
+        reach = [r for r in found if not r["start"]]
         frontier = [r["element"] for r in self._run(lineage.start_elements(self.tenant,
                                                                           start_ids))]
         frontier += [r["element"] for r in reach if r["depth"] < max_depth]
