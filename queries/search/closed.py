@@ -30,12 +30,26 @@ from vintage.queries.lineage.staleness import BEFORE, ReadInstants, Stale, decid
 from vintage.queries.search.fusion import Mode, legs_of
 
 
+def closing(tx: StoreTx, spec: AsOf, read: ReadInstants) -> dict[str, datetime]:
+    """What ``closed_for`` ranks, read in the caller's transaction (a search reads it with its
+    staleness marks: one round trip, not two): the derived facts the cascade closed by the
+    cutoff that the read's filters admit as known just before their closure, id -> the
+    instant their knowledge ended; none for a read of shared facts."""
+    return _closed(tx, spec, read) if scoped(spec) else {}
+
+
+def scoped(spec: AsOf) -> bool:
+    """Whether a read can meet a closed item: only a scoped read (module docstring)."""
+    return bool(spec.scope.keys) and not spec.shared_only
+
+
 def closed_for(store: Store, ranker: SearchStore, spec: AsOf, query: TextQuery, mode: Mode,
-               limit: int, read: ReadInstants) -> tuple[Stale, ...]:
-    """The closed items the read would have matched, best first, at most ``limit``."""
-    if not spec.scope.keys or spec.shared_only:
-        return ()
-    found = store.reading(spec.scope.tenant, lambda tx: _closed(tx, spec, read))
+               limit: int, read: ReadInstants,
+               found: dict[str, datetime] | None = None) -> tuple[Stale, ...]:
+    """The closed items the read would have matched, best first, at most ``limit``;
+    ``found``: ``closing``'s answer, when the caller read it already."""
+    if found is None:
+        found = store.reading(spec.scope.tenant, lambda tx: closing(tx, spec, read))
     if not found:
         return ()
     best: dict[str, float] = {}

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Source
@@ -53,7 +54,7 @@ from vintage.queries.lineage.staleness import ReadInstants, Stale, decide
 from vintage.queries.search.abstain import Verdict, judge
 from vintage.queries.search.candidates import Candidates, read_candidates
 from vintage.queries.search.checks import Checked, arrange
-from vintage.queries.search.closed import closed_for
+from vintage.queries.search.closed import closed_for, closing, scoped
 from vintage.queries.search.diverse import diversified, diversify
 from vintage.queries.search.fusion import (
     REACH,
@@ -144,10 +145,10 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     # Staleness is marked after the checks, on what is shown, at the read's own instants.
     assert spec.known_at is not None and spec.system_at is not None
     read = ReadInstants(spec.known_at, spec.system_at, request.valid_at, request.min_authority)
-    marks, inputs = _marks_and_inputs(store, tenant, considered, read)
+    marks, inputs, closes = _marks_and_inputs(store, spec, considered, read)
     shown = tuple(found(c, n, marks.get(c.fact.id), inputs.get(c.fact.id, ()))
                   for n, c in enumerate(considered, start=1))
-    closed = closed_for(store, ranker, spec, query, request.mode, request.limit, read)
+    closed = closed_for(store, ranker, spec, query, request.mode, request.limit, read, closes)
     verdict = _verdict(request, embedder, considered, counts.legal)
     return SearchResult(request.query, request.mode,
                         _head(shown, request.limit) if verdict.relevant else (),
@@ -156,22 +157,26 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
                         closed, request.min_authority, verdict)
 
 
-def _marks_and_inputs(store: Store, tenant: str, considered: Sequence[Checked],
-                      read: ReadInstants) -> tuple[dict[str, Stale], dict[str, tuple[Source, ...]]]:
-    """The staleness of the shown items (``vintage.queries.lineage.staleness``) and what those
-    that cite no source of their own (a derived figure, a summary) rest on: their inputs'
-    sources at any depth, at the read's instants. One transaction for both; nothing is read
-    when there is nothing to ask."""
+def _marks_and_inputs(store: Store, spec: AsOf, considered: Sequence[Checked],
+                      read: ReadInstants) -> tuple[dict[str, Stale],
+                                                   dict[str, tuple[Source, ...]],
+                                                   dict[str, datetime]]:
+    """The staleness of the shown items (``vintage.queries.lineage.staleness``), what those
+    that cite no source of their own (a derived figure, a summary) rest on (their inputs'
+    sources at any depth, at the read's instants), and the closed items the read may have to
+    name (``closed.closing``): one transaction for the three, each asked only when there is
+    something to ask."""
     ids = [c.fact.id for c in considered]
     bare = [c.fact.id for c in considered if not c.sources]
-    if not ids:
-        return {}, {}
+    if not ids and not scoped(spec):
+        return {}, {}, {}
 
-    def both(tx: StoreTx) -> tuple[dict[str, Stale], dict[str, tuple[Source, ...]]]:
+    def three(tx: StoreTx) -> tuple[dict[str, Stale], dict[str, tuple[Source, ...]],
+                                    dict[str, datetime]]:
         inputs = tx.input_sources(bare, read.known_at, read.system_at) if bare else {}
-        return decide(tx, ids, read), inputs
+        return decide(tx, ids, read) if ids else {}, inputs, closing(tx, spec, read)
 
-    return store.reading(tenant, both)
+    return store.reading(spec.scope.tenant, three)
 
 
 def _verdict(request: SearchRequest, embedder: Embedder,
