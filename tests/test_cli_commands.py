@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer
 import typer.main
 
@@ -36,16 +37,19 @@ def test_every_command_is_listed_once_by_help() -> None:
 
 
 UNWANTED = ("vintage.queries.eval", "mcp", "networkx", "fastapi", "uvicorn", "matplotlib",
-            "vintage.client", "vintage.http")
+            "vintage.client", "vintage.http",
+            # Only a search or an index moves vectors: each command is a process of its own,
+            # and numpy alone is a tenth of a second of it (bench.embedded_cli, issue 39).
+            "numpy")
 
 
-def test_a_fact_read_imports_neither_the_other_commands_nor_their_libraries(
-        tmp_path: Path) -> None:
+def _loaded(tmp_path: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``vintage --store S --tenant acme ARGV`` in a new interpreter; its stderr ends with
+    the unwanted modules it had loaded."""
     script = f"""
 import sys
 from vintage.cli.main import main
-sys.argv = ["vintage", "--store", {str(tmp_path / 'store')!r}, "--tenant", "acme",
-            "facts", "us-gaap:Revenues", "--subject", "nobody"]
+sys.argv = ["vintage", "--store", {str(tmp_path / 'store')!r}, "--tenant", "acme", *{argv!r}]
 try:
     main()
 finally:
@@ -53,8 +57,29 @@ finally:
                      for m in sys.modules}})
     print([m for m in loaded if m.startswith({UNWANTED!r})], file=sys.stderr)
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=False)
+
+
+def test_a_fact_read_imports_neither_the_other_commands_nor_their_libraries(
+        tmp_path: Path) -> None:
+    done = _loaded(tmp_path, ["facts", "us-gaap:Revenues", "--subject", "nobody"])
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+MEMORY_COMMANDS = {
+    "remember": ["remember", "preference", "user:42", "seat", "aisle", "--user", "42",
+                 "--source-kind", "user_message", "--source-id", "m1", "--observed-at",
+                 "2026-01-05", "--owner", "user:42", "--reason", "asked"],
+    "memories": ["memories", "user:42", "--user", "42"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(MEMORY_COMMANDS))
+def test_a_memory_write_or_read_that_succeeds_loads_no_numpy_nor_other_commands(
+        tmp_path: Path, command: str) -> None:
+    done = _loaded(tmp_path, MEMORY_COMMANDS[command])
+    assert done.returncode == 0, done.stderr  # it ran through, not only its parsing
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
 
 

@@ -12,10 +12,7 @@ import base64
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from vintage.graph.core.model import DerivationIn, Event, Fact, Source, Subject
 from vintage.graph.embedded.entries import Entry, Indexed, Unindexing
@@ -34,6 +31,10 @@ from vintage.graph.store.protocol import (
     Supersession,
     Support,
 )
+
+if TYPE_CHECKING:  # numpy is loaded where a vector is packed: most commands move none
+    import numpy as np
+    import numpy.typing as npt
 
 _DATACLASSES: dict[str, type[Any]] = {
     "support": Support,
@@ -145,8 +146,12 @@ def _entry(payload: dict[str, Any], tenant: str, sealer: Sealer | None) -> Index
 
 def pack_vector(vector: Sequence[float] | npt.NDArray[np.float32]) -> str:
     """Base64 of the vector as float32, little-endian."""
+    import numpy as np
+
     return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
 
 
 def unpack_vector(text: str) -> npt.NDArray[np.float32]:
+    import numpy as np
+
     return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)

@@ -5,12 +5,14 @@ SQLite store shares them without loading networkx."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.retrieval.index import IndexEntry
+
+if TYPE_CHECKING:  # numpy is loaded where a vector is made: asof and remember need none
+    import numpy as np
+    import numpy.typing as npt
 
 ERASED = "erased"  # the content_hash of an erased fact
 
@@ -51,6 +53,8 @@ def checked_entry(e: IndexEntry) -> Entry:
                               for t in e.terms):
         raise InvalidArgument(f"the search entry of {e.fact_id} needs a model and terms "
                               "without whitespace")
+    import numpy as np
+
     try:
         vector = np.asarray(e.vector, dtype=np.float32)
     except (TypeError, ValueError):

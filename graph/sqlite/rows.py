@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Fact
 from vintage.graph.embedded import codec
@@ -71,6 +69,8 @@ def entry_row(rec: Indexed, tenant: str,
         return None, None, json.dumps(codec.encode("index", rec, tenant, sealer)[1],
                                       separators=(",", ":"))
     assert rec.entry is not None, "an entry read back without its key is never written"
+    import numpy as np  # here: a command that reads no vector (asof, remember) never loads it
+
     return (" ".join(rec.entry.terms), np.asarray(rec.entry.vector, dtype="<f4").tobytes(),
             None)
 
@@ -83,6 +83,8 @@ def entry_of(model: str, terms: str | None, vector: bytes | None, sealed: str | 
         assert isinstance(rec, Indexed)
         return rec.entry
     assert terms is not None and vector is not None
+    import numpy as np  # as in entry_row
+
     return Entry(tuple(terms.split(" ")) if terms else (),
                  np.frombuffer(vector, dtype="<f4").astype(np.float32), model)
 

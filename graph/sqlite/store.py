@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
@@ -35,7 +35,7 @@ from vintage.graph.core.model import Event, Fact, Source, Subject
 from vintage.graph.embedded import log
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import KeyStore, Sealer
-from vintage.graph.sqlite import reads, schema, search
+from vintage.graph.sqlite import reads, schema
 from vintage.graph.sqlite.tx import SqliteTx
 from vintage.graph.store.protocol import (
     Cited,
@@ -47,6 +47,9 @@ from vintage.graph.store.protocol import (
     Walk,
 )
 from vintage.graph.writes.support import confirmed
+
+if TYPE_CHECKING:
+    from vintage.graph.sqlite import search
 
 T = TypeVar("T")
 _log = logging.getLogger("vintage.embedded")
@@ -70,7 +73,7 @@ class SqliteStore:
         self._readers = threading.local()  # each thread's connection for reads
         self._all_readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
-        self._ranking = search.Ranking()
+        self._ranking: search.Ranking | None = None  # made by the first search
         self._erased: list[tuple[str, dict[str, datetime]]] = []  # by the writes of this one
 
     @classmethod
@@ -236,6 +239,12 @@ class SqliteStore:
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
         resolved = spec.resolved(self.now())
+        # Imported here: the ranking's numpy is a tenth of a second that asof, facts and
+        # remember, each a process of its own, would otherwise load for nothing.
+        from vintage.graph.sqlite import search
+
+        if self._ranking is None:
+            self._ranking = search.Ranking()
         with self._read() as conn:
             return search.rank(conn, resolved, query, self.sealer, self._ranking)
 
