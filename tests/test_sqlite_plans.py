@@ -70,7 +70,7 @@ READS: dict[str, Callable[[sqlite3.Connection, SqliteTx], object]] = {
     "search postings of a subject": lambda c, tx: c.execute(
         *search_sql.postings_sql(spec(subjects=("A",)), ["oper"])),
     "search legal entries of a subject": lambda c, tx: c.execute(
-        *search_sql.legal_entries_sql(spec(subjects=("A",)), "m", 4)),
+        *search_sql.legal_entries_sql(spec(subjects=("A",)), "m")),
     "search legal count of a subject": lambda c, tx: c.execute(
         *search_sql.legal_count_sql(spec(subjects=("A",)))),
     "search sealed entries": lambda c, tx: c.execute(*search_sql.sealed_sql("acme")),

@@ -112,6 +112,17 @@ class SearchStore(Protocol):
         ...
 
 
+@runtime_checkable
+class ReadsAhead(Protocol):
+    """A store whose ranking reads the legal set's rows into the process (SQLite), which it can
+    do before the question's vector exists: ``read_ahead(spec, query)`` reads what
+    ``rank(spec, query with its vector)`` will, and keeps it while the store is unchanged. A
+    search embeds its question meanwhile. Neo4j ranks in the server, from the vector: nothing
+    to read ahead."""
+
+    def read_ahead(self, spec: AsOf, query: TextQuery) -> None: ...
+
+
 def index_tx(tx: StoreTx) -> IndexTx:
     if not isinstance(tx, IndexTx):
         raise StoreError(f"{type(tx).__name__} keeps no search index")

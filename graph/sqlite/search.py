@@ -115,7 +115,7 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
     pending = None if query.indexed_by is None else conn.execute(
         *pending_sql(tenant, query.indexed_by)).fetchone() is not None
     terms = list(dict.fromkeys(query.terms))  # a term repeated in the query counts once
-    wanted = sorted(set(terms) | set(query.identifiers))
+    wanted = _wanted(query)
     # Counted: the postings with their verdicts, one read; else (or kept from the first
     # round) those of the legal set alone.
     judging = postings_sql(spec, wanted)
@@ -131,7 +131,7 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
     keyword = _keyword(conn, tenant, terms, posted, sealed, docs, length, query.per_leg)
     exact = _exact(posted, set(query.identifiers), query.per_leg)
     entries = None if query.vector is None or query.model is None else cache.fetch(
-        conn, *legal_entries_sql(spec, query.model, len(query.vector)))
+        conn, *legal_entries_sql(spec, query.model))
     semantic = _semantic(query, entries or [], sealed, legal_sealed)
     if not query.counted:
         return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=0, matched=0,
@@ -158,6 +158,23 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
     return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=int(legal),
                 matched=len(admitted) + outside,
                 excluded={r: excluded[r] for r in REASONS if r in excluded}, pending=pending)
+
+
+def read_ahead(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, cache: Ranking) -> None:
+    """Read into ``cache`` the rows ``rank`` reads for ``query`` (whose vector is not known yet):
+    the postings of its terms, judged, and the legal entries by its model. A search embeds its
+    question meanwhile, in another thread (``vintage.queries.search.run``): in a new process the
+    model's load and these reads, the two largest costs of a search, overlap."""
+    wanted = _wanted(query)
+    if wanted and query.counted:
+        cache.fetch(conn, *postings_sql(spec, wanted))
+    if query.model is not None:
+        cache.fetch(conn, *legal_entries_sql(spec, query.model))
+
+
+def _wanted(query: TextQuery) -> list[str]:
+    """The terms and identifiers whose postings a query reads, each once."""
+    return sorted(set(query.terms) | set(query.identifiers))
 
 
 def _opened(conn: sqlite3.Connection, tenant: str, generation: int, sealer: Sealer | None,
@@ -238,7 +255,7 @@ def _semantic(query: TextQuery, entries: Sequence[tuple[str, bytes | None]],
     if query.vector is None or query.model is None:
         return ()
     dim = len(query.vector)
-    rows = [(i, v) for i, v in entries if v is not None]
+    rows = [(i, v) for i, v in entries if v is not None and len(v) == 4 * dim]
     ids = [i for i, _ in rows]
     blobs = [v for _, v in rows]
     for i in sorted(legal_sealed):

@@ -45,12 +45,14 @@ def legal_postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
             f"\n  AND {where}", {**params, "terms": reads.js(terms)})
 
 
-def legal_entries_sql(spec: AsOf, model: str, dim: int) -> tuple[str, Params]:
-    """(fact id, vector) of every legal entry in the clear, its vector NULL unless by ``model``
-    of dimension ``dim``: the semantic leg's matrix and the legal set's size in one read."""
+def legal_entries_sql(spec: AsOf, model: str) -> tuple[str, Params]:
+    """(fact id, vector) of every legal entry in the clear, its vector NULL unless by ``model``:
+    the semantic leg's matrix and the legal set's size in one read. Not the question's
+    dimension (a vector of another length is left out by the ranking): the read can then be
+    made before the question is embedded (``read_ahead``)."""
     legal, params = _legal_entries(spec)
-    return ("SELECT e.fact_id, CASE WHEN e.model = :model AND length(e.vector) = :size "
-            f"THEN e.vector END {legal}", {**params, "model": model, "size": 4 * dim})
+    return (f"SELECT e.fact_id, CASE WHEN e.model = :model THEN e.vector END {legal}",
+            {**params, "model": model})
 
 
 def legal_count_sql(spec: AsOf) -> tuple[str, Params]:

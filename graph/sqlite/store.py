@@ -74,6 +74,7 @@ class SqliteStore:
         self._all_readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._ranking: search.Ranking | None = None  # made by the first search
+        self._ranking_lock = threading.Lock()  # two first searches make one ranking
         self._erased: list[tuple[str, dict[str, datetime]]] = []  # by the writes of this one
 
     @classmethod
@@ -243,10 +244,26 @@ class SqliteStore:
         # remember, each a process of its own, would otherwise load for nothing.
         from vintage.graph.sqlite import search
 
-        if self._ranking is None:
-            self._ranking = search.Ranking()
+        ranking = self._ranked()
         with self._read() as conn:
-            return search.rank(conn, resolved, query, self.sealer, self._ranking)
+            return search.rank(conn, resolved, query, self.sealer, ranking)
+
+    def read_ahead(self, spec: AsOf, query: TextQuery) -> None:
+        resolved = spec.resolved(self.now())
+        from vintage.graph.sqlite import search
+
+        ranking = self._ranked()
+        with self._read() as conn:
+            search.read_ahead(conn, resolved, query, ranking)
+
+    def _ranked(self) -> search.Ranking:
+        """What the searches of this store keep (made by the first)."""
+        from vintage.graph.sqlite import search
+
+        with self._ranking_lock:
+            if self._ranking is None:
+                self._ranking = search.Ranking()
+            return self._ranking
 
     def read_cited(self, spec: AsOf, limit: int | None = None) -> list[Cited]:
         resolved = spec.resolved(self.now())

@@ -45,11 +45,10 @@ def scoped(spec: AsOf) -> bool:
 
 def closed_for(store: Store, ranker: SearchStore, spec: AsOf, query: TextQuery, mode: Mode,
                limit: int, read: ReadInstants,
-               found: dict[str, datetime] | None = None) -> tuple[Stale, ...]:
+               found: dict[str, datetime]) -> tuple[Stale, ...]:
     """The closed items the read would have matched, best first, at most ``limit``;
-    ``found``: ``closing``'s answer, when the caller read it already."""
-    if found is None:
-        found = store.reading(spec.scope.tenant, lambda tx: closing(tx, spec, read))
+    ``found``: ``closing``'s answer, read by the caller in the transaction of its other
+    marks."""
     if not found:
         return ()
     best: dict[str, float] = {}

@@ -13,17 +13,17 @@ The order is fixed (docs/retrieval.md, "Search: the legal set first"; docs/contr
    ``form`` supports at the cutoff are found first, and the ranking runs over those ids only.
    The index is complete at the ranking read: that read also says whether any of the tenant's
    facts has no entry by the embedder (``Hits.pending``), and only then is the index brought
-   up to date (``vintage.graph.retrieval.indexer.refresh``) and the read made again, so no legal
-item
-   is missing for want of an entry and a search of an indexed tenant pays no read for it.
+   up to date (``vintage.graph.retrieval.indexer.refresh``) and the read made again, so no
+   legal item is missing for want of an entry and a search of an indexed tenant pays no read
+   for it.
 2. **Ranking inside it.** The store ranks each leg of the mode within that set
-   (``SearchStore.rank``); ``vintage.queries.search.fusion`` fuses them and
-   ``vintage.queries.search.diverse`` steps down a memory whose key an answer above has.
-   The fused ids are read again through
-   the whole as-of predicate (``AsOf.ids``), which also gives their values and cited sources:
-   nothing shown is not legal (``vintage.queries.search.candidates``: once per search, a deeper
-round
-   reading only the candidates it adds).
+   (``SearchStore.rank``; a store that reads the legal set's rows into the process reads them
+   while the question is embedded: ``ReadsAhead``); ``vintage.queries.search.fusion`` fuses
+   them and ``vintage.queries.search.diverse`` steps down a memory whose key an answer above
+   has. The fused ids are read again through the whole as-of predicate (``AsOf.ids``), which
+   also gives their values and cited sources: nothing shown is not legal
+   (``vintage.queries.search.candidates``: once per search, a deeper round reading only the
+   candidates it adds).
 3. **Checks.** Duplicates (one subject, predicate, period, unit and value, from several versions
    or echoed in several scopes) collapse to the current version, at the best position any of
    them had; the sides of a conflict set are shown together, each naming the others.
@@ -39,6 +39,7 @@ at the cutoff; a search of shared facts, or of all scopes, reads every valid tim
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 
@@ -46,7 +47,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.model import Source
 from vintage.graph.memory.scoping import audited_while, require_read_scope
 from vintage.graph.retrieval.embedder import Embedder, cosine_floor, query_vector
-from vintage.graph.retrieval.index import SearchStore, TextQuery, index_key
+from vintage.graph.retrieval.index import ReadsAhead, SearchStore, TextQuery, index_key
 from vintage.graph.retrieval.indexer import Progress, refresh
 from vintage.graph.retrieval.terms import identifiers, query_terms
 from vintage.graph.store.protocol import Store, StoreError, StoreTx
@@ -105,12 +106,13 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
     if request.form is not None or request.period is not None:
         spec = replace(spec, ids=two_stage_ids(store, spec, request.form, request.period))
     semantic = request.mode in (Mode.SEMANTIC, Mode.HYBRID)
-    vector = query_vector(embedder, request.query) if semantic else None
     depth = per_leg(request.limit)  # the candidates: each leg's first ``depth``
     query = TextQuery(terms=tuple(query_terms(request.query)),
-                      identifiers=tuple(identifiers(request.query)), vector=vector,
+                      identifiers=tuple(identifiers(request.query)), vector=None,
                       model=index_key(embedder.name) if semantic else None,
                       per_leg=REACH * depth, indexed_by=index_key(embedder.name))
+    if semantic:
+        query = replace(query, vector=_asked(ranker, embedder, spec, query, request.query))
     counts = hits = ranker.rank(spec, query)
     # A fact had no entry yet (or the store did not say): ranked again once indexed. One that
     # cannot be (a sealed fact whose key is gone reads as erased) costs no second read.
@@ -247,6 +249,20 @@ def _conflict_seconds(considered: Sequence[tuple[str, tuple[str, ...]]]) -> set[
         if i not in seconds:
             seconds.update(others)
     return seconds
+
+
+def _asked(ranker: SearchStore, embedder: Embedder, spec: AsOf, query: TextQuery,
+           question: str) -> tuple[float, ...]:
+    """The question's vector. A store that reads the legal set into the process reads what the
+    ranking needs meanwhile (``ReadsAhead``), the question embedded in another thread: in a
+    new process the model's load and the store's reads, a search's two largest costs, overlap
+    (bench/RESULTS.md, embedded_cli). An error of either is the search's."""
+    if not isinstance(ranker, ReadsAhead):
+        return query_vector(embedder, question)
+    with ThreadPoolExecutor(1, thread_name_prefix="vintage-question") as pool:
+        asked = pool.submit(query_vector, embedder, question)
+        ranker.read_ahead(spec, query)
+        return asked.result()
 
 
 def _ranker(store: Store) -> SearchStore:

@@ -1,4 +1,4 @@
-SELECT e.fact_id, CASE WHEN e.model = :model AND length(e.vector) = :size THEN e.vector END FROM entries e JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id
+SELECT e.fact_id, CASE WHEN e.model = :model THEN e.vector END FROM entries e JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id
 WHERE e.tenant = :asof_tenant AND e.sealed IS NULL
   AND f.tenant = :asof_tenant
   AND NOT EXISTS (SELECT 1 FROM json_each(:asof_scope) t WHERE t.value NOT IN (SELECT value FROM json_each(f.scope)))
@@ -17,6 +17,5 @@ WHERE e.tenant = :asof_tenant AND e.sealed IS NULL
   "asof_subjects": "[\"GOOGL\"]",
   "asof_system": 1556582400000000,
   "asof_tenant": "acme",
-  "model": "model",
-  "size": 1536
+  "model": "model"
 }
