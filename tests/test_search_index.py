@@ -265,6 +265,28 @@ def test_unindexed_lists_facts_without_an_entry_by_id_up_to_the_limit(
     assert unindexed(store, scope.tenant) == due
 
 
+def test_a_ranking_read_says_whether_some_live_fact_has_no_entry_by_its_model(
+    store: Store, scope: Scope,
+) -> None:
+    assert isinstance(store, SearchStore)
+
+    def pending(model: str = MODEL) -> bool | None:
+        assert isinstance(store, SearchStore)
+        return store.rank(AsOf(scope), TextQuery(("w",), (), X, MODEL, 5,
+                                                 indexed_by=model)).pending
+
+    first, second, third = facts(store, scope, "a", "b", "c")
+    put(store, scope.tenant, entry(first, "w"), entry(second, "w"))
+    put(store, scope.tenant, entry("no-such-fact", "w"))  # a fact gone: no entry counts
+    assert pending() is True
+    put(store, scope.tenant, entry(third, "w", model="another-model"))
+    assert pending() is True  # an entry by another model is not one by this
+    store.write(scope.tenant, lambda tx: memory_tx(tx).erase_facts([Erasure(third, store.now())]))
+    assert pending() is False  # the erased fact's entry is gone with it, and none is due
+    assert pending("another-model") is True
+    assert store.rank(AsOf(scope), TextQuery(("w",), (), X, MODEL, 5)).pending is None
+
+
 def test_a_malformed_entry_or_query_is_refused_and_nothing_is_written(
     store: Store, scope: Scope,
 ) -> None:

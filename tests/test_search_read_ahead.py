@@ -138,5 +138,5 @@ def test_the_ranking_after_reading_ahead_reads_neither_postings_nor_entries_agai
 def test_an_embedder_that_fails_fails_the_search_with_its_own_message(
     sec: SqliteStore, scope: Scope,
 ) -> None:
-    with pytest.raises(EmbedderError, match="^the local embedding model is broken$"):
+    with pytest.raises(EmbedderError, match=r"^the local embedding model is broken$"):
         ask(sec, Failing(), scope)

@@ -70,14 +70,16 @@ def _legal_entries(spec: AsOf) -> tuple[str, Params]:
 
 
 def pending_sql(tenant: str, model: str) -> tuple[str, Params]:
-    """A row when some fact of the tenant (not erased) has no entry by ``model``: the
-    facts' live ids against the entries' (tenant, model, fact id), two covering indexes
-    (``vintage.graph.sqlite.schema``), so a tenant wholly indexed is answered from the indexes
-    alone, not by reading each fact and its entry."""
-    return ("SELECT 1 FROM facts f INDEXED BY facts_live WHERE f.tenant = :tenant AND "
-            "f.erased = 0\n  AND NOT EXISTS (SELECT 1 FROM entries e INDEXED BY entries_model "
-            "WHERE e.tenant = f.tenant AND e.model = :model AND e.fact_id = f.id) LIMIT 1",
-            {"tenant": tenant, "model": model})
+    """A row when some fact of the tenant (not erased) has no entry by ``model``: more live
+    facts than entries by the model. Each is a count over a covering index (``facts_live``,
+    ``entries_model``: ``vintage.graph.sqlite.schema``), no fact or entry row read and no
+    lookup per fact (a search at 1M versions paid 1.3 to 5 s for the lookups). Exact because
+    every entry's fact is live: an entry is written only for a live fact and is deleted with
+    its fact's erasure (``IndexTx.put_index``, ``SqliteTx.erase_facts``; held by
+    tests/test_search_index.py)."""
+    return ("SELECT 1 WHERE (SELECT COUNT(*) FROM facts INDEXED BY facts_live WHERE tenant = "
+            ":tenant AND erased = 0)\n  > (SELECT COUNT(*) FROM entries INDEXED BY entries_model "
+            "WHERE tenant = :tenant AND model = :model)", {"tenant": tenant, "model": model})
 
 
 def scope_clause(spec: AsOf) -> tuple[str, Params]:

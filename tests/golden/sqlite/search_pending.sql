@@ -1,5 +1,5 @@
-SELECT 1 FROM facts f INDEXED BY facts_live WHERE f.tenant = :tenant AND f.erased = 0
-  AND NOT EXISTS (SELECT 1 FROM entries e INDEXED BY entries_model WHERE e.tenant = f.tenant AND e.model = :model AND e.fact_id = f.id) LIMIT 1
+SELECT 1 WHERE (SELECT COUNT(*) FROM facts INDEXED BY facts_live WHERE tenant = :tenant AND erased = 0)
+  > (SELECT COUNT(*) FROM entries INDEXED BY entries_model WHERE tenant = :tenant AND model = :model)
 -- params
 {
   "model": "model",
