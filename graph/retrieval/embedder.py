@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import http.client
 import json
 import os
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -173,6 +170,12 @@ class OpenAICompatible:
         return unit_rows(np.array(rows, dtype=np.float32), f"the embedder at {self.url}")
 
     def _post(self, texts: list[str]) -> list[list[float]]:
+        # Imported here: http.client and ssl are a few hundredths of a second of every search
+        # process, and only an endpoint's embedder posts.
+        import http.client
+        import urllib.error
+        import urllib.request
+
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
