@@ -7,12 +7,15 @@ not fit instead of cutting it with an ellipsis."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from tests.factories import run
+from vintage.render.terminal import table
 
 COLUMNS = 80
 SAID = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
@@ -44,6 +47,22 @@ def column(table: str, index: int) -> str:
     return "".join(line.split("│")[index].strip() for line in body if line.startswith("│"))
 
 
+def field(out: str, header: str) -> str:
+    """The values of ``header`` in a table printed row by row as labelled lines (a screen too
+    narrow for it: ``vintage.render.terminal.Fitted``), their wrapped pieces joined, block
+    after block."""
+    found, width = [], None
+    for line in out.splitlines():
+        if line.startswith(header + "  "):
+            width = len(line) - len(line[len(header):].lstrip(" "))
+            found.append(line[width:].rstrip())
+        elif width is not None and line[:width].strip() == "" and line.strip():
+            found.append(line[width:].rstrip())
+        else:
+            width = None
+    return "".join(found)
+
+
 def remember(store_args: list[str], capsys: pytest.CaptureFixture[str],
              monkeypatch: pytest.MonkeyPatch, key: str, value: str, source: str,
              subject: str = "user:42") -> None:
@@ -65,9 +84,10 @@ def test_values_that_look_like_markup_print_as_written_in_memories_summarise_and
     code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
                              "42")
     assert code == 0, err
-    assert column(out, 1) == "".join(m["id"] for m in listed) and "…" not in out
-    assert column(out, 3).replace(" ", "") == "".join(m["value"].replace(" ", "")
-                                                      for m in listed)
+    assert "┡" not in out  # too narrow for the table: a block per memory
+    assert field(out, "id") == "".join(m["id"] for m in listed) and "…" not in out
+    assert field(out, "value").replace(" ", "") == "".join(m["value"].replace(" ", "")
+                                                           for m in listed)
     code, out, err = vintage(store_args, capsys, monkeypatch, "summarise", "user:42", "--user",
                              "42")
     assert code == 0, err
@@ -129,8 +149,8 @@ def test_control_characters_in_ids_and_values_are_shown_never_sent_to_the_termin
     code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
                              "42")
     assert code == 0, err
-    assert column(out, 2) == shown_key
-    assert column(out, 3).replace(" ", "") == shown_value.replace(" ", "")
+    assert field(out, "key") == shown_key
+    assert field(out, "value").replace(" ", "") == shown_value.replace(" ", "")
     code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "red",
                              "--budget", "2000", "--user", "42", "--for-thread", "th1")
     # A context pack writes text values as JSON strings, with \\uXXXX for what JSON leaves raw.
@@ -182,4 +202,41 @@ def test_a_table_at_80_columns_folds_a_long_id_and_cuts_nothing(
     code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
                              "42")
     assert code == 0, err
-    assert column(out, 2) == key and "…" not in out
+    assert field(out, "key") == key and "…" not in out
+
+
+def test_a_table_too_wide_for_80_columns_breaks_no_header_or_date(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "us-gaap:CostOfGoodsAndServicesSoldDepreciationAndAmortization"
+    remember(store_args, capsys, monkeypatch, key, "v", "m1")
+    remember(store_args, capsys, monkeypatch, "seat", "aisle", "m2")
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                             "42")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= COLUMNS
+    # Every header whole at the start of a line, once per memory; each instant on one line.
+    for header in ("id", "key", "value", "kind", "status", "known from", "why kept"):
+        assert sum(line.startswith(header + "  ") for line in lines) == 2, header
+    assert field(out, "known from") == "2026-05-01T10:00:00+00:00" * 2
+    assert field(out, "value") in ("vaisle", "aislev")  # one block each
+
+
+@pytest.mark.parametrize("width", [64, 65])
+def test_a_table_is_a_table_where_its_longest_words_fit_and_labelled_lines_where_not(
+    width: int,
+) -> None:
+    grid = table("t", "id", "valid")
+    grid.add_row("k" * 36, "2013-01-01..2014-01-01")
+    screen = Console(width=width, record=True, file=io.StringIO())
+    screen.print(grid)
+    shown = screen.export_text()
+    # 36 + 22 characters, a space each side of each and three rules: 65 columns.
+    if width >= 65:
+        assert "┡" in shown and column(shown, 2) == "2013-01-01..2014-01-01"
+    else:
+        assert "┡" not in shown
+        assert [line.rstrip() for line in shown.splitlines()[2:4]] == [
+            "id     " + "k" * 36, "valid  2013-01-01..2014-01-01"]

@@ -19,10 +19,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 # C0 (but tab and newline, which ``visible`` keeps where a value may span lines), DEL, C1, and
 # the Unicode controls that reorder or split text (bidirectional overrides and isolates, marks,
@@ -60,11 +62,42 @@ def console(*, stderr: bool = False) -> Console:
 
 def table(title: str, *columns: str) -> Table:
     """A table whose title (already ``safe``) and header are given, every column folding what
-    does not fit instead of cutting it."""
-    grid = Table(title=title, title_justify="left")
+    does not fit instead of cutting it; too narrow a screen for it gets each row as a block of
+    labelled lines (``Fitted``)."""
+    grid = Fitted(title=title, title_justify="left")
     for column in columns:
         grid.add_column(column, overflow="fold")
     return grid
+
+
+class Fitted(Table):
+    """A table printed as one where each column can show its longest word (a header, a date
+    range, an id, an accession) whole; on a narrower screen, which output piped at 80 columns
+    is, each row is printed as a block of "header  value" lines instead, so no header or date
+    is broken in the middle of a word and a value longer than the line folds (never cut)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.rows or self._readable(console, options) <= options.max_width:
+            yield from super().__rich_console__(console, options)
+            return
+        if self.title is not None:
+            yield Text.from_markup(self.title) if isinstance(self.title, str) else self.title
+        cells = [list(column.cells) for column in self.columns]
+        for row in range(len(self.rows)):
+            block = Table.grid(padding=(0, 2))
+            block.add_column(style="bold", no_wrap=True)
+            block.add_column(overflow="fold")
+            for column, values in zip(self.columns, cells, strict=True):
+                block.add_row(column.header, values[row])
+            yield Text("")
+            yield block
+
+    def _readable(self, console: Console, options: ConsoleOptions) -> int:
+        """The table's width with each column as wide as its longest word (rich's minimum of a
+        text), with the borders and padding of the default box."""
+        widest = [max(Measurement.get(console, options, cell).minimum
+                      for cell in [column.header, *column.cells]) for column in self.columns]
+        return sum(widest) + 3 * len(widest) + 1
 
 
 def print_json(out: Console, document: str) -> None:
