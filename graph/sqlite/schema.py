@@ -16,11 +16,11 @@ postings of its own terms through an index instead of every entry of the tenant
 (``vintage.graph.sqlite.search``). Facts and entries keep their rowids: a row of a kilobyte
 or more packs badly in a WITHOUT ROWID tree (2.5 times the bytes on the six bundled
 companies; SQLite advises rows under a twentieth of a page there), and a join on the (tenant,
-id) index then never reads
-the rows' bodies. Two indexes serve a search's check that the tenant is wholly indexed
-(``search.pending_sql``): the live facts' ids (``facts_live``) against the entries' (tenant,
-model, fact id) (``entries_model``), both covering, so the check reads no row; a store of
-schema 2 gets them when it is next opened (schema 3).
+id) index then never reads the rows' bodies. Two indexes serve a search's check that the
+tenant is wholly indexed (``search.pending_sql``): the count of its live facts
+(``facts_live``) against the count of its entries by the model (``entries_model``), both
+covering, so the check reads no row; a store of schema 2 gets them when it is next opened
+(schema 3).
 """
 
 from __future__ import annotations
