@@ -102,6 +102,24 @@ def test_an_erased_fact_outside_the_scope_is_counted_as_outside_the_scope() -> N
     assert exclusion.why_excluded(spec)(f) == exclusion.SCOPE
 
 
+def test_a_fact_of_another_subject_is_another_subject_whatever_its_instants() -> None:
+    # Not yet public at the cutoff, recorded after the system instant, outside the valid time:
+    # still "another subject" for a read of subject x. Of x itself, the instants speak.
+    later = BASE + timedelta(days=30)
+    spec = AsOf(Scope(tenant="t"), known_at=BASE, system_at=BASE, valid=as_of(BASE),
+                subjects=("x",), kinds=(FactKind.OBSERVATION,))
+    f = Fact(id="a", key="k", revision=1, tenant="t", scope=(), kind=FactKind.PREFERENCE,
+             status=Status.ACTIVE, subject="y", predicate="p", value=1, unit=None,
+             valid_from=later, valid_to=None, available_at=later, superseded_at=None,
+             superseded_recorded_at=None, recorded_at=later, invalidated_at=None, authority=5,
+             owner=None, retention_reason=None, content_hash="h", event_id="e")
+    why = exclusion.why_excluded(spec)
+    assert why(f) == exclusion.SUBJECT
+    assert why(f.model_copy(update={"subject": "x"})) == exclusion.KIND
+    assert why(f.model_copy(update={"subject": "x", "kind": FactKind.OBSERVATION})) == \
+        exclusion.SYSTEM
+
+
 def _as_map(f: Fact) -> dict[str, Any]:
     row = f.model_dump(mode="python")
     for name in ("gaps_from", "gaps_to", "past_superseded_at", "past_superseded_from",

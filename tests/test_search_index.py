@@ -22,7 +22,14 @@ import pytest
 from tests.factories import ACTOR, RANK_PATHS, batch, fact, source
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.exclusion import EXPIRED, NOT_PUBLIC, SCOPE, STATUS, SUPERSEDED
+from vintage.graph.core.exclusion import (
+    EXPIRED,
+    NOT_PUBLIC,
+    SCOPE,
+    STATUS,
+    SUBJECT,
+    SUPERSEDED,
+)
 from vintage.graph.core.kinds import Status
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, parse_instant
@@ -157,6 +164,35 @@ def test_a_fact_not_yet_public_at_the_cutoff_is_excluded_and_counted(
     assert (before.legal, before.matched, before.excluded) == (0, 1, {NOT_PUBLIC: 1})
     after = search(store, AsOf(scope, known_at=parse_instant("2018-05-01")), "oper")
     assert ids(after.keyword) == ids(after.semantic) == [fid]
+
+
+def test_a_read_of_one_subject_counts_the_others_matches_as_another_subject_and_its_own_by_time(
+    store: Store, tenant: str,
+) -> None:
+    mine, theirs = (Scope(tenant=tenant, keys={"user": u}) for u in ("42", "43"))
+    early, late = source("src-early", FILED), source("src-late", "2019-02-01")
+
+    def written(scope: Scope, *rows: tuple[str, str]) -> list[str]:
+        made = [fact(n, src, subject=who) for n, (who, src) in enumerate(rows)]
+        return record(store, scope, batch(*made, sources=(early, late),
+                                          subjects=("GOOGL", "MSFT")), actor=ACTOR).created
+
+    own, own_late, other, other_late = written(
+        mine, ("GOOGL", early.id), ("GOOGL", late.id), ("MSFT", early.id), ("MSFT", late.id))
+    (beyond,) = written(theirs, ("MSFT", early.id))
+    put(store, tenant, *(entry(i, "oper incom") for i in (own, own_late, other, other_late,
+                                                          beyond)))
+
+    hits = search(store, AsOf(mine, known_at=parse_instant("2018-05-01"), subjects=("GOOGL",)),
+                  "oper incom")
+
+    assert ids(hits.keyword) == ids(hits.semantic) == [own]
+    # The other company's two facts are another subject, the later one too (the request's
+    # filters come before the instants); this company's later one is not yet public; another
+    # user's fact is beyond the scope, so not counted at all.
+    assert (hits.legal, hits.matched, hits.excluded) == (
+        1, 4, {SUBJECT: 2, NOT_PUBLIC: 1})
+    assert list(hits.excluded) == [SUBJECT, NOT_PUBLIC]  # in the order of the reasons
 
 
 def test_an_expired_fact_is_excluded_and_counted(store: Store, scope: Scope) -> None:

@@ -69,6 +69,9 @@ READS: dict[str, Callable[[sqlite3.Connection, SqliteTx], object]] = {
     "search frequencies": lambda c, tx: c.execute(*search_sql.frequencies_sql("acme", ["oper"])),
     "search postings of a subject": lambda c, tx: c.execute(
         *search_sql.postings_sql(spec(subjects=("A",)), ["oper"])),
+    # The facts of other subjects the terms match: counted from the postings' key alone.
+    "search others of a subject": lambda c, tx: c.execute(
+        *search_sql.others_sql(spec(subjects=("A",)), ["oper"])),
     "search legal entries of a subject": lambda c, tx: c.execute(
         *search_sql.legal_entries_sql(spec(subjects=("A",)), "m")),
     "search legal count of a subject": lambda c, tx: c.execute(
@@ -112,8 +115,11 @@ EXPECTED = {"asof by subject and predicate": "facts_lookup (tenant=? AND subject
             "justifications": "edges_in", "ever supported by": "edges_in",
             "search postings": "p USING PRIMARY KEY (tenant=? AND term=?)",
             "search frequencies": "postings USING PRIMARY KEY (tenant=? AND term=?)",
-            "search postings of a subject": "p USING PRIMARY KEY (tenant=? AND term=?)",
-            "search legal postings of a subject": "PRIMARY KEY (tenant=? AND term=?",
+            "search postings of a subject":
+                "p USING PRIMARY KEY (tenant=? AND term=? AND subject=?)",
+            "search legal postings of a subject":
+                "p USING PRIMARY KEY (tenant=? AND term=? AND subject=?)",
+            "search others of a subject": "p USING PRIMARY KEY (tenant=? AND term=?)",
             "search legal entries of a subject": "facts_lookup (tenant=? AND subject=?)",
             "search sealed entries": "entries_sealed (tenant=?)",
             "search replaced premises": "facts_key (tenant=? AND key=? AND revision>?)",

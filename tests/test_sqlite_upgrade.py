@@ -57,3 +57,41 @@ def test_a_schema_1_store_is_posted_on_open_and_searches_as_before(
         assert conn.execute("SELECT COUNT(*) FROM postings").fetchone()[0] == 8
         assert conn.execute("SELECT docs, terms FROM generations WHERE tenant = ?",
                             (tenant,)).fetchone() == (3, 9)
+
+
+def as_schema_3(directory: Path) -> None:
+    """The database as schema 3 left it: postings without their fact's subject or scope."""
+    with closing(sqlite3.connect(directory / DB_NAME, isolation_level=None)) as conn:
+        conn.executescript(
+            "BEGIN; CREATE TABLE old_postings (tenant TEXT NOT NULL, term TEXT NOT NULL, "
+            "entry INTEGER NOT NULL, tf INTEGER NOT NULL, PRIMARY KEY (tenant, term, entry)) "
+            "WITHOUT ROWID; INSERT INTO old_postings SELECT tenant, term, entry, tf FROM "
+            "postings; DROP TABLE postings; ALTER TABLE old_postings RENAME TO postings; "
+            "PRAGMA user_version = 3; COMMIT;")
+
+
+def test_a_schema_3_stores_postings_are_keyed_by_subject_on_open_and_count_as_before(
+    tmp_path: Path, clock: PinnedClock,
+) -> None:
+    directory, tenant = tmp_path / "store", "old"
+    store = SqliteStore.open(directory, clock, FileKeyStore(tmp_path / "keys"))
+    ids = facts(store, Scope(tenant=tenant), "Revenues", "OperatingIncomeLoss")
+    store.write(tenant, lambda tx: index_tx(tx).put_index([
+        IndexEntry(ids[0], ("revenu", "googl"), unit(1, 0, 0, 0), MODEL),
+        IndexEntry(ids[1], ("oper", "incom", "googl"), unit(0, 1, 0, 0), MODEL)]))
+    query = TextQuery(("oper", "incom", "googl"), ("googl",), unit(1, 1, 0, 0), MODEL, 5)
+    reads = [AsOf(Scope(tenant=tenant)), AsOf(Scope(tenant=tenant), subjects=("GOOGL",)),
+             AsOf(Scope(tenant=tenant), subjects=("MSFT",))]
+    before = [store.rank(spec, query) for spec in reads]
+    store.close()
+    as_schema_3(directory)
+
+    reopened = SqliteStore.open(directory, clock, FileKeyStore(tmp_path / "keys"))
+    after = [reopened.rank(spec, query) for spec in reads]
+
+    assert after == before
+    assert before[2].excluded == {"another subject": 2}  # counted from the postings' key
+    with closing(sqlite3.connect(directory / DB_NAME)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("SELECT DISTINCT subject, scope FROM postings").fetchall() == [
+            ("GOOGL", "[]")]

@@ -41,8 +41,15 @@ PREDICATE = "another predicate"
 ID = "not among the ids"
 AUTHORITY = "below the required authority"  # a read's risk or --min-authority
 
-REASONS = (SCOPE, ERASED, SYSTEM, NOT_PUBLIC, SUPERSEDED, VALID, EXPIRED, STATUS, KIND,
-           SUBJECT, PREDICATE, ID, AUTHORITY)
+# The request's own filters (what it asked about: subject, kind, predicate, ids) come before
+# the read's instants: a fact of another subject is "another subject" whatever its times, and
+# the time reasons count the facts the request is about (a search for one company's figures
+# says how many of *its* facts were not yet public, not the tenant's). It also lets the
+# embedded store count a matched fact of another subject from its postings alone, without
+# reading the fact (``vintage.graph.sqlite.search_sql.others_sql``). Erased facts have no
+# text left to match (their entries go with them), so where erasure sits changes no count.
+REASONS = (SCOPE, ERASED, SUBJECT, KIND, PREDICATE, ID, SYSTEM, NOT_PUBLIC, SUPERSEDED, VALID,
+           EXPIRED, STATUS, AUTHORITY)
 
 
 def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
@@ -62,6 +69,10 @@ def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
         checks = (
             (SCOPE, holds_scope(f.scope)),
             (ERASED, f.erased_at is None),
+            (SUBJECT, spec.subjects is None or f.subject in spec.subjects),
+            (KIND, spec.kinds is None or f.kind in spec.kinds),
+            (PREDICATE, spec.predicates is None or f.predicate in spec.predicates),
+            (ID, spec.ids is None or f.id in spec.ids),
             (SYSTEM, f.recorded_at <= system
              and (f.invalidated_at is None or system < f.invalidated_at)
              and not in_gap(f.gaps_from, f.gaps_to, system)),
@@ -70,10 +81,6 @@ def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
             (VALID, valid.overlaps(f.valid_from, f.valid_to)),
             (EXPIRED, not expired),
             (STATUS, f.status in spec.statuses),
-            (KIND, spec.kinds is None or f.kind in spec.kinds),
-            (SUBJECT, spec.subjects is None or f.subject in spec.subjects),
-            (PREDICATE, spec.predicates is None or f.predicate in spec.predicates),
-            (ID, spec.ids is None or f.id in spec.ids),
             (AUTHORITY, f.authority >= least),
         )
         return next((name for name, ok in checks if not ok), None)
@@ -103,6 +110,12 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
     checks = [
         (SCOPE, scope_clause(spec, f)),
         (ERASED, f"{f}.erased_at IS NULL"),
+    ]
+    for reason, name, key in ((SUBJECT, "subject", "asof_subjects"), (KIND, "kind", "asof_kinds"),
+                              (PREDICATE, "predicate", "asof_predicates"), (ID, "id", "asof_ids")):
+        if key in params:
+            checks.append((reason, f"{f}.{name} IN ${key}"))
+    checks += [
         (SYSTEM, f"{f}.recorded_at <= $asof_system AND ({f}.invalidated_at IS NULL OR "
                  f"$asof_system < {f}.invalidated_at) AND ({f}.gaps_from IS NULL OR none(i IN "
                  f"range(0, size({f}.gaps_from) - 1) WHERE {f}.gaps_from[i] <= $asof_system "
@@ -116,10 +129,6 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
          f"{unexpired} AND ({f}.expires_at IS NULL OR $asof_unexpired < {f}.expires_at)"),
         (STATUS, f"{f}.status IN $asof_statuses"),
     ]
-    for reason, name, key in ((KIND, "kind", "asof_kinds"), (SUBJECT, "subject", "asof_subjects"),
-                              (PREDICATE, "predicate", "asof_predicates"), (ID, "id", "asof_ids")):
-        if key in params:
-            checks.append((reason, f"{f}.{name} IN ${key}"))
     if "asof_min_authority" in params:
         checks.append((AUTHORITY, f"{f}.authority >= $asof_min_authority"))
     whens = "\n".join(f"  WHEN NOT ({clause}) THEN '{reason}'" for reason, clause in checks)

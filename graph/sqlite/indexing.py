@@ -4,7 +4,8 @@ of work shares: its connection, tenant, sealer, and the one door its writes go t
 An entry is kept beside its fact (``entries``), sealed under the fact's key when the fact is
 sealed; a change to a tenant's entries moves its generation on (``generations``), the stamp the
 sealed entries a search opened are checked against (``vintage.graph.sqlite.search``). An entry
-in the clear has its postings beside it (``postings``: a distinct term, its count in the entry)
+in the clear has its postings beside it (``postings``: a distinct term, its count in the entry,
+and its fact's subject and scope)
 and its length, and the tenant's row of ``generations`` counts such entries and their terms:
 BM25's statistics, kept in step by the same transaction as the entries."""
 
@@ -14,7 +15,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from vintage.graph.core.model import Fact
 from vintage.graph.embedded.entries import Indexed, checked_entry
@@ -91,21 +92,23 @@ class IndexedTx:
     def _post(self, fact_ids: Sequence[str]) -> tuple[int, int]:
         """Write the postings of these facts' entries in the clear; how many such entries,
         and their total length."""
-        found = self.conn.execute(
-            f"SELECT rowid, terms FROM entries WHERE tenant = ? AND fact_id IN {IN_LIST} AND "
-            "terms IS NOT NULL", (self.tenant, js(fact_ids))).fetchall()
+        found = self._posted(fact_ids)
         self._write(_INSERT_POSTING, list(postings(self.tenant, found)))
-        return len(found), sum(_length(t) for _, t in found)
+        return len(found), sum(_length(p.terms) for p in found)
 
     def _unpost(self, fact_ids: Sequence[str]) -> tuple[int, int]:
         """Delete the postings of these facts' entries in the clear (before the entries); how
         many such entries, and their total length."""
-        found = self.conn.execute(
-            f"SELECT rowid, terms FROM entries WHERE tenant = ? AND fact_id IN {IN_LIST} AND "
-            "terms IS NOT NULL", (self.tenant, js(fact_ids))).fetchall()
-        self._write("DELETE FROM postings WHERE tenant = ? AND term = ? AND entry = ?",
-                    [(t, term, e) for t, term, e, _ in postings(self.tenant, found)])
-        return len(found), sum(_length(t) for _, t in found)
+        found = self._posted(fact_ids)
+        self._write("DELETE FROM postings WHERE tenant = ? AND term = ? AND subject = ? AND "
+                    "entry = ?", [row[:4] for row in postings(self.tenant, found)])
+        return len(found), sum(_length(p.terms) for p in found)
+
+    def _posted(self, fact_ids: Sequence[str]) -> list[Posted]:
+        """The entries in the clear of these facts, with what their postings carry."""
+        return [Posted(*row) for row in self.conn.execute(
+            f"SELECT e.rowid, e.terms, f.subject, f.scope {_ENTRY_FACT} WHERE e.tenant = ? AND "
+            f"e.fact_id IN {IN_LIST} AND e.terms IS NOT NULL", (self.tenant, js(fact_ids)))]
 
     def _bump(self, docs: int = 0, length: int = 0) -> None:
         """Move the tenant's index generation on (sealed entries opened by a search, in this
@@ -116,7 +119,18 @@ class IndexedTx:
                     "terms = terms + excluded.terms", [(self.tenant, docs, length)])
 
 
-_INSERT_POSTING = "INSERT INTO postings (tenant, term, entry, tf) VALUES (?, ?, ?, ?)"
+_INSERT_POSTING = ("INSERT INTO postings (tenant, term, subject, entry, tf, scope) "
+                   "VALUES (?, ?, ?, ?, ?, ?)")
+_ENTRY_FACT = "FROM entries e JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id"
+
+
+class Posted(NamedTuple):
+    """An entry in the clear, and what each of its postings carries of its fact."""
+
+    rowid: int
+    terms: str
+    subject: str
+    scope: str
 
 
 def _length(terms: str) -> int:
@@ -124,29 +138,35 @@ def _length(terms: str) -> int:
 
 
 def postings(tenant: str,
-             entries: Iterable[tuple[int, str]]) -> Iterable[tuple[str, str, int, int]]:
-    """(tenant, term, entry rowid, count) of each distinct term of each (rowid, terms)."""
-    for rowid, terms in entries:
-        if terms:
-            for term, n in Counter(terms.split(" ")).items():
-                yield tenant, term, rowid, n
+             entries: Iterable[Posted]) -> Iterable[tuple[str, str, str, int, int, str]]:
+    """(tenant, term, subject, entry rowid, count, scope) of each distinct term of each entry."""
+    for p in entries:
+        if p.terms:
+            for term, n in Counter(p.terms.split(" ")).items():
+                yield tenant, term, p.subject, p.rowid, n, p.scope
 
 
 def post_all(conn: sqlite3.Connection) -> None:
     """Postings, lengths and counts of every entry in the clear, from nothing: a database
-    made before postings existed (schema 1), inside the caller's transaction."""
+    made before postings existed or had their present shape (schema 1 to 3), inside the
+    caller's transaction."""
     conn.execute("DELETE FROM postings")
     conn.execute("UPDATE generations SET docs = 0, terms = 0")
-    rows = conn.execute("SELECT tenant, rowid, terms FROM entries WHERE terms IS NOT NULL")
+    rows = conn.execute(f"SELECT e.tenant, e.rowid, e.terms, f.subject, f.scope {_ENTRY_FACT} "
+                        "WHERE e.terms IS NOT NULL")
     counts: dict[str, list[int]] = {}
-    lengths = []
-    for tenant, rowid, terms in rows.fetchall():
-        conn.executemany(_INSERT_POSTING, list(postings(tenant, [(rowid, terms)])))
-        lengths.append((_length(terms), rowid))
-        seen = counts.setdefault(tenant, [0, 0])
-        seen[0] += 1
-        seen[1] += _length(terms)
-    conn.executemany("UPDATE entries SET length = ? WHERE rowid = ?", lengths)
+    while chunk := rows.fetchmany(10_000):  # a million entries are not held at once
+        posted: list[tuple[str, str, str, int, int, str]] = []
+        for tenant, *entry in chunk:
+            posted += postings(tenant, [Posted(*entry)])
+            seen = counts.setdefault(tenant, [0, 0])
+            seen[0] += 1
+            seen[1] += _length(entry[1])
+        conn.executemany(_INSERT_POSTING, posted)
+    # After the scan, not during it: the entries are not written while they are read. A
+    # length is the count of the space-separated terms, as ``_length`` counts them.
+    conn.execute("UPDATE entries SET length = CASE WHEN terms = '' THEN 0 ELSE length(terms) - "
+                 "length(replace(terms, ' ', '')) + 1 END WHERE terms IS NOT NULL")
     conn.executemany("INSERT INTO generations (tenant, n, docs, terms) VALUES (?, 1, ?, ?) "
                      "ON CONFLICT DO UPDATE SET n = n + 1, docs = excluded.docs, "
                      "terms = excluded.terms", [(t, d, n) for t, (d, n) in counts.items()])

@@ -20,7 +20,10 @@ id) index then never reads the rows' bodies. Two indexes serve a search's check 
 tenant is wholly indexed (``search.pending_sql``): the count of its live facts
 (``facts_live``) against the count of its entries by the model (``entries_model``), both
 covering, so the check reads no row; a store of schema 2 gets them when it is next opened
-(schema 3).
+(schema 3). A posting is keyed by its fact's subject and carries its fact's scope (schema 4;
+both are fixed for a fact version): a search for one subject seeks that subject's postings
+alone, and counts a matched fact of another subject (the first reason after the scope:
+``vintage.graph.core.exclusion.REASONS``) from the postings without reading the fact.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ from pathlib import Path
 
 DB_NAME = "vintage.db"
 # 2: postings, entries.length, generations.docs and .terms; 3: the indexes entries_model and
-# facts_live (a store of 2 gets them, in its own transaction, when it is next opened)
-SCHEMA_VERSION = 3
+# facts_live (a store of 2 gets them, in its own transaction, when it is next opened); 4: each
+# posting keyed by its fact's subject and carrying its scope (a store of 1 to 3 has its
+# postings written again from its entries when it is next opened)
+SCHEMA_VERSION = 4
 
 DDL = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -75,8 +80,9 @@ CREATE TABLE IF NOT EXISTS generations (
   docs INTEGER NOT NULL DEFAULT 0, terms INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS postings (
-  tenant TEXT NOT NULL, term TEXT NOT NULL, entry INTEGER NOT NULL, tf INTEGER NOT NULL,
-  PRIMARY KEY (tenant, term, entry)
+  tenant TEXT NOT NULL, term TEXT NOT NULL, subject TEXT NOT NULL, entry INTEGER NOT NULL,
+  tf INTEGER NOT NULL, scope TEXT NOT NULL,
+  PRIMARY KEY (tenant, term, subject, entry)
 ) WITHOUT ROWID;
 """
 
@@ -104,9 +110,9 @@ def connect(path: Path | None, busy_seconds: float) -> sqlite3.Connection:
 
 
 def create(conn: sqlite3.Connection) -> None:
-    """Make the tables and indexes (idempotent), bring a database of schema 1 or 2 up to date
-    in the same transaction (a schema-1 store's postings written once), and refuse one of a
-    later schema."""
+    """Make the tables and indexes (idempotent), bring a database of schema 1 to 3 up to date
+    in the same transaction (its postings written once more, from its entries), and refuse one
+    of a later schema."""
     from vintage.graph.sqlite.indexing import post_all  # the postings are the index's concern
 
     conn.execute("BEGIN IMMEDIATE")
@@ -118,9 +124,12 @@ def create(conn: sqlite3.Connection) -> None:
         if found == 1:
             for statement in UPGRADE_1.strip().split(";")[:-1]:
                 conn.execute(statement)
+        repost = 0 < found < 4  # postings of another shape, or none
+        if repost:
+            conn.execute("DROP TABLE IF EXISTS postings")
         for statement in DDL.strip().split(";")[:-1]:
             conn.execute(statement)
-        if found == 1:
+        if repost:
             post_all(conn)
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         conn.execute("COMMIT")

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.exclusion import REASONS, why_excluded
+from vintage.graph.core.exclusion import REASONS, SUBJECT, why_excluded
 from vintage.graph.embedded.entries import Entry
 from vintage.graph.retrieval import bm25
 from vintage.graph.retrieval.index import Hits, TextQuery
@@ -47,6 +47,7 @@ from vintage.graph.sqlite.search_sql import (
     legal_count_sql,
     legal_entries_sql,
     legal_postings_sql,
+    others_sql,
     pending_sql,
     postings_sql,
     scope_clause,
@@ -54,7 +55,8 @@ from vintage.graph.sqlite.search_sql import (
 )
 
 Ranked = tuple[tuple[str, float], ...]
-KEPT = 4  # reads kept: one search's postings and vectors, and those of a staleness check
+KEPT = 6  # reads kept: one search's postings, count of others and vectors, and those of a
+# staleness check
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,10 @@ def rank(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, sealer: Sealer 
             reason(f) for f in reads.facts(conn, tenant, undecided, sealer).values()]:
         if why is not None:
             excluded[why] += 1
-    outside = len(judged) + len(sealed_outside)
+    others = _others(conn, spec, terms, cache)
+    if others:
+        excluded[SUBJECT] += others
+    outside = len(judged) + len(sealed_outside) + others
     return Hits(exact=exact, keyword=keyword, semantic=semantic, legal=int(legal),
                 matched=len(admitted) + outside,
                 excluded={r: excluded[r] for r in REASONS if r in excluded}, pending=pending)
@@ -168,8 +173,17 @@ def read_ahead(conn: sqlite3.Connection, spec: AsOf, query: TextQuery, cache: Ra
     wanted = _wanted(query)
     if wanted and query.counted:
         cache.fetch(conn, *postings_sql(spec, wanted))
+        _others(conn, spec, list(dict.fromkeys(query.terms)), cache)
     if query.model is not None:
         cache.fetch(conn, *legal_entries_sql(spec, query.model))
+
+
+def _others(conn: sqlite3.Connection, spec: AsOf, terms: Sequence[str], cache: Ranking) -> int:
+    """How many facts of subjects the read does not name its terms match in its scope (none
+    when it names no subject: its postings read judged every one)."""
+    if spec.subjects is None or not terms:
+        return 0
+    return int(cache.fetch(conn, *others_sql(spec, terms))[0][0])
 
 
 def _wanted(query: TextQuery) -> list[str]:

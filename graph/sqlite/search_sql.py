@@ -31,8 +31,25 @@ def postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
     return (f"SELECT e.fact_id, p.term, p.tf, e.length, CASE WHEN ({where}) IS 1 THEN NULL\n"
             f"  WHEN ({scope}) IS 1 THEN {reason}\n  ELSE '{OUTSIDE}' END\n"
             f"FROM postings p {JOIN}\n"
-            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))",
-            {**params, **more, "terms": reads.js(terms)})
+            f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))"
+            f"{_of_subjects(spec)}", {**params, **more, "terms": reads.js(terms)})
+
+
+def others_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
+    """How many facts of a subject the read does not name the postings of ``terms`` match
+    within the read's scope: each is excluded as ``another subject``, the first reason after
+    the scope (``vintage.graph.core.exclusion.REASONS``; an erased fact has no postings), so
+    the postings alone count them, by their key, no entry or fact read. With ``postings_sql``
+    (the named subjects' postings, judged) it is every fact the terms match in the scope; a
+    search for one company then reads that company's postings, however full the store."""
+    _, params = to_sql(spec, "f")
+    scope, more = scope_clause(spec, "p")
+    return ("SELECT COUNT(DISTINCT p.entry) FROM postings p\n"
+            "WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))"
+            "\n  AND p.subject NOT IN (SELECT value FROM json_each(:asof_subjects))"
+            f"\n  AND ({scope})", {"asof_tenant": params["asof_tenant"],
+                                  "asof_subjects": params["asof_subjects"], **more,
+                                  "terms": reads.js(terms)})
 
 
 def legal_postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
@@ -42,7 +59,14 @@ def legal_postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
     where, params = to_sql(spec, "f")
     return (f"SELECT e.fact_id, p.term, p.tf, e.length FROM postings p {JOIN}\n"
             f"WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))"
-            f"\n  AND {where}", {**params, "terms": reads.js(terms)})
+            f"{_of_subjects(spec)}\n  AND {where}", {**params, "terms": reads.js(terms)})
+
+
+def _of_subjects(spec: AsOf) -> str:
+    """The postings of the read's subjects alone, sought by the postings' key (tenant, term,
+    subject); ``to_sql``'s parameters name them. Nothing when the read names none."""
+    return ("" if spec.subjects is None else
+            "\n  AND p.subject IN (SELECT value FROM json_each(:asof_subjects))")
 
 
 def legal_entries_sql(spec: AsOf, model: str) -> tuple[str, Params]:
@@ -82,13 +106,14 @@ def pending_sql(tenant: str, model: str) -> tuple[str, Params]:
             "WHERE tenant = :tenant AND model = :model)", {"tenant": tenant, "model": model})
 
 
-def scope_clause(spec: AsOf) -> tuple[str, Params]:
+def scope_clause(spec: AsOf, alias: str = "f") -> tuple[str, Params]:
     """The read's scope alone (shared facts, or the scope's terms all held), for what a search
-    matched outside the legal set: a fact outside the scope is neither ranked nor counted."""
+    matched outside the legal set: a fact outside the scope is neither ranked nor counted.
+    ``alias``: a fact's row, or a posting's (which carries its fact's scope)."""
     if spec.shared_only:
-        return "f.scope = '[]'", {}
-    return ("NOT EXISTS (SELECT 1 FROM json_each(:scope_terms) t WHERE t.value NOT IN "
-            "(SELECT value FROM json_each(f.scope)))",
+        return f"{alias}.scope = '[]'", {}
+    return (f"NOT EXISTS (SELECT 1 FROM json_each(:scope_terms) t WHERE t.value NOT IN "
+            f"(SELECT value FROM json_each({alias}.scope)))",
             {"scope_terms": reads.js(spec.scope.terms())})
 
 

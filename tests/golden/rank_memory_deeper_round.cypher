@@ -4,13 +4,13 @@ CALL () {
   WITH f, score, CASE
       WHEN NOT (all(term IN $asof_scope WHERE term IN f.scope)) THEN 'outside the scope'
       WHEN NOT (f.erased_at IS NULL) THEN 'erased'
+      WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
       WHEN NOT (f.recorded_at <= $asof_system AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at) AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))) THEN 'not held at the system instant'
       WHEN NOT (f.available_at <= $asof_known) THEN 'not yet public at the cutoff'
       WHEN NOT ((f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at) AND (f.past_superseded_at IS NULL OR none(i IN range(0, size(f.past_superseded_at) - 1) WHERE f.past_superseded_from[i] <= $asof_system AND $asof_system < f.past_superseded_to[i] AND f.past_superseded_at[i] <= $asof_known))) THEN 'superseded by the cutoff'
       WHEN NOT (true) THEN 'outside the valid time'
       WHEN NOT (true) THEN 'expired'
       WHEN NOT (f.status IN $asof_statuses) THEN 'status not admitted'
-      WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
       ELSE null END AS reason
   WITH f, score WHERE reason IS NULL
   WITH f.id AS id, score ORDER BY score DESC, id LIMIT $per_leg
@@ -22,13 +22,13 @@ CALL () {
   WITH f, score, CASE
       WHEN NOT (all(term IN $asof_scope WHERE term IN f.scope)) THEN 'outside the scope'
       WHEN NOT (f.erased_at IS NULL) THEN 'erased'
+      WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
       WHEN NOT (f.recorded_at <= $asof_system AND (f.invalidated_at IS NULL OR $asof_system < f.invalidated_at) AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))) THEN 'not held at the system instant'
       WHEN NOT (f.available_at <= $asof_known) THEN 'not yet public at the cutoff'
       WHEN NOT ((f.superseded_at IS NULL OR $asof_known < f.superseded_at OR $asof_system < f.superseded_recorded_at) AND (f.past_superseded_at IS NULL OR none(i IN range(0, size(f.past_superseded_at) - 1) WHERE f.past_superseded_from[i] <= $asof_system AND $asof_system < f.past_superseded_to[i] AND f.past_superseded_at[i] <= $asof_known))) THEN 'superseded by the cutoff'
       WHEN NOT (true) THEN 'outside the valid time'
       WHEN NOT (true) THEN 'expired'
       WHEN NOT (f.status IN $asof_statuses) THEN 'status not admitted'
-      WHEN NOT (f.kind IN $asof_kinds) THEN 'another kind'
       ELSE null END AS reason
   WITH f WHERE reason IS NULL
   WITH f.id AS id,

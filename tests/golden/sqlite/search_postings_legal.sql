@@ -1,5 +1,6 @@
 SELECT e.fact_id, p.term, p.tf, e.length FROM postings p JOIN entries e ON e.rowid = p.entry JOIN facts f ON f.tenant = e.tenant AND f.id = e.fact_id
 WHERE p.tenant = :asof_tenant AND p.term IN (SELECT value FROM json_each(:terms))
+  AND p.subject IN (SELECT value FROM json_each(:asof_subjects))
   AND f.tenant = :asof_tenant
   AND NOT EXISTS (SELECT 1 FROM json_each(:asof_scope) t WHERE t.value NOT IN (SELECT value FROM json_each(f.scope)))
   AND f.available_at <= :asof_known

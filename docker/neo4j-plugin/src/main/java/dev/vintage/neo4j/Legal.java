@@ -110,6 +110,15 @@ final class Legal {
         if (e.erased) {
             return ERASED;
         }
+        if (kinds != null && !kinds.contains(e.kind)) {
+            return KIND;
+        }
+        if (predicates != null && !predicates.contains(e.predicate)) {
+            return PREDICATE;
+        }
+        if (ids != null && !ids.contains(e.id)) {
+            return ID;
+        }
         if (e.recorded > system || system >= e.invalidated || inGap(e.gapsFrom, e.gapsTo)) {
             return SYSTEM;
         }
@@ -129,15 +138,6 @@ final class Legal {
         }
         if (!among(statuses, e.status)) {
             return STATUS;
-        }
-        if (kinds != null && !kinds.contains(e.kind)) {
-            return KIND;
-        }
-        if (predicates != null && !predicates.contains(e.predicate)) {
-            return PREDICATE;
-        }
-        if (ids != null && !ids.contains(e.id)) {
-            return ID;
         }
         return null;
     }
