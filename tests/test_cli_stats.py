@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.factories import run
-from vintage.graph.store.capabilities import SETTINGS_TENANT
+from vintage.graph.store.backends import open_store
+from vintage.graph.store.capabilities import SETTINGS_TENANT, CountsHeld
+from vintage.queries.lineage.stats import held_by_reads
 
 KPIS = """\
 subject,predicate,value,unit,period_start,period_end,source_id,available_at
@@ -129,3 +131,45 @@ def test_every_tenant_after_a_search_lists_tenants_not_the_stores_own_settings(
     assert store_args[3] in found and SETTINGS_TENANT not in found
     if not store_args[1].startswith(("bolt:", "neo4j:")):  # a server holds others' too
         assert found == [store_args[3]]
+
+
+def test_the_embedded_store_counts_in_its_database_what_the_reads_compose(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``vintage stats`` on the embedded store counts in SQL (``CountsHeld``); its answer is the
+    one composed from reading every fact known now, on a tenant holding what could tell them
+    apart: restated and derived facts, a retracted source, sealed memories in two scopes, a
+    candidate, a memory with a TTL, an erased memory."""
+    args = ["--store", str(tmp_path / "store"), "--tenant", "acme"]
+    said = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
+            "--owner", "user:42", "--reason", "asked"]
+    steps = [
+        ["demo"],
+        ["retract", "--source", "0001652044-19-000015", "--reason", "test"],
+        ["remember", "preference", "user:42", "shipping.preference", "寄到公司",
+         "--source-id", "m1", "--user", "42", *said],
+        ["remember", "preference", "user:43", "seat", "aisle", "--source-id", "m2",
+         "--user", "43", *said],
+        ["remember", "preference", "user:42", "plan", "gold", "--source-id", "m3", "--user",
+         "42", "--source-kind", "agent_output", *said[2:]],  # a candidate
+        ["remember", "task_state", "user:42", "trip.booking", "订好了酒店", "--source-id", "m4",
+         "--user", "42", "--thread", "t1", "--ttl", "3600", *said],
+        ["remember", "preference", "user:42", "door.code", "1234", "--source-id", "m5",
+         "--user", "42", *said],
+        ["forget", "--user", "42", "--subject", "user:42", "--key", "door.code", "--reason",
+         "asked"],
+    ]
+    for step in steps:
+        code, _, err = run([*args, *step], capsys, monkeypatch)
+        assert code == 0, (step, err)
+    store = open_store(args[1])
+    try:
+        assert isinstance(store, CountsHeld)
+        counted = store.held("acme")
+        read = held_by_reads(store, "acme")
+    finally:
+        store.close()
+    assert counted == read
+    # The tenant holds what the two could disagree on: memories of two kinds beside filings.
+    assert counted.by_kind.keys() >= {"observation", "preference", "task_state"}
+    assert counted.sources > 3

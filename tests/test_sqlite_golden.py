@@ -18,8 +18,9 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Authority, FactKind, Status
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, from_to, parse_instant
-from vintage.graph.sqlite import reads, search_sql
+from vintage.graph.sqlite import held, reads, search_sql
 from vintage.graph.sqlite.asof import reason_sql, to_sql
+from vintage.graph.store.capabilities import known_now
 
 GOLDEN = Path(__file__).parent / "golden" / "sqlite"
 T = parse_instant("2019-04-30")
@@ -60,6 +61,13 @@ BUILT: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
     "search_frequencies": lambda: search_sql.frequencies_sql("acme", ["oper", "incom"]),
     "search_sealed": lambda: search_sql.sealed_sql("acme"),
     "search_replaced_premises": lambda: search_sql.replaced_premises_sql(spec(USER)),
+    "search_postings_of_a_subject": lambda: search_sql.postings_sql(spec(subjects=("GOOGL",)),
+                                                                    ["oper", "incom"]),
+    "search_others": lambda: search_sql.others_sql(spec(USER, subjects=("GOOGL",)),
+                                                   ["oper", "incom"]),
+    "held_clear": lambda: held.clear_sql(known_now("acme").resolved(T)),
+    "held_clear_sources": lambda: held.clear_sources_sql(known_now("acme").resolved(T)),
+    "held_sealed": lambda: held.sealed_sql(known_now("acme").resolved(T)),
     "tenants": reads.tenants_sql,
 }
 

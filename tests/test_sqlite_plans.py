@@ -19,8 +19,9 @@ from vintage.graph.core.kinds import FactKind
 from vintage.graph.core.labels import FACT, SOURCE
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, parse_instant
-from vintage.graph.sqlite import reads, schema, search_sql
+from vintage.graph.sqlite import held, reads, schema, search_sql
 from vintage.graph.sqlite.tx import SqliteTx
+from vintage.graph.store.capabilities import known_now
 from vintage.graph.store.protocol import Direction
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -69,6 +70,11 @@ READS: dict[str, Callable[[sqlite3.Connection, SqliteTx], object]] = {
     "search frequencies": lambda c, tx: c.execute(*search_sql.frequencies_sql("acme", ["oper"])),
     "search postings of a subject": lambda c, tx: c.execute(
         *search_sql.postings_sql(spec(subjects=("A",)), ["oper"])),
+    # What a tenant holds now (vintage stats): its facts in the clear grouped in the
+    # database, each one's support edges sought by key, its sealed facts by the same filter.
+    "held clear": lambda c, tx: c.execute(*held.clear_sql(known_now("acme").resolved(NOW))),
+    "held clear sources": lambda c, tx: c.execute(
+        *held.clear_sources_sql(known_now("acme").resolved(NOW))),
     # The facts of other subjects the terms match: counted from the postings' key alone.
     "search others of a subject": lambda c, tx: c.execute(
         *search_sql.others_sql(spec(subjects=("A",)), ["oper"])),
@@ -123,7 +129,8 @@ EXPECTED = {"asof by subject and predicate": "facts_lookup (tenant=? AND subject
             "search legal entries of a subject": "facts_lookup (tenant=? AND subject=?)",
             "search sealed entries": "entries_sealed (tenant=?)",
             "search replaced premises": "facts_key (tenant=? AND key=? AND revision>?)",
-            "search pending": "USING COVERING INDEX entries_model (tenant=? AND model=?)"}
+            "search pending": "USING COVERING INDEX entries_model (tenant=? AND model=?)",
+            "held clear sources": "edges_in (tenant=? AND type=? AND dst=?)"}
 # A partial index of the sealed entries alone: reading all of a tenant's is the point (they
 # are opened in Python, where the database cannot score them).
 SEALED_ONLY = "USING INDEX entries_sealed (tenant=?)"
@@ -134,6 +141,10 @@ EVERY_INPUT = "USING INDEX edges_in (tenant=? AND type=?)"
 # The tenant's live facts, counted from their covering index beside its entries by the model:
 # no row read (whether a search must index first).
 LIVE_COUNT = "USING COVERING INDEX facts_live (tenant=?)"
+# What a tenant holds (vintage stats): every fact it knows now (its live facts, all of them,
+# read once through their index, grouped in the database), and each of its sources asked once.
+HELD = {"held clear": "USING INDEX facts_live (tenant=?)",
+        "held clear sources": "USING COVERING INDEX records_events (tenant=? AND label=?)"}
 
 
 @pytest.mark.parametrize("name", sorted(READS))
@@ -142,7 +153,8 @@ def test_a_read_seeks_and_never_scans_a_table(name: str) -> None:
     scans = [line for line in lines if (line.startswith("SCAN") and "VIRTUAL TABLE" not in line
                                         and line != "SCAN CONSTANT ROW")
              or (TENANT_WIDE.search(line) and SEALED_ONLY not in line
-                 and EVERY_INPUT not in line and LIVE_COUNT not in line)]
+                 and EVERY_INPUT not in line and LIVE_COUNT not in line
+                 and not (name in HELD and HELD[name] in line))]
     assert scans == [], f"{name}: {lines}"
     assert any(line.startswith("SEARCH") for line in lines), lines
     assert EXPECTED.get(name, "") in " ".join(lines)

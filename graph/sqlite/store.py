@@ -36,7 +36,9 @@ from vintage.graph.embedded import log
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import KeyStore, Sealer
 from vintage.graph.sqlite import reads, schema
+from vintage.graph.sqlite.held import held as counted_held
 from vintage.graph.sqlite.tx import SqliteTx
+from vintage.graph.store.capabilities import Held, known_now
 from vintage.graph.store.protocol import (
     Cited,
     Clock,
@@ -237,6 +239,11 @@ class SqliteStore:
         resolved = spec.resolved(self.now())
         with self._read() as conn:
             return reads.read(conn, resolved, self.sealer, limit)
+
+    def held(self, tenant: str) -> Held:
+        spec = known_now(tenant).resolved(self.now())
+        with self._read() as conn:
+            return counted_held(conn, spec, self.sealer)
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
         resolved = spec.resolved(self.now())

@@ -1,11 +1,11 @@
 """What a store holds for one tenant (``vintage stats``): its subjects, concepts, facts, sources
-and events, counted from the reads every backend already has, and the size of an embedded
-store on disk.
+and events, and the size of an embedded store on disk.
 
-Composed of existing ``Store`` reads, on purpose: a new protocol method would have to be built
-on every backend. So the counts are of what the tenant knows *now* (a superseded version, an
-invalidated or erased fact is not counted) across every scope and status (shared facts and every
-user's memories, candidates included), and a tenant is named, never listed by a tenant's read:
+The counts are of what the tenant knows *now* (a superseded version, an invalidated or erased
+fact is not counted) across every scope and status (shared facts and every user's memories,
+candidates included). A backend that counts them in its database (``CountsHeld``: the embedded
+store) does; any other composes them from ``Store.read`` and ``Store.supports``, the reference
+the database's counts are tested against. A tenant is named, never listed by a tenant's read:
 one tenant's command never learns another's names. The store's owner (the command line on a
 local store, ``--all-tenants``) may list them, on a backend that can (``ListsTenants``).
 """
@@ -19,11 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.core.kinds import Status
-from vintage.graph.core.model import Scope
-from vintage.graph.store.capabilities import ListsTenants
+from vintage.graph.store.capabilities import CountsHeld, Held, ListsTenants, known_now
 from vintage.graph.store.protocol import Store
 
 
@@ -44,20 +41,26 @@ class Holdings:
 def holdings(store: Store, tenant: str, directory: Path | None) -> Holdings:
     """What ``tenant`` holds in ``store``; ``directory`` is an embedded store's folder, whose
     files are counted in ``size_bytes`` (all tenants share them)."""
-    now = store.now()
-    every = AsOf(Scope(tenant=tenant), known_at=None, statuses=frozenset(Status))
-    # One read of what is known now: superseded versions would take a history read per
-    # assertion (a round trip each on a server).
-    facts = store.read(every.resolved(now))
+    held = store.held(tenant) if isinstance(store, CountsHeld) else held_by_reads(store, tenant)
+    return Holdings(
+        tenant=tenant, subjects=len(store.subjects(tenant)), concepts=held.concepts,
+        facts=held.facts, by_kind=held.by_kind, sources=held.sources,
+        events=len(store.events(tenant)), first_known=held.first_known,
+        last_known=held.last_known,
+        size_bytes=size_of(directory) if directory is not None else None)
+
+
+def held_by_reads(store: Store, tenant: str) -> Held:
+    """``Held`` from the reads every backend has: one read of what is known now (superseded
+    versions would take a history read per assertion, a round trip each on a server), and
+    the supports of what it found."""
+    facts = store.read(known_now(tenant).resolved(store.now()))
     supports = store.supports(tenant, [f.id for f in facts]) if facts else []
     known = [f.available_at for f in facts]
-    return Holdings(
-        tenant=tenant, subjects=len(store.subjects(tenant)),
-        concepts=len({f.predicate for f in facts}), facts=len(facts),
-        by_kind=dict(sorted(Counter(f.kind.value for f in facts).items())),
-        sources=len({s.source_id for s in supports}), events=len(store.events(tenant)),
-        first_known=min(known, default=None), last_known=max(known, default=None),
-        size_bytes=size_of(directory) if directory is not None else None)
+    return Held(facts=len(facts), concepts=len({f.predicate for f in facts}),
+                by_kind=dict(sorted(Counter(f.kind.value for f in facts).items())),
+                sources=len({s.source_id for s in supports}),
+                first_known=min(known, default=None), last_known=max(known, default=None))
 
 
 def every_tenant(store: Store, directory: Path | None) -> list[Holdings]:
