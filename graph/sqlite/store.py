@@ -109,7 +109,13 @@ class SqliteStore:
     def ensure_schema(self) -> None:
         with self._lock:
             conn = self._db()
-            if conn.execute("PRAGMA user_version").fetchone()[0] != schema.SCHEMA_VERSION:
+            found = conn.execute("PRAGMA user_version").fetchone()[0]
+            if found != schema.SCHEMA_VERSION:
+                if 0 < found < schema.SCHEMA_VERSION:  # said first: on a large store, minutes
+                    _log.warning(
+                        "notice: bringing the store at %s from schema %d to %d, once (its "
+                        "search index is written again: minutes on a store of a million facts)",
+                        self.path, found, schema.SCHEMA_VERSION)
                 schema.create(conn)
 
     def close(self) -> None:
