@@ -120,6 +120,23 @@ def test_a_fact_of_another_subject_is_another_subject_whatever_its_instants() ->
         exclusion.SYSTEM
 
 
+def test_a_version_outside_the_ids_is_reported_for_any_other_filter_it_fails_first() -> None:
+    # Ids narrow what is otherwise legal (a two-stage search's first stage is drawn from the
+    # legal set): a version outside them that is not yet public is "not yet public", as the
+    # trace of that search says; only a version legal but for the ids is "not among the ids".
+    later = BASE + timedelta(days=30)
+    spec = AsOf(Scope(tenant="t"), known_at=BASE, system_at=later, ids=("b",))
+    f = Fact(id="a", key="k", revision=1, tenant="t", scope=(), kind=FactKind.OBSERVATION,
+             status=Status.ACTIVE, subject="x", predicate="p", value=1, unit=None,
+             valid_from=BASE, valid_to=None, available_at=later, superseded_at=None,
+             superseded_recorded_at=None, recorded_at=BASE, invalidated_at=None, authority=5,
+             owner=None, retention_reason=None, content_hash="h", event_id="e")
+    why = exclusion.why_excluded(spec)
+    assert why(f) == exclusion.NOT_PUBLIC
+    assert why(f.model_copy(update={"available_at": BASE})) == exclusion.ID
+    assert exclusion.REASONS[-1] == exclusion.ID
+
+
 def _as_map(f: Fact) -> dict[str, Any]:
     row = f.model_dump(mode="python")
     for name in ("gaps_from", "gaps_to", "past_superseded_at", "past_superseded_from",

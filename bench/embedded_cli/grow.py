@@ -1,13 +1,16 @@
 """``python -m bench.embedded_cli.grow SRC DST --copies N``: a bigger store for
 ``bench.embedded_cli`` (issue 39's 100k and 1M fact versions) without embedding anew.
 
-SRC is a store holding the six bundled companies, indexed (schema 1 or 2). DST gets a copy of
+SRC is a store holding the six bundled companies, indexed, at this Vintage's schema (open it
+once with this checkout's ``vintage`` to bring it up to date; an older checkout's store is
+grown by that checkout's own ``grow``, since the postings' shape is the schema's). DST gets a
+copy of
 it where each tenant's companies are repeated N more times under new subject ids
 (``GOOGL_C1``, ...): every fact, its search entry (the real text's terms and the real model's
 vector), its ABOUT, SUPPORTED_BY and SUPERSEDES edges, and the subjects. The texts are the
 bundled ones, repeated: what grows is how many versions a tenant holds and how many postings a
-term has, which is what a command's cost must not follow. A schema-2 store's postings and
-statistics are rebuilt from the entries (``post_all``), as an upgrade would.
+term has, which is what a command's cost must not follow. The postings and statistics are
+rebuilt from the entries (``post_all``), as an upgrade would.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from __future__ import annotations
 import argparse
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from vintage.graph.sqlite.indexing import post_all
-from vintage.graph.sqlite.schema import DB_NAME
+from vintage.graph.sqlite.schema import DB_NAME, SCHEMA_VERSION
 
 
 def grow(conn: sqlite3.Connection, copies: int) -> None:
@@ -51,8 +55,7 @@ def grow(conn: sqlite3.Connection, copies: int) -> None:
             f"WHEN 'ABOUT' THEN dst || {subj} WHEN 'SUPERSEDES' THEN dst || '{tag}' ELSE dst "
             "END, src_label, dst_label, recorded_at, invalidated_at, gaps, props FROM edges "
             "WHERE type IN ('ABOUT', 'SUPPORTED_BY', 'SUPERSEDES') AND src NOT LIKE '%.c%'")
-    if "length" in [r[1] for r in conn.execute("PRAGMA table_info(entries)")]:
-        post_all(conn)
+    post_all(conn)
     conn.execute("UPDATE generations SET n = n + 1")
 
 
@@ -64,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.target.exists():
         raise SystemExit(f"{args.target} exists")
+    with closing(sqlite3.connect(args.source / DB_NAME)) as source:
+        found = source.execute("PRAGMA user_version").fetchone()[0]
+    if found != SCHEMA_VERSION:
+        raise SystemExit(f"{args.source} is at schema {found}, this Vintage's is "
+                         f"{SCHEMA_VERSION}: open it once with this checkout's vintage first")
     shutil.copytree(args.source, args.target)
     conn = sqlite3.connect(args.target / DB_NAME, isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")

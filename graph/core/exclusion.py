@@ -41,15 +41,18 @@ PREDICATE = "another predicate"
 ID = "not among the ids"
 AUTHORITY = "below the required authority"  # a read's risk or --min-authority
 
-# The request's own filters (what it asked about: subject, kind, predicate, ids) come before
-# the read's instants: a fact of another subject is "another subject" whatever its times, and
-# the time reasons count the facts the request is about (a search for one company's figures
-# says how many of *its* facts were not yet public, not the tenant's). It also lets the
-# embedded store count a matched fact of another subject from its postings alone, without
-# reading the fact (``vintage.graph.sqlite.search_sql.others_sql``). Erased facts have no
-# text left to match (their entries go with them), so where erasure sits changes no count.
-REASONS = (SCOPE, ERASED, SUBJECT, KIND, PREDICATE, ID, SYSTEM, NOT_PUBLIC, SUPERSEDED, VALID,
-           EXPIRED, STATUS, AUTHORITY)
+# What the request asks about (subject, kind, predicate) comes before the read's instants: a
+# fact of another subject is "another subject" whatever its times, and the time reasons count
+# the facts the request is about (a search for one company's figures says how many of *its*
+# facts were not yet public, not the tenant's). It also lets the embedded store count a
+# matched fact of another subject from its postings alone, without reading the fact
+# (``vintage.graph.sqlite.search_sql.others_sql``). Erased facts have no text left to match
+# (their entries go with them), so where erasure sits changes no count. Ids come last: they
+# narrow what is otherwise legal (a two-stage search's first stage, drawn from the legal set;
+# a rescoring of named items), so a fact outside them that fails another filter is reported
+# for that filter, as a trace reports it (``vintage.queries.search.trace``).
+REASONS = (SCOPE, ERASED, SUBJECT, KIND, PREDICATE, SYSTEM, NOT_PUBLIC, SUPERSEDED, VALID,
+           EXPIRED, STATUS, AUTHORITY, ID)
 
 
 def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
@@ -72,7 +75,6 @@ def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
             (SUBJECT, spec.subjects is None or f.subject in spec.subjects),
             (KIND, spec.kinds is None or f.kind in spec.kinds),
             (PREDICATE, spec.predicates is None or f.predicate in spec.predicates),
-            (ID, spec.ids is None or f.id in spec.ids),
             (SYSTEM, f.recorded_at <= system
              and (f.invalidated_at is None or system < f.invalidated_at)
              and not in_gap(f.gaps_from, f.gaps_to, system)),
@@ -82,6 +84,7 @@ def why_excluded(spec: AsOf) -> Callable[[Fact], str | None]:
             (EXPIRED, not expired),
             (STATUS, f.status in spec.statuses),
             (AUTHORITY, f.authority >= least),
+            (ID, spec.ids is None or f.id in spec.ids),
         )
         return next((name for name, ok in checks if not ok), None)
 
@@ -112,7 +115,7 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         (ERASED, f"{f}.erased_at IS NULL"),
     ]
     for reason, name, key in ((SUBJECT, "subject", "asof_subjects"), (KIND, "kind", "asof_kinds"),
-                              (PREDICATE, "predicate", "asof_predicates"), (ID, "id", "asof_ids")):
+                              (PREDICATE, "predicate", "asof_predicates")):
         if key in params:
             checks.append((reason, f"{f}.{name} IN ${key}"))
     checks += [
@@ -131,5 +134,7 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
     ]
     if "asof_min_authority" in params:
         checks.append((AUTHORITY, f"{f}.authority >= $asof_min_authority"))
+    if "asof_ids" in params:
+        checks.append((ID, f"{f}.id IN $asof_ids"))
     whens = "\n".join(f"  WHEN NOT ({clause}) THEN '{reason}'" for reason, clause in checks)
     return f"CASE\n{whens}\n  ELSE null END", params

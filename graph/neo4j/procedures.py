@@ -39,7 +39,7 @@ CASCADE = "vintage.cascade"  # its instants are integer microseconds (vintage.gr
 CASCADE_CLOSE = "vintage.cascade_close"  # the same, and it writes the closes
 
 
-PLUGIN_VERSION = "0.2.0"  # the plugin this package speaks to (docker/pom.xml's version)
+PLUGIN_VERSION = "0.3.0"  # the plugin this package speaks to (docker/pom.xml's version)
 VERSION = "vintage.version"  # the handshake: (plugin, neo4j), the Neo4j it was built for
 NAMES = (VERSION, CASCADE, CASCADE_CLOSE, *ranker.NAMES)
 

@@ -38,10 +38,10 @@ def postings_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
 def others_sql(spec: AsOf, terms: Sequence[str]) -> tuple[str, Params]:
     """How many facts of a subject the read does not name the postings of ``terms`` match
     within the read's scope: each is excluded as ``another subject``, the first reason after
-    the scope (``vintage.graph.core.exclusion.REASONS``; an erased fact has no postings), so
-    the postings alone count them, by their key, no entry or fact read. With ``postings_sql``
-    (the named subjects' postings, judged) it is every fact the terms match in the scope; a
-    search for one company then reads that company's postings, however full the store."""
+    the scope and erasure (``vintage.graph.core.exclusion.REASONS``; an erased fact has no
+    postings), so the postings alone count them: every posting of the terms is still read,
+    but as index rows, no entry or fact. With ``postings_sql`` (the named subjects'
+    postings, judged and joined) it is every fact the terms match in the scope."""
     _, params = to_sql(spec, "f")
     scope, more = scope_clause(spec, "p")
     return ("SELECT COUNT(DISTINCT p.entry) FROM postings p\n"

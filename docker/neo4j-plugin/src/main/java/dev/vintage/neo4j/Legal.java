@@ -116,9 +116,6 @@ final class Legal {
         if (predicates != null && !predicates.contains(e.predicate)) {
             return PREDICATE;
         }
-        if (ids != null && !ids.contains(e.id)) {
-            return ID;
-        }
         if (e.recorded > system || system >= e.invalidated || inGap(e.gapsFrom, e.gapsTo)) {
             return SYSTEM;
         }
@@ -138,6 +135,9 @@ final class Legal {
         }
         if (!among(statuses, e.status)) {
             return STATUS;
+        }
+        if (ids != null && !ids.contains(e.id)) {
+            return ID;
         }
         return null;
     }
