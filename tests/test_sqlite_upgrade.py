@@ -19,6 +19,7 @@ from vintage.graph.retrieval.index import IndexEntry, TextQuery, index_tx
 from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.sqlite.schema import DB_NAME, SCHEMA_VERSION
 from vintage.graph.sqlite.store import SqliteStore
+from vintage.graph.store.protocol import StoreError
 
 
 def as_schema_1(directory: Path) -> None:
@@ -105,3 +106,23 @@ def test_a_schema_3_stores_postings_are_keyed_by_subject_on_open_and_count_as_be
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT DISTINCT subject, scope FROM postings").fetchall() == [
             ("GOOGL", "[]")]
+
+
+def test_a_process_whose_store_a_newer_vintage_upgraded_refuses_to_read_or_write_in_one_line(
+    tmp_path: Path, clock: PinnedClock,
+) -> None:
+    directory, tenant = tmp_path / "store", "old"
+    store = SqliteStore.open(directory, clock, FileKeyStore(tmp_path / "keys"))
+    ids = facts(store, Scope(tenant=tenant), "Revenues")
+    # Another process, of a later schema, brings the database up to it.
+    with closing(sqlite3.connect(directory / DB_NAME, isolation_level=None)) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+
+    said = f"was brought to schema {SCHEMA_VERSION + 1} by a newer Vintage"
+    with pytest.raises(StoreError, match=said):
+        store.read(AsOf(Scope(tenant=tenant)))
+    with pytest.raises(StoreError, match=said):
+        facts(store, Scope(tenant=tenant), "NetIncomeLoss")
+    store.close()
+    with closing(sqlite3.connect(directory / DB_NAME)) as conn:  # nothing written
+        assert conn.execute("SELECT id FROM facts").fetchall() == [(ids[0],)]

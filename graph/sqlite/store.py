@@ -149,6 +149,11 @@ class SqliteStore:
                     stack.enter_context(log.writer_lock(self.path, log.lock_timeout()))
                 if begin is not None:
                     conn.execute(begin)
+                    try:
+                        self._same_schema(conn)
+                    except StoreError:
+                        conn.execute(rollback)
+                        raise
                 self._depth += 1
                 self._owner = threading.get_ident()
                 try:
@@ -181,9 +186,21 @@ class SqliteStore:
                 self._all_readers.append(reader)
         reader.execute("BEGIN")
         try:
+            self._same_schema(reader)
             yield reader
         finally:
             reader.execute("COMMIT")  # a read: nothing to keep or undo
+
+    def _same_schema(self, conn: sqlite3.Connection) -> None:
+        """Refuse a transaction on a database another process has since brought to a later
+        schema: this process's statements are the older schema's (a write of postings without
+        their subject, say), so it must be restarted with that Vintage. Read in the
+        transaction, so what it checks is what the transaction sees."""
+        found = conn.execute("PRAGMA user_version").fetchone()[0]
+        if found > schema.SCHEMA_VERSION:
+            raise StoreError(f"the store at {self.path} was brought to schema {found} by a newer "
+                             f"Vintage since this process opened it (this one reads up to "
+                             f"{schema.SCHEMA_VERSION}): run this command with that Vintage")
 
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._lock:
