@@ -133,14 +133,15 @@ def test_every_tenant_after_a_search_lists_tenants_not_the_stores_own_settings(
         assert found == [store_args[3]]
 
 
-def test_the_embedded_store_counts_in_its_database_what_the_reads_compose(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+def test_each_backend_counts_in_its_database_what_the_reads_compose(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``vintage stats`` on the embedded store counts in SQL (``CountsHeld``); its answer is the
+    """``vintage stats`` counts in the database (``CountsHeld``: SQL, Cypher); its answer is the
     one composed from reading every fact known now, on a tenant holding what could tell them
     apart: restated and derived facts, a retracted source, sealed memories in two scopes, a
     candidate, a memory with a TTL, an erased memory."""
-    args = ["--store", str(tmp_path / "store"), "--tenant", "acme"]
+    args, tenant = store_args, store_args[3]
     said = ["--source-kind", "user_message", "--observed-at", "2026-05-01T10:00:00Z",
             "--owner", "user:42", "--reason", "asked"]
     steps = [
@@ -165,8 +166,8 @@ def test_the_embedded_store_counts_in_its_database_what_the_reads_compose(
     store = open_store(args[1])
     try:
         assert isinstance(store, CountsHeld)
-        counted = store.held("acme")
-        read = held_by_reads(store, "acme")
+        counted = store.held(tenant)
+        read = held_by_reads(store, tenant)
     finally:
         store.close()
     assert counted == read

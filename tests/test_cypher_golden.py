@@ -29,11 +29,12 @@ from vintage.graph.core.labels import (
 )
 from vintage.graph.core.model import Scope
 from vintage.graph.core.temporal import as_of, from_to, parse_instant
-from vintage.graph.neo4j import cypher, procedures, ranker
+from vintage.graph.neo4j import cypher, cypher_held, procedures, ranker
 from vintage.graph.neo4j import cypher_lineage as lineage
 from vintage.graph.neo4j import cypher_reads as reads
 from vintage.graph.neo4j import cypher_search as search
 from vintage.graph.neo4j.schema import SCHEMA_STATEMENTS
+from vintage.graph.store.capabilities import known_now
 from vintage.graph.store.protocol import Direction
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -42,6 +43,9 @@ ROWS = [{"id": "x", "recorded_at": T}]
 SCOPE = Scope(tenant="acme", keys={"user": "42"})
 
 CASES: dict[str, Callable[[], cypher.Query]] = {
+    "held_clear": lambda: cypher_held.held_clear(known_now("acme").resolved(T)),
+    "held_sources": lambda: cypher_held.held_sources(known_now("acme").resolved(T)),
+    "held_sealed": lambda: cypher_held.held_sealed(known_now("acme").resolved(T)),
     "existing": lambda: cypher.existing("acme", FACT, ["a", "b"]),
     "nodes_by_id": lambda: cypher.nodes_by_id("acme", FACT, ["a"]),
     "nodes_by_id_source": lambda: cypher.nodes_by_id("acme", SOURCE, ["s"]),

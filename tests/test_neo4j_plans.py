@@ -34,12 +34,13 @@ from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
 from vintage.graph.core.temporal import as_of, from_to, parse_instant
 from vintage.graph.derivations.derived import Output, derive
 from vintage.graph.derivations.recipes import expression
-from vintage.graph.neo4j import cypher
+from vintage.graph.neo4j import cypher, cypher_held
 from vintage.graph.neo4j import cypher_lineage as lineage
 from vintage.graph.neo4j import cypher_reads as reads
 from vintage.graph.neo4j import cypher_search as search
 from vintage.graph.neo4j.schema import FACT_TEXT, SCHEMA_STATEMENTS
 from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.capabilities import known_now
 from vintage.graph.store.protocol import Direction
 from vintage.graph.writes.corrections import restore_source, retract_source
 from vintage.graph.writes.semantics import Batch, record
@@ -179,6 +180,15 @@ CASES: dict[str, tuple[Build, set[str]]] = {
         p, known_at=CUTOFF, ids=tuple(p.facts[:3]))), {KEYS[FACT], KEYS[SUBJECT]}),
     "read_confirmed_facts": (lambda p: reads.read_confirmed_facts(_read(
         p, subjects=SUBJECTS, predicates=("Revenues",))), {"vintage_fact_lookup"}),
+    # What a tenant holds (vintage stats): every fact it knows now, grouped in the server, by
+    # whichever range index the planner estimates narrowest; each source, by its key's tenant
+    # prefix, asked for one support of such a fact.
+    "held_clear": (lambda p: cypher_held.held_clear(known_now(p.tenant).resolved(p.now)),
+                   RANGES),
+    "held_sources": (lambda p: cypher_held.held_sources(known_now(p.tenant).resolved(p.now)),
+                     {KEYS[SOURCE]}),
+    "held_sealed": (lambda p: cypher_held.held_sealed(known_now(p.tenant).resolved(p.now)),
+                    RANGES),
     "supports": (lambda p: reads.supports(p.tenant, p.facts[:3]), {KEYS[FACT]}),
     "supports/live": (lambda p: reads.supports(p.tenant, p.facts[:3], p.now), {KEYS[FACT]}),
     "confirmations": (lambda p: reads.confirmations(p.tenant, p.facts[:3], CUTOFF, p.now),

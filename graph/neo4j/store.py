@@ -15,7 +15,7 @@ from neo4j.exceptions import ConstraintError, ResultFailedError
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import LINEAGE_TYPES, SOURCE
 from vintage.graph.core.model import Event, Fact, Source, Subject
-from vintage.graph.neo4j import cypher, procedures
+from vintage.graph.neo4j import cypher, cypher_held, procedures
 from vintage.graph.neo4j import cypher_lineage as lineage
 from vintage.graph.neo4j import cypher_reads as reads
 from vintage.graph.neo4j.memory import within_memory
@@ -36,6 +36,7 @@ from vintage.graph.neo4j.search import rank as rank_hits
 from vintage.graph.neo4j.tx import Neo4jTx
 from vintage.graph.retrieval.index import Hits, TextQuery
 from vintage.graph.sealing.sealed import KeyStore, Sealer
+from vintage.graph.store.capabilities import Held, known_now, tallied
 from vintage.graph.store.protocol import (
     Clock,
     Confirmation,
@@ -243,6 +244,19 @@ class Neo4jStore:
     def read_confirmed(self, spec: AsOf) -> list[tuple[Fact, Confirmation | None]]:
         resolved = spec.resolved(self.now())
         return self.reading(spec.scope.tenant, lambda tx: tx.read_confirmed(resolved))
+
+    def held(self, tenant: str) -> Held:
+        # Each a read of its own, as the composed reads are (Neo4j reads what is committed).
+        spec = known_now(tenant).resolved(self.now())
+        groups = [(r["predicate"], r["kind"], r["n"], parse_utc(r["first"]),
+                   parse_utc(r["last"])) for r in self.run(cypher_held.held_clear(spec))]
+        sources = [r["id"] for r in self.run(cypher_held.held_sources(spec))]
+        sealed = [f for f in (fact_from(r["f"], self.sealer)
+                              for r in self.run(cypher_held.held_sealed(spec)))
+                  if f.erased_at is None]
+        sealed_sources = [s.source_id for s in self.supports(
+            tenant, [f.id for f in sealed], spec.system_at)] if sealed else []
+        return tallied(groups, sources, sealed, sealed_sources)
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
         return rank_hits(self.run, self.sealer, spec.resolved(self.now()), query,

@@ -12,8 +12,6 @@ in the clear. Golden files in tests/golden/sqlite, plans in tests/test_sqlite_pl
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
-from datetime import datetime
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.labels import SOURCE, SUPPORTED_BY
@@ -21,7 +19,7 @@ from vintage.graph.sealing.sealed import Sealer
 from vintage.graph.sqlite import reads
 from vintage.graph.sqlite.asof import holds_at, to_sql, when
 from vintage.graph.sqlite.rows import visible_facts
-from vintage.graph.store.capabilities import Held
+from vintage.graph.store.capabilities import Held, tallied
 
 Params = dict[str, object]
 
@@ -58,21 +56,10 @@ def sealed_sql(spec: AsOf) -> tuple[str, Params]:
 
 def held(conn: sqlite3.Connection, spec: AsOf, sealer: Sealer | None) -> Held:
     """``Held`` of the resolved ``spec`` (every fact known now), inside the caller's read."""
-    concepts: set[str] = set()
-    kinds: Counter[str] = Counter()
-    known: list[datetime] = []
-    for predicate, kind, n, first, last in conn.execute(*clear_sql(spec)):
-        concepts.add(predicate)
-        kinds[kind] += n
-        known += [when(first), when(last)]
-    sources = {s for (s,) in conn.execute(*clear_sources_sql(spec))}
+    groups = [(predicate, kind, n, when(first), when(last))
+              for predicate, kind, n, first, last in conn.execute(*clear_sql(spec))]
+    sources = [s for (s,) in conn.execute(*clear_sources_sql(spec))]
     sealed = visible_facts(conn.execute(*sealed_sql(spec)).fetchall(), spec, sealer)
-    for f in sealed:
-        concepts.add(f.predicate)
-        kinds[f.kind.value] += 1
-        known.append(f.available_at)
-    sources |= {s.source_id for s in reads.supports(conn, spec.scope.tenant,
-                                                    [f.id for f in sealed], spec.system_at)}
-    return Held(facts=sum(kinds.values()), concepts=len(concepts),
-                by_kind=dict(sorted(kinds.items())), sources=len(sources),
-                first_known=min(known, default=None), last_known=max(known, default=None))
+    sealed_sources = [s.source_id for s in reads.supports(
+        conn, spec.scope.tenant, [f.id for f in sealed], spec.system_at)]
+    return tallied(groups, sources, sealed, sealed_sources)

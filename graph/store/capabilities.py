@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, TypeVar, runtime_checkable
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Status
-from vintage.graph.core.model import Scope
+from vintage.graph.core.model import Fact, Scope
 
 T = TypeVar("T")
 
@@ -56,10 +57,11 @@ class Held:
 
 @runtime_checkable
 class CountsHeld(Protocol):
-    """A backend that counts ``Held`` in its database, reading no fact into the process (the
-    embedded store: ``vintage stats`` at a million versions read every fact, 5.6 GB). Its
-    answer is the one composed from ``Store.read`` and ``Store.supports``
-    (``vintage.queries.lineage.stats.held_by_reads``), which other backends use."""
+    """A backend that counts ``Held`` in its database, reading no fact in the clear into the
+    process (``vintage stats`` at a million versions read every fact, 5.6 GB): both backends
+    (``vintage.graph.sqlite.held``, ``vintage.graph.neo4j.cypher_held``). Its answer is the one
+    composed from ``Store.read`` and ``Store.supports``
+    (``vintage.queries.lineage.stats.held_by_reads``), which any other store uses."""
 
     def held(self, tenant: str) -> Held: ...
 
@@ -68,3 +70,27 @@ def known_now(tenant: str) -> AsOf:
     """The read ``Held`` counts: every fact the tenant knows now, in every scope and status
     (shared facts and every user's memories, candidates included), to be resolved at now."""
     return AsOf(Scope(tenant=tenant), known_at=None, statuses=frozenset(Status))
+
+
+Group = tuple[str, str, int, datetime, datetime]  # predicate, kind, count, first, last known
+
+
+def tallied(groups: Iterable[Group], sources: Iterable[str], sealed: Sequence[Fact],
+            sealed_sources: Iterable[str]) -> Held:
+    """``Held`` from what a backend's database counted of the facts in the clear (``groups``,
+    a row per predicate and kind; ``sources``) and the sealed facts it read and decoded, with
+    the sources whose support of them holds."""
+    concepts: set[str] = set()
+    kinds: Counter[str] = Counter()
+    known: list[datetime] = []
+    for predicate, kind, n, first, last in groups:
+        concepts.add(predicate)
+        kinds[kind] += n
+        known += [first, last]
+    for f in sealed:
+        concepts.add(f.predicate)
+        kinds[f.kind.value] += 1
+        known.append(f.available_at)
+    return Held(facts=sum(kinds.values()), concepts=len(concepts),
+                by_kind=dict(sorted(kinds.items())), sources=len({*sources, *sealed_sources}),
+                first_known=min(known, default=None), last_known=max(known, default=None))

@@ -3,11 +3,12 @@ and events, and the size of an embedded store on disk.
 
 The counts are of what the tenant knows *now* (a superseded version, an invalidated or erased
 fact is not counted) across every scope and status (shared facts and every user's memories,
-candidates included). A backend that counts them in its database (``CountsHeld``: the embedded
-store) does; any other composes them from ``Store.read`` and ``Store.supports``, the reference
-the database's counts are tested against. A tenant is named, never listed by a tenant's read:
-one tenant's command never learns another's names. The store's owner (the command line on a
-local store, ``--all-tenants``) may list them, on a backend that can (``ListsTenants``).
+candidates included). A backend that counts them in its database (``CountsHeld``: both
+backends) does; any other store composes them from ``Store.read`` and ``Store.supports``, the
+reference the database's counts are tested against. A tenant is named, never listed by a
+tenant's read: one tenant's command never learns another's names. The store's owner (the
+command line on a local store, ``--all-tenants``) may list them, on a backend that can
+(``ListsTenants``).
 """
 
 from __future__ import annotations
