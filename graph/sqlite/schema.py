@@ -28,8 +28,11 @@ alone, and counts a matched fact of another subject (the first reason after the 
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
+
+from vintage.graph.store.protocol import StoreError
 
 DB_NAME = "vintage.db"
 # 2: postings, entries.length, generations.docs and .terms; 3: the indexes entries_model and
@@ -37,6 +40,7 @@ DB_NAME = "vintage.db"
 # posting keyed by its fact's subject and carrying its scope (a store of 1 to 3 has its
 # postings written again from its entries when it is next opened)
 SCHEMA_VERSION = 4
+_log = logging.getLogger("vintage.embedded")  # the store's logger: its notices, on stderr
 
 DDL = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -107,6 +111,30 @@ def connect(path: Path | None, busy_seconds: float) -> sqlite3.Connection:
     conn.execute("PRAGMA secure_delete=ON")
     conn.execute("PRAGMA foreign_keys=OFF")
     return conn
+
+
+def ensure(conn: sqlite3.Connection, path: Path | None) -> None:
+    """Bring the database to this schema if it is not (``create``), saying so first, once, on
+    a store that had an older one: on a large store it takes minutes."""
+    found = conn.execute("PRAGMA user_version").fetchone()[0]
+    if found != SCHEMA_VERSION:
+        if 0 < found < SCHEMA_VERSION:
+            _log.warning("notice: bringing the store at %s from schema %d to %d, once (its "
+                         "search index is written again: minutes on a store of a million "
+                         "facts)", path, found, SCHEMA_VERSION)
+        create(conn)
+
+
+def same(conn: sqlite3.Connection, path: Path | None) -> None:
+    """Refuse a transaction on a database another process has since brought to a later
+    schema: this process's statements are the older schema's (a write of postings without
+    their subject, say), so it must be run with that Vintage. Read in the transaction, so what
+    it checks is what the transaction sees."""
+    found = conn.execute("PRAGMA user_version").fetchone()[0]
+    if found > SCHEMA_VERSION:
+        raise StoreError(f"the store at {path} was brought to schema {found} by a newer Vintage "
+                         f"since this process opened it (this one reads up to {SCHEMA_VERSION}):"
+                         " run this command with that Vintage")
 
 
 def create(conn: sqlite3.Connection) -> None:

@@ -108,15 +108,7 @@ class SqliteStore:
 
     def ensure_schema(self) -> None:
         with self._lock:
-            conn = self._db()
-            found = conn.execute("PRAGMA user_version").fetchone()[0]
-            if found != schema.SCHEMA_VERSION:
-                if 0 < found < schema.SCHEMA_VERSION:  # said first: on a large store, minutes
-                    _log.warning(
-                        "notice: bringing the store at %s from schema %d to %d, once (its "
-                        "search index is written again: minutes on a store of a million facts)",
-                        self.path, found, schema.SCHEMA_VERSION)
-                schema.create(conn)
+            schema.ensure(self._db(), self.path)
 
     def close(self) -> None:
         with self._lock:
@@ -149,14 +141,11 @@ class SqliteStore:
                     stack.enter_context(log.writer_lock(self.path, log.lock_timeout()))
                 if begin is not None:
                     conn.execute(begin)
-                    try:
-                        self._same_schema(conn)
-                    except StoreError:
-                        conn.execute(rollback)
-                        raise
                 self._depth += 1
                 self._owner = threading.get_ident()
                 try:
+                    if begin is not None:  # rolled back below when refused
+                        schema.same(conn, self.path)
                     yield conn
                     conn.execute(commit)
                 except BaseException:
@@ -186,21 +175,10 @@ class SqliteStore:
                 self._all_readers.append(reader)
         reader.execute("BEGIN")
         try:
-            self._same_schema(reader)
+            schema.same(reader, self.path)
             yield reader
         finally:
             reader.execute("COMMIT")  # a read: nothing to keep or undo
-
-    def _same_schema(self, conn: sqlite3.Connection) -> None:
-        """Refuse a transaction on a database another process has since brought to a later
-        schema: this process's statements are the older schema's (a write of postings without
-        their subject, say), so it must be restarted with that Vintage. Read in the
-        transaction, so what it checks is what the transaction sees."""
-        found = conn.execute("PRAGMA user_version").fetchone()[0]
-        if found > schema.SCHEMA_VERSION:
-            raise StoreError(f"the store at {self.path} was brought to schema {found} by a newer "
-                             f"Vintage since this process opened it (this one reads up to "
-                             f"{schema.SCHEMA_VERSION}): run this command with that Vintage")
 
     def write(self, tenant: str, work: Callable[[Any], T]) -> T:
         with self._lock:
@@ -264,9 +242,8 @@ class SqliteStore:
             return reads.read(conn, resolved, self.sealer, limit)
 
     def held(self, tenant: str) -> Held:
-        spec = known_now(tenant).resolved(self.now())
         with self._read() as conn:
-            return counted_held(conn, spec, self.sealer)
+            return counted_held(conn, known_now(tenant).resolved(self.now()), self.sealer)
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
         resolved = spec.resolved(self.now())
