@@ -3,11 +3,11 @@
 
 The facts in the clear are counted in SQL, grouped by predicate and kind (a row per concept
 and kind, never a row per fact), and each source is asked whether its support of one of them
-holds now. A sealed
-fact (a memory) is read and decoded as ``Store.read`` decodes it: one sealed under a key since
-destroyed (a backup restored after its erasure) is the erased shell it became, not counted,
-which the columns alone cannot tell. Memories are a tenant's few; its filings, the many, are
-in the clear. Golden files in tests/golden/sqlite, plans in tests/test_sqlite_plans.py."""
+holds now. A sealed fact (a memory) is read and decoded as ``Store.read`` decodes it: one
+sealed under a key since destroyed (a backup restored after its erasure) is the erased shell
+it became, not counted, which the columns alone cannot tell. Memories are a tenant's few; its
+filings, the many, are in the clear. Golden files in tests/golden/sqlite, plans in
+tests/test_sqlite_plans.py."""
 
 from __future__ import annotations
 

@@ -40,7 +40,6 @@ class ListsTenants(Protocol):
     def tenants(self) -> list[str]: ...
 
 
-
 @dataclass(frozen=True)
 class Held:
     """What a tenant's facts known now come to (``vintage stats``): how many, their distinct
@@ -75,11 +74,11 @@ def known_now(tenant: str) -> AsOf:
 Group = tuple[str, str, int, datetime, datetime]  # predicate, kind, count, first, last known
 
 
-def tallied(groups: Iterable[Group], sources: Iterable[str], sealed: Sequence[Fact],
-            sealed_sources: Iterable[str]) -> Held:
-    """``Held`` from what a backend's database counted of the facts in the clear (``groups``,
-    a row per predicate and kind; ``sources``) and the sealed facts it read and decoded, with
-    the sources whose support of them holds."""
+def tallied(groups: Iterable[Group], sources: Iterable[str], read: Sequence[Fact],
+            read_sources: Iterable[str]) -> Held:
+    """``Held`` from what a database counted of the facts in the clear (``groups``, a row per
+    predicate and kind; ``sources``) and the facts read whole (a backend's sealed ones; every
+    one, for a store that counts nothing), with the sources whose support of them holds."""
     concepts: set[str] = set()
     kinds: Counter[str] = Counter()
     known: list[datetime] = []
@@ -87,10 +86,10 @@ def tallied(groups: Iterable[Group], sources: Iterable[str], sealed: Sequence[Fa
         concepts.add(predicate)
         kinds[kind] += n
         known += [first, last]
-    for f in sealed:
+    for f in read:
         concepts.add(f.predicate)
         kinds[f.kind.value] += 1
         known.append(f.available_at)
     return Held(facts=sum(kinds.values()), concepts=len(concepts),
-                by_kind=dict(sorted(kinds.items())), sources=len({*sources, *sealed_sources}),
+                by_kind=dict(sorted(kinds.items())), sources=len({*sources, *read_sources}),
                 first_known=min(known, default=None), last_known=max(known, default=None))

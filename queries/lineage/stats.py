@@ -15,13 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from vintage.graph.core.errors import InvalidArgument
-from vintage.graph.store.capabilities import CountsHeld, Held, ListsTenants, known_now
+from vintage.graph.store.capabilities import (
+    CountsHeld,
+    Held,
+    ListsTenants,
+    known_now,
+    tallied,
+)
 from vintage.graph.store.protocol import Store
 
 
@@ -57,11 +62,7 @@ def held_by_reads(store: Store, tenant: str) -> Held:
     the supports of what it found."""
     facts = store.read(known_now(tenant).resolved(store.now()))
     supports = store.supports(tenant, [f.id for f in facts]) if facts else []
-    known = [f.available_at for f in facts]
-    return Held(facts=len(facts), concepts=len({f.predicate for f in facts}),
-                by_kind=dict(sorted(Counter(f.kind.value for f in facts).items())),
-                sources=len({s.source_id for s in supports}),
-                first_known=min(known, default=None), last_known=max(known, default=None))
+    return tallied((), (), facts, [s.source_id for s in supports])
 
 
 def every_tenant(store: Store, directory: Path | None) -> list[Holdings]:
