@@ -202,6 +202,30 @@ def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper
 
 
 @pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
+def test_scores_the_ranking_read_gave_beside_its_legs_are_fused_once_with_the_candidates(
+    store: Store, scope: Scope, request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The launcher's ranker gives the cut semantic leg's cosine of the ledger with the legs:
+    # the candidates are fused once, with it. Elsewhere the round is fused without it, found
+    # not final, and fused again once the leg was asked by id.
+    a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
+    monkeypatch.setattr(search_run, "REACH", 1)
+    fused: list[int] = []
+    considered = search_run._considered
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        fused.append(1)
+        return considered(*args, **kwargs)
+
+    monkeypatch.setattr(search_run, "_considered", counted)
+    cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
+    given = request.node.callspec.params["store"] == "neo4j-ranker"
+    assert (len(fused), cut.depth, cut.rescored) == ((1 if given else 2), 50, 1)
+    assert cut.results[0].predicate == "ledger"
+
+
+@pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
 def test_the_ranking_read_says_when_a_fact_has_no_entry_and_only_then_is_the_index_refreshed(
     store: Store, scope: Scope, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -125,14 +125,18 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
         legs = legs_of(request.mode, hits)
         candidates = read_candidates(store, spec, heads(legs, depth), query.identifiers,
                                      candidates, query.terms)
-        rescored: dict[str, Rescored] = {}
+        # What the ranking read already scored of them (``Hits.also``) costs no read: taken
+        # now, it spares fusing the candidates a second time with it (a filing question's
+        # exact leg is cut among ties every round: each round fused twice before).
+        missing = unscored(legs, depth, counts.legal, query.per_leg)
+        rescored = _given(missing, hits.also) or {}
         considered = _considered(store, spec, legs, candidates, rescored, floor)
         enough = _enough(considered, legs, depth, query.per_leg, counts.legal, request.limit,
                          rescored, floor)
         # First the candidates a cut leg missed, by id (too few answers: only depth helps).
-        if not enough and len(_answers(considered)) >= request.limit and (
-                missing := unscored(legs, depth, counts.legal, query.per_leg)):
-            rescored = _rescore(ranker, spec, query, missing, hits.also)
+        if not enough and not rescored and missing and \
+                len(_answers(considered)) >= request.limit:
+            rescored = _rescore(ranker, spec, query, missing)
             considered = _considered(store, spec, legs, candidates, rescored, floor)
             enough = _enough(considered, legs, depth, query.per_leg, counts.legal,
                              request.limit, rescored, floor)
@@ -191,16 +195,23 @@ def _verdict(request: SearchRequest, embedder: Embedder,
                  legal=legal)
 
 
-def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery, missing: dict[str, list[str]],
-             given: Mapping[str, Mapping[str, float]] | None) -> dict[str, Rescored]:
-    """Each cut leg's scores of the candidates it did not return (``missing``): those the
-    ranking read gave beside the legs (``Hits.also``), or else one ranking of the legal set
-    narrowed to those ids: a leg's score of an item does not depend on what else is legal
-    (BM25's statistics are the whole index's, a cosine is the item's own). A read of its own:
-    a write committed since the legs were ranked can move BM25's statistics."""
-    if given is not None and all(leg in given for leg in missing):
-        return {leg: Rescored(frozenset(ids), {i: given[leg][i] for i in ids if i in given[leg]})
-                for leg, ids in missing.items()}
+def _given(missing: dict[str, list[str]],
+           given: Mapping[str, Mapping[str, float]] | None) -> dict[str, Rescored] | None:
+    """Each cut leg's scores of the candidates it did not return (``missing``), as the ranking
+    read gave them beside the legs (``Hits.also``); None when it did not give every such leg
+    (then ``_rescore`` asks, and only if the candidates' answers are not final without)."""
+    if not missing or given is None or not all(leg in given for leg in missing):
+        return None
+    return {leg: Rescored(frozenset(ids), {i: given[leg][i] for i in ids if i in given[leg]})
+            for leg, ids in missing.items()}
+
+
+def _rescore(ranker: SearchStore, spec: AsOf, query: TextQuery,
+             missing: dict[str, list[str]]) -> dict[str, Rescored]:
+    """Each cut leg's scores of the candidates it did not return (``missing``): one ranking of
+    the legal set narrowed to those ids: a leg's score of an item does not depend on what else
+    is legal (BM25's statistics are the whole index's, a cosine is the item's own). A read of
+    its own: a write committed since the legs were ranked can move BM25's statistics."""
     asked = sorted({i for ids in missing.values() for i in ids})
     narrowed = replace(query, terms=query.terms if "keyword" in missing else (),
                        identifiers=(), per_leg=len(asked), counted=False,
