@@ -92,6 +92,10 @@ def test_the_scorer_names_each_kind_of_illegal_item_and_the_legal_answers_lost()
                    0, 0, T0)
     missed = side_by_side([q], [below], truth)["keyword"]
     assert (missed["legal_lost"], missed["lost_within_own_top"]) == (1, 0)
+    # A conflict set is one answer: its second side shown as the 11th item is not lost.
+    shown = Answer("q1", "hybrid", (*(f"x{n}.r1" for n in range(10)), "ok.r1"),
+                   (*(f"x{n}.r1" for n in range(10)), "ok.r1"), 1.0, 0, 0, T0)
+    assert side_by_side([q], [shown], truth)["hybrid"]["legal_lost"] == 0
 
 
 @pytest.mark.neo4j
