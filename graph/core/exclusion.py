@@ -18,6 +18,7 @@ from typing import Any
 
 from vintage.graph.core.asof import (
     AsOf,
+    holds_at,
     in_gap,
     past_closed,
     past_closure_clause,
@@ -119,10 +120,7 @@ def reason_cypher(spec: AsOf, alias: str = "f") -> tuple[str, dict[str, Any]]:
         if key in params:
             checks.append((reason, f"{f}.{name} IN ${key}"))
     checks += [
-        (SYSTEM, f"{f}.recorded_at <= $asof_system AND ({f}.invalidated_at IS NULL OR "
-                 f"$asof_system < {f}.invalidated_at) AND ({f}.gaps_from IS NULL OR none(i IN "
-                 f"range(0, size({f}.gaps_from) - 1) WHERE {f}.gaps_from[i] <= $asof_system "
-                 f"AND $asof_system < {f}.gaps_to[i]))"),
+        (SYSTEM, holds_at(f, "$asof_system")),
         (NOT_PUBLIC, f"{f}.available_at <= $asof_known"),
         (SUPERSEDED, f"({f}.superseded_at IS NULL OR $asof_known < {f}.superseded_at OR "
                      f"$asof_system < {f}.superseded_recorded_at) AND "
