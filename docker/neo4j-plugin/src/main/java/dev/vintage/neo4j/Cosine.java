@@ -1,5 +1,6 @@
 package dev.vintage.neo4j;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -23,6 +24,8 @@ import org.apache.lucene.index.VectorSimilarityFunction;
 final class Cosine {
     // Far wider than an estimate's error (a few float ulps of a value in [-1, 1]).
     static final double BAND = 1e-4;
+    // The first size of the held entries' arrays (they double when full).
+    private static final int NEAR = 64;
 
     // The semantic scans of searches (Rank): a thread per core, at most four, daemons (a
     // scan never holds the server open).
@@ -77,24 +80,39 @@ final class Cosine {
         return 2 * (double) score - 1;
     }
 
-    /** The best {@code k} of the legal entries among {@code visible}, by this cosine. */
+    /**
+     * The best {@code k} of the legal entries among {@code visible}, by this cosine. Only the
+     * entries within {@link #BAND} of the worst estimate kept when they came are held for the
+     * exact score: the worst kept only rises, so an entry turned away then is below the final
+     * floor too. A few more than {@code k}, where one slot per visible entry was allocated.
+     */
     Top best(Columns.Entry[] visible, Legal legal, long k) {
         Top estimated = new Top(k);
-        Columns.Entry[] scored = new Columns.Entry[visible.length];
-        double[] estimate = new double[visible.length];
+        Columns.Entry[] near = new Columns.Entry[NEAR];
+        double[] estimate = new double[NEAR];
         int n = 0;
+        long legalScored = 0;
         for (Columns.Entry e : visible) {
             if (legal.inScope(e) && legal.reasonInScope(e) == null && scores(e)) {
-                scored[n] = e;
-                estimate[n] = vectors.dot(e.ord, query);
-                estimated.offer(e, estimate[n++]);
+                double x = vectors.dot(e.ord, query);
+                legalScored++;
+                if (k > 0 && (!estimated.full() || x >= estimated.worst() - BAND)) {
+                    if (n == near.length) {
+                        near = Arrays.copyOf(near, 2 * n);
+                        estimate = Arrays.copyOf(estimate, 2 * n);
+                    }
+                    near[n] = e;
+                    estimate[n++] = x;
+                }
+                estimated.offer(e, x);
             }
         }
-        double floor = k > 0 && n > k ? estimated.worst() - BAND : Double.NEGATIVE_INFINITY;
+        double floor = k > 0 && legalScored > k ? estimated.worst() - BAND
+                : Double.NEGATIVE_INFINITY;
         Top top = new Top(k);
         for (int i = 0; i < n; i++) {
             if (estimate[i] >= floor) {
-                top.offer(scored[i], of(scored[i]));
+                top.offer(near[i], of(near[i]));
             }
         }
         return top;

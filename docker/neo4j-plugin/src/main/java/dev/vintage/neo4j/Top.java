@@ -41,6 +41,11 @@ final class Top {
         }
     }
 
+    /** Whether it holds {@code k} entries: an entry below the worst is turned away. */
+    boolean full() {
+        return heap.size() >= k;
+    }
+
     /** The worst score kept (the heap's head); only asked of a full heap. */
     double worst() {
         return heap.peek().score();
