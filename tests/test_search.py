@@ -187,30 +187,12 @@ def test_a_cut_leg_is_asked_by_id_for_a_leader_it_missed_instead_of_going_deeper
     # Each leg returned only its first 50 (REACH 1): the semantic leg is asked for the ledger's
     # cosine by id, and the order is final at depth 50, equal to that of a search whose legs
     # were not cut at all (limit 20: 100 per leg, more than the 68 notes). The launcher's
-    # ranker gives that cosine with the legs, in the same read; elsewhere it is a second read.
+    # ranker gives that cosine with the legs, in the same read, and the candidates are fused
+    # once, with it; elsewhere it is a second read, after a first fusion found the round not
+    # final, and the candidates are fused again.
     a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
     monkeypatch.setattr(search_run, "REACH", 1)
     reads = count_ranking_reads(store, monkeypatch, scope.tenant)
-    cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
-    assert len(reads) == (1 if request.node.callspec.params["store"] == "neo4j-ranker" else 2)
-    whole = find(store, "kettle refund RF-1234", mine(scope), limit=20)
-    assert (cut.depth, cut.rescored, whole.depth, whole.rescored) == (50, 1, 100, 0)
-    assert [f.id for f in cut.results] == [f.id for f in whole.results[:10]]
-    assert cut.results[0].predicate == "ledger"
-    assert cut.results[0].signals["semantic"] == pytest.approx(
-        whole.results[0].signals["semantic"], abs=1e-6) != 0
-
-
-@pytest.mark.parametrize("store", RANK_PATHS, indirect=True)
-def test_scores_the_ranking_read_gave_beside_its_legs_are_fused_once_with_the_candidates(
-    store: Store, scope: Scope, request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The launcher's ranker gives the cut semantic leg's cosine of the ledger with the legs:
-    # the candidates are fused once, with it. Elsewhere the round is fused without it, found
-    # not final, and fused again once the leg was asked by id.
-    a_leader_the_semantic_leg_ranks_below_its_50th(store, scope)
-    monkeypatch.setattr(search_run, "REACH", 1)
     fused: list[int] = []
     considered = search_run._considered
 
@@ -221,8 +203,13 @@ def test_scores_the_ranking_read_gave_beside_its_legs_are_fused_once_with_the_ca
     monkeypatch.setattr(search_run, "_considered", counted)
     cut = find(store, "kettle refund RF-1234", mine(scope), limit=10)
     given = request.node.callspec.params["store"] == "neo4j-ranker"
-    assert (len(fused), cut.depth, cut.rescored) == ((1 if given else 2), 50, 1)
+    assert (len(reads), len(fused)) == ((1, 1) if given else (2, 2))
+    whole = find(store, "kettle refund RF-1234", mine(scope), limit=20)
+    assert (cut.depth, cut.rescored, whole.depth, whole.rescored) == (50, 1, 100, 0)
+    assert [f.id for f in cut.results] == [f.id for f in whole.results[:10]]
     assert cut.results[0].predicate == "ledger"
+    assert cut.results[0].signals["semantic"] == pytest.approx(
+        whole.results[0].signals["semantic"], abs=1e-6) != 0
 
 
 @pytest.mark.parametrize("store", RANK_PATHS, indirect=True)

@@ -129,7 +129,7 @@ def _searched(store: Store, ranker: SearchStore, embedder: Embedder, request: Se
         # now, it spares fusing the candidates a second time with it (a filing question's
         # exact leg is cut among ties every round: each round fused twice before).
         missing = unscored(legs, depth, counts.legal, query.per_leg)
-        rescored = _given(missing, hits.also) or {}
+        rescored = _given(missing, hits.also)
         considered = _considered(store, spec, legs, candidates, rescored, floor)
         enough = _enough(considered, legs, depth, query.per_leg, counts.legal, request.limit,
                          rescored, floor)
@@ -196,12 +196,12 @@ def _verdict(request: SearchRequest, embedder: Embedder,
 
 
 def _given(missing: dict[str, list[str]],
-           given: Mapping[str, Mapping[str, float]] | None) -> dict[str, Rescored] | None:
+           given: Mapping[str, Mapping[str, float]] | None) -> dict[str, Rescored]:
     """Each cut leg's scores of the candidates it did not return (``missing``), as the ranking
-    read gave them beside the legs (``Hits.also``); None when it did not give every such leg
+    read gave them beside the legs (``Hits.also``); none when it did not give every such leg
     (then ``_rescore`` asks, and only if the candidates' answers are not final without)."""
     if not missing or given is None or not all(leg in given for leg in missing):
-        return None
+        return {}
     return {leg: Rescored(frozenset(ids), {i: given[leg][i] for i in ids if i in given[leg]})
             for leg, ids in missing.items()}
 
