@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.factories import run
+from vintage.graph.sealing.sealed import Sealer, key_id
 from vintage.graph.store.backends import open_store
-from vintage.graph.store.capabilities import SETTINGS_TENANT, CountsHeld
+from vintage.graph.store.capabilities import SETTINGS_TENANT, CountsHeld, known_now
 from vintage.queries.lineage.stats import held_by_reads
 
 KPIS = """\
@@ -168,9 +169,20 @@ def test_each_backend_counts_in_its_database_what_the_reads_compose(
         assert isinstance(store, CountsHeld)
         counted = store.held(tenant)
         read = held_by_reads(store, tenant)
+        # A backup restored after an erasure: the memory is in the database, its key is gone.
+        seat = next(f for f in store.read(known_now(tenant).resolved(store.now()))
+                    if f.predicate == "seat")
+        sealer = getattr(store, "sealer", None)
+        assert isinstance(sealer, Sealer)
+        sealer.keys.destroy([key_id(tenant, seat.id)], store.now())
+        shell = store.held(tenant)
+        shell_read = held_by_reads(store, tenant)
     finally:
         store.close()
     assert counted == read
     # The tenant holds what the two could disagree on: memories of two kinds beside filings.
     assert counted.by_kind.keys() >= {"observation", "preference", "task_state"}
     assert counted.sources > 3
+    # The erased shell is not counted, nor its source (m2 supports nothing else), by either.
+    assert shell == shell_read
+    assert (shell.facts, shell.sources) == (counted.facts - 1, counted.sources - 1)

@@ -43,8 +43,8 @@ ROWS = [{"id": "x", "recorded_at": T}]
 SCOPE = Scope(tenant="acme", keys={"user": "42"})
 
 CASES: dict[str, Callable[[], cypher.Query]] = {
-    "held_clear": lambda: cypher_held.held_clear(known_now("acme").resolved(T)),
-    "held_sources": lambda: cypher_held.held_sources(known_now("acme").resolved(T)),
+    "held_facts": lambda: cypher_held.held_facts(known_now("acme").resolved(T), ["f9"]),
+    "held_sources": lambda: cypher_held.held_sources(known_now("acme").resolved(T), ["f9"]),
     "held_sealed": lambda: cypher_held.held_sealed(known_now("acme").resolved(T)),
     "existing": lambda: cypher.existing("acme", FACT, ["a", "b"]),
     "nodes_by_id": lambda: cypher.nodes_by_id("acme", FACT, ["a"]),

@@ -35,6 +35,7 @@ from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.sealing.sealed import CIPHERTEXT, KeyUnknown, key_id
 from vintage.graph.sqlite.store import SqliteStore
 from vintage.graph.store.backends import KEYS_ENV, key_path, open_store
+from vintage.graph.store.capabilities import CountsHeld
 from vintage.graph.store.protocol import Store
 from vintage.graph.writes.semantics import record
 from vintage.queries.memory.recall import recall
@@ -254,16 +255,21 @@ def test_a_backup_taken_before_an_erasure_opens_without_what_was_erased(
     assert values(recall(restored, mine(scope), "user:42")) == [kept]
     (gone,) = restored.history(scope.tenant, memory(scope).assertion_key())
     assert (gone.value, gone.erased_at) == ("", clock.now)
+    # ``vintage stats`` counts the one kept, told by the key store (nothing decrypted).
+    assert (restored.held(scope.tenant).facts, restored.held(scope.tenant).sources) == (1, 1)
 
 
 def test_a_store_opened_with_another_key_file_refuses_naming_it(
     store: Store, scope: Scope, request: pytest.FixtureRequest, tmp_path: Path,
 ) -> None:
     remember(store, memory(scope), actor=ACTOR)
+    reopened = _reopen(store, request, tmp_path, tmp_path / "other.keys")
     with pytest.raises(KeyUnknown, match=r"other\.keys never held.*VINTAGE_KEYS"):
-        # Both refuse on the read of a sealed fact.
-        recall(_reopen(store, request, tmp_path, tmp_path / "other.keys"), mine(scope),
-               "user:42")
+        # Both refuse on the read of a sealed fact ...
+        recall(reopened, mine(scope), "user:42")
+    assert isinstance(reopened, CountsHeld)
+    with pytest.raises(KeyUnknown, match=r"other\.keys never held"):
+        reopened.held(scope.tenant)  # ... and on counting it, which decrypts nothing
 
 
 def test_a_key_file_inside_the_store_directory_is_refused(

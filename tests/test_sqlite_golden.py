@@ -65,8 +65,8 @@ BUILT: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
                                                                     ["oper", "incom"]),
     "search_others": lambda: search_sql.others_sql(spec(USER, subjects=("GOOGL",)),
                                                    ["oper", "incom"]),
-    "held_clear": lambda: held.clear_sql(known_now("acme").resolved(T)),
-    "held_clear_sources": lambda: held.clear_sources_sql(known_now("acme").resolved(T)),
+    "held_facts": lambda: held.facts_sql(known_now("acme").resolved(T), ["f9"]),
+    "held_sources": lambda: held.sources_sql(known_now("acme").resolved(T), ["f9"]),
     "held_sealed": lambda: held.sealed_sql(known_now("acme").resolved(T)),
     "tenants": reads.tenants_sql,
 }

@@ -70,11 +70,13 @@ READS: dict[str, Callable[[sqlite3.Connection, SqliteTx], object]] = {
     "search frequencies": lambda c, tx: c.execute(*search_sql.frequencies_sql("acme", ["oper"])),
     "search postings of a subject": lambda c, tx: c.execute(
         *search_sql.postings_sql(spec(subjects=("A",)), ["oper"])),
-    # What a tenant holds now (vintage stats): its facts in the clear grouped in the
-    # database, each one's support edges sought by key, its sealed facts by the same filter.
-    "held clear": lambda c, tx: c.execute(*held.clear_sql(known_now("acme").resolved(NOW))),
-    "held clear sources": lambda c, tx: c.execute(
-        *held.clear_sources_sql(known_now("acme").resolved(NOW))),
+    # What a tenant holds now (vintage stats): its facts grouped in the database, each
+    # source's support edges sought by key, its sealed facts' ids by the same filter.
+    "held facts": lambda c, tx: c.execute(
+        *held.facts_sql(known_now("acme").resolved(NOW), ["f9"])),
+    "held sources": lambda c, tx: c.execute(
+        *held.sources_sql(known_now("acme").resolved(NOW), ["f9"])),
+    "held sealed": lambda c, tx: c.execute(*held.sealed_sql(known_now("acme").resolved(NOW))),
     # The facts of other subjects the terms match: counted from the postings' key alone.
     "search others of a subject": lambda c, tx: c.execute(
         *search_sql.others_sql(spec(subjects=("A",)), ["oper"])),
@@ -130,7 +132,7 @@ EXPECTED = {"asof by subject and predicate": "facts_lookup (tenant=? AND subject
             "search sealed entries": "entries_sealed (tenant=?)",
             "search replaced premises": "facts_key (tenant=? AND key=? AND revision>?)",
             "search pending": "USING COVERING INDEX entries_model (tenant=? AND model=?)",
-            "held clear sources": "edges_in (tenant=? AND type=? AND dst=?)"}
+            "held sources": "edges_in (tenant=? AND type=? AND dst=?)"}
 # A partial index of the sealed entries alone: reading all of a tenant's is the point (they
 # are opened in Python, where the database cannot score them).
 SEALED_ONLY = "USING INDEX entries_sealed (tenant=?)"
@@ -142,9 +144,11 @@ EVERY_INPUT = "USING INDEX edges_in (tenant=? AND type=?)"
 # no row read (whether a search must index first).
 LIVE_COUNT = "USING COVERING INDEX facts_live (tenant=?)"
 # What a tenant holds (vintage stats): every fact it knows now (its live facts, all of them,
-# read once through their index, grouped in the database), and each of its sources asked once.
-HELD = {"held clear": "USING INDEX facts_live (tenant=?)",
-        "held clear sources": "USING COVERING INDEX records_events (tenant=? AND label=?)"}
+# read once through their index, grouped in the database; the sealed ones' ids the same way),
+# and each of its sources asked once.
+HELD = {"held facts": "USING INDEX facts_live (tenant=?)",
+        "held sealed": "USING INDEX facts_live (tenant=?)",
+        "held sources": "USING COVERING INDEX records_events (tenant=? AND label=?)"}
 
 
 @pytest.mark.parametrize("name", sorted(READS))

@@ -35,7 +35,7 @@ from vintage.graph.neo4j.search import SearchTx, prepare
 from vintage.graph.neo4j.search import rank as rank_hits
 from vintage.graph.neo4j.tx import Neo4jTx
 from vintage.graph.retrieval.index import Hits, TextQuery
-from vintage.graph.sealing.sealed import KeyStore, Sealer
+from vintage.graph.sealing.sealed import KeyStore, Sealer, gone_among
 from vintage.graph.store.capabilities import Held, known_now, tallied
 from vintage.graph.store.protocol import (
     Clock,
@@ -248,15 +248,12 @@ class Neo4jStore:
     def held(self, tenant: str) -> Held:
         # Each a read of its own, as the composed reads are (Neo4j reads what is committed).
         spec = known_now(tenant).resolved(self.now())
+        sealed = self.run(cypher_held.held_sealed(spec))[0]["ids"]
+        gone = gone_among(self.sealer, tenant, sealed)
         groups = [(r["predicate"], r["kind"], r["n"], parse_utc(r["first"]),
-                   parse_utc(r["last"])) for r in self.run(cypher_held.held_clear(spec))]
-        sources = [r["id"] for r in self.run(cypher_held.held_sources(spec))]
-        sealed = [f for f in (fact_from(r["f"], self.sealer)
-                              for r in self.run(cypher_held.held_sealed(spec)))
-                  if f.erased_at is None]
-        sealed_sources = [s.source_id for s in self.supports(
-            tenant, [f.id for f in sealed], spec.system_at)] if sealed else []
-        return tallied(groups, sources, sealed, sealed_sources)
+                   parse_utc(r["last"])) for r in self.run(cypher_held.held_facts(spec, gone))]
+        sources = self.run(cypher_held.held_sources(spec, gone))[0]["n"]
+        return tallied(groups, sources)
 
     def rank(self, spec: AsOf, query: TextQuery) -> Hits:
         return rank_hits(self.run, self.sealer, spec.resolved(self.now()), query,

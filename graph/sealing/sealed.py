@@ -63,6 +63,15 @@ def key_id(tenant: str, fact_id: str) -> str:
     return f"{tenant} {fact_id}"
 
 
+def gone_among(sealer: Sealer | None, tenant: str, sealed: Sequence[str]) -> list[str]:
+    """The facts of ``sealed`` (ids of sealed facts) whose key is destroyed
+    (``Sealer.gone``); a store opened without its key store holds none it can tell."""
+    if sealed and sealer is None:
+        raise StoreError(f"fact {sealed[0]} was written sealed: open the store with its key "
+                         "store (VINTAGE_KEYS)")
+    return sealer.gone(tenant, sealed) if sealer is not None else []
+
+
 def index_key_id(tenant: str) -> str:
     """The key store's name for a tenant's search index key (no fact id is ``index``)."""
     return f"{tenant} index"
@@ -210,6 +219,18 @@ class Sealer:
                                                 f"the sealed content of fact {row['id']}")
         return {**out, "value": value, "retention_reason": reason, "owner": owner,
                 "content_hash": digest}
+
+    def gone(self, tenant: str, fact_ids: Iterable[str]) -> list[str]:
+        """The sealed facts among ``fact_ids`` whose key was destroyed: each reads as the
+        erased shell it became (``unseal``); told by the key store alone, nothing decrypted.
+        A key never held is refused as ``unseal`` refuses it (``KeyUnknown``)."""
+        found = []
+        for fact_id in fact_ids:
+            kid = key_id(tenant, fact_id)
+            if self.keys.get(kid) is None:
+                self._gone(kid, fact_id)
+                found.append(fact_id)
+        return found
 
     def mark(self, tenant: str, fact_ids: Collection[str]) -> None:
         self.keys.mark([key_id(tenant, i) for i in fact_ids])

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, TypeVar, runtime_checkable
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Status
-from vintage.graph.core.model import Fact, Scope
+from vintage.graph.core.model import Scope
 
 T = TypeVar("T")
 
@@ -74,11 +74,9 @@ def known_now(tenant: str) -> AsOf:
 Group = tuple[str, str, int, datetime, datetime]  # predicate, kind, count, first, last known
 
 
-def tallied(groups: Iterable[Group], sources: Iterable[str], read: Sequence[Fact],
-            read_sources: Iterable[str]) -> Held:
-    """``Held`` from what a database counted of the facts in the clear (``groups``, a row per
-    predicate and kind; ``sources``) and the facts read whole (a backend's sealed ones; every
-    one, for a store that counts nothing), with the sources whose support of them holds."""
+def tallied(groups: Iterable[Group], sources: int) -> Held:
+    """``Held`` from what was counted of the facts (``groups``, a row per predicate and kind, as
+    a database groups them) and of their distinct ``sources``."""
     concepts: set[str] = set()
     kinds: Counter[str] = Counter()
     known: list[datetime] = []
@@ -86,10 +84,6 @@ def tallied(groups: Iterable[Group], sources: Iterable[str], read: Sequence[Fact
         concepts.add(predicate)
         kinds[kind] += n
         known += [first, last]
-    for f in read:
-        concepts.add(f.predicate)
-        kinds[f.kind.value] += 1
-        known.append(f.available_at)
     return Held(facts=sum(kinds.values()), concepts=len(concepts),
-                by_kind=dict(sorted(kinds.items())), sources=len({*sources, *read_sources}),
+                by_kind=dict(sorted(kinds.items())), sources=sources,
                 first_known=min(known, default=None), last_known=max(known, default=None))

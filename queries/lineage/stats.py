@@ -62,7 +62,8 @@ def held_by_reads(store: Store, tenant: str) -> Held:
     the supports of what it found."""
     facts = store.read(known_now(tenant).resolved(store.now()))
     supports = store.supports(tenant, [f.id for f in facts]) if facts else []
-    return tallied((), (), facts, [s.source_id for s in supports])
+    return tallied([(f.predicate, f.kind.value, 1, f.available_at, f.available_at)
+                    for f in facts], len({s.source_id for s in supports}))
 
 
 def every_tenant(store: Store, directory: Path | None) -> list[Holdings]:

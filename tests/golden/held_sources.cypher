@@ -13,10 +13,10 @@ WHERE s.tenant = $asof_tenant AND s.id IS NOT NULL
   AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
   AND f.status IN $asof_statuses
   AND f.erased_at IS NULL
-      AND f.ciphertext IS NULL
+      AND NOT f.id IN $gone
       AND r.recorded_at <= $asof_system AND (r.invalidated_at IS NULL OR $asof_system < r.invalidated_at) AND (r.gaps_from IS NULL OR none(i IN range(0, size(r.gaps_from) - 1) WHERE r.gaps_from[i] <= $asof_system AND $asof_system < r.gaps_to[i]))
   }
-RETURN s.id AS id
+RETURN count(s) AS n
 // params
 {
   "asof_known": "2019-04-30 00:00:00+00:00",
@@ -27,5 +27,8 @@ RETURN s.id AS id
     "conflicted"
   ],
   "asof_system": "2019-04-30 00:00:00+00:00",
-  "asof_tenant": "acme"
+  "asof_tenant": "acme",
+  "gone": [
+    "f9"
+  ]
 }

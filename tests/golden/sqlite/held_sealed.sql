@@ -1,4 +1,4 @@
-SELECT f.body FROM facts f WHERE f.tenant = :asof_tenant
+SELECT f.id FROM facts f WHERE f.tenant = :asof_tenant
   AND NOT EXISTS (SELECT 1 FROM json_each(:asof_scope) t WHERE t.value NOT IN (SELECT value FROM json_each(f.scope)))
   AND f.available_at <= :asof_known
   AND (f.superseded_at IS NULL OR :asof_known < f.superseded_at OR :asof_system < f.superseded_recorded_at)

@@ -9,7 +9,7 @@ WHERE f.tenant = $asof_tenant
   AND (f.gaps_from IS NULL OR none(i IN range(0, size(f.gaps_from) - 1) WHERE f.gaps_from[i] <= $asof_system AND $asof_system < f.gaps_to[i]))
   AND f.status IN $asof_statuses
   AND f.erased_at IS NULL
-  AND f.ciphertext IS NULL
+  AND NOT f.id IN $gone
 RETURN f.predicate AS predicate, f.kind AS kind, count(*) AS n,
        toString(min(f.available_at)) AS first, toString(max(f.available_at)) AS last
 // params
@@ -22,5 +22,8 @@ RETURN f.predicate AS predicate, f.kind AS kind, count(*) AS n,
     "conflicted"
   ],
   "asof_system": "2019-04-30 00:00:00+00:00",
-  "asof_tenant": "acme"
+  "asof_tenant": "acme",
+  "gone": [
+    "f9"
+  ]
 }
