@@ -106,6 +106,20 @@ def test_an_agent_key_may_not_forget_over_the_server(served: Served) -> None:
     assert "forget needs a writer or admin key, not an agent key (HTTP 403)" in refused.stderr
 
 
+def test_a_tenant_other_than_the_keys_is_refused_not_dropped(served: Served) -> None:
+    """A memory meant for t2 was written to the key's tenant, and t2's reads answered with
+    the key's data: the tenant is the key's, and naming another is an error."""
+    for command in (["memories", "user:42"], REMEMBER):
+        refused = vintage("--server", served.base, "--tenant", "t2", *command,
+                          key=served.writer)
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr == ("error: --tenant t2: over --server the tenant is the key's "
+                                  "(acme); give that key's tenant or none\n")
+    same = vintage("--server", served.base, "--tenant", "acme", "memories", "user:42",
+                   key=served.writer)
+    assert same.returncode == 0, same.stderr
+
+
 def test_a_command_not_served_yet_is_refused_naming_it(served: Served) -> None:
     refused = vintage("--server", served.base, "sources", "trusted", key=served.admin)
     assert refused.returncode == 2

@@ -136,37 +136,35 @@ def test_a_subject_that_looks_like_a_link_is_printed_as_text(
     assert f"memories of {subject}" in out
 
 
-def test_control_characters_in_ids_and_values_are_shown_never_sent_to_the_terminal(
+def test_control_characters_are_refused_in_one_line_and_bidi_controls_shown_escaped(
     store_args: list[str], capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    key = f"k{ESC}[2J"
-    value = f"red{ESC}[31m {OSC_LINK}x {CSI}31m{DEL} over{CR}write {RLO}txt"
-    remember(store_args, capsys, monkeypatch, key, value, f"m{ESC}[1m")
-    shown_key = "k\\x1b[2J"
-    shown_value = ("red\\x1b[31m \\x1b]8;;https://evil.example\\x07x \\x9b31m\\x7f "
-                   "over\\x0dwrite \\u202etxt")
+    """A memory's text holds no control character (refused before any gate, in one line that
+    sends none to the terminal); a bidi override, which text may hold, is shown, not obeyed,
+    in a table, in a context pack and kept exact in --json."""
+    code, out, err = vintage(store_args, capsys, monkeypatch, "remember", "preference",
+                             "user:42", f"k{ESC}[2J", f"red{ESC}[31m {OSC_LINK}x {CSI}31m{DEL}",
+                             "--source-id", f"m{ESC}[1m", *SAID)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "control character" in err
+    assert ESC not in err and "\\x1b" not in err  # the refused text is not repeated
+    value = f"red over write {RLO}txt"
+    remember(store_args, capsys, monkeypatch, "k", value, "m1")
     code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
                              "42")
     assert code == 0, err
-    assert field(out, "key") == shown_key
-    assert field(out, "value").replace(" ", "") == shown_value.replace(" ", "")
+    assert field(out, "value").replace(" ", "") == "redoverwrite\\u202etxt"
     code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "red",
                              "--budget", "2000", "--user", "42", "--for-thread", "th1")
-    # A context pack writes text values as JSON strings, with \\uXXXX for what JSON leaves raw.
-    packed = (r'k\u001b[2J = "red\u001b[31m \u001b]8;;https://evil.example\u0007x '
-              r'\u009b31m\u007f over\rwrite \u202etxt" | active')
-    assert code == 0 and f"user:42 {packed}" in out, err
+    assert code == 0 and 'user:42 k = "red over write \\u202etxt" | active' in out, err
     code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
                              "42", "--json")
     (listed,) = json.loads(out)
-    assert (listed["key"], listed["value"]) == (key, value)  # --json keeps the exact text
-    code, out, err = vintage(store_args, capsys, monkeypatch, "audit")
-    assert code == 0, err
-    for args in (["forget", "--subject", "user:42", "--key", key, "--user", "42", "--reason",
+    assert listed["value"] == value  # --json keeps the exact text
+    for args in (["forget", "--subject", "user:42", "--key", "k", "--user", "42", "--reason",
                   f"asked {ESC}[2J"], ["audit", "--since", f"{ESC}[2J[/]"]):
         code, out, err = vintage(store_args, capsys, monkeypatch, *args)
-        assert code in (0, 2), err
+        assert code == 2 and ESC not in err, err
 
 
 def test_the_error_handler_prints_a_refused_value_escaped_on_one_line(

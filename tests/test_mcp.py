@@ -243,3 +243,35 @@ def test_an_agent_naming_an_unregistered_tool_gets_a_candidate_until_an_admin_re
     assert found.structured_content["results"] == []
     assert "user_statement or above" in found.structured_content["refusal"]
     assert "user_statement or above" in pack.structured_content["refusal"]
+
+
+def test_an_unknown_argument_a_string_for_a_flag_or_a_nul_is_refused_and_writes_nothing(
+    store: Store, tenant: str,
+) -> None:
+    """The SDK dropped an argument its tool does not take (a misspelt ``valid_form`` wrote the
+    memory without its event time), read ``"yes"`` as true (``forget everything`` erased a
+    user) and took a NUL, which split a card number past the sensitive gate: each is refused
+    in one line, as HTTP refuses it, and the store is as it was."""
+    user = key_of(store, tenant, "writer", user="42")
+    server = build_server(store, user, minilm())
+    card = "4111\x001111\x001111\x001111"
+
+    async def talk(client: Client) -> list[CallToolResult]:
+        return [await client.call_tool("remember", preference(
+                    "42", "ship home", valid_form="2025-01-01")),
+                await client.call_tool("remember", preference("42", card, consent="yes")),
+                await client.call_tool("remember", preference("42", card)),
+                await client.call_tool("remember", preference("42", "ship", source_id="m\x00x")),
+                await client.call_tool("forget", {"everything": "yes", "reason": "asked"}),
+                await client.call_tool("search", {"query": "ship", "limit": "5"}),
+                await client.call_tool("search", {"query": "shipping", "candidates": True})]
+
+    *refused, found = over_mcp(server, talk)
+    said = [text(r) for r in refused]
+    assert all(r.is_error for r in refused) and all("\n" not in s for s in said)
+    assert said[0] == "Invalid arguments: remember takes no argument named valid_form"
+    assert "consent" in said[1] and "valid boolean" in said[1]
+    assert "control character" in said[2] and "4111" not in said[2]
+    assert "source_id" in said[3] and "control character" in said[3]
+    assert "everything" in said[4] and "limit" in said[5]
+    assert found.structured_content["results"] == []

@@ -1,7 +1,7 @@
 """A memory value or instant nobody could have meant is refused in one line and writes nothing:
-a number a 64-bit float cannot hold (it would be stored as 0 or infinity), an empty, blank or
-NUL-only value, and a number where a date is expected. The command line on both backends; HTTP
-and MCP where they take the same input."""
+a number a 64-bit float cannot hold (it would be stored as 0 or infinity), an empty, blank,
+NUL-only or invisible value, a number where a date is expected, and a blank reason or task id.
+The command line on both backends; HTTP and MCP where they take the same input."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ SAID = ["--source-kind", "user_message", "--source-id", "msg-1", "--observed-at"
 OUT_OF_RANGE = {"1e-400": "too small for a 64-bit float: it would be stored as 0",
                 "2.5E-999": "too small for a 64-bit float: it would be stored as 0",
                 "1e400": "too large for a 64-bit float"}  # NaN and Infinity: refused already
-EMPTY = {"empty": "", "blank": " \t\n ", "NUL only": "\x00\x00", "NUL and blanks": " \x00 "}
+EMPTY = {"empty": "", "blank": " \t\n ", "NUL only": "\x00\x00", "NUL and blanks": " \x00 ",
+         "zero-width only": "\u200b\u200d"}
 
 
 def nothing_held(store_args: list[str], capsys: pytest.CaptureFixture[str],
@@ -52,8 +53,8 @@ def test_an_empty_blank_or_nul_only_value_is_refused(
     code, out, err = run([*store_args, "remember", "preference", "user:42", "note",
                           EMPTY[value], *SAID], capsys, monkeypatch)
     assert (code, out) == (2, "")
-    assert err == ("error: value: a memory value is empty (blank or NUL characters only): "
-                   "give what is to be remembered\n")
+    assert err == ("error: value: a memory value is empty (blank, NUL or invisible characters "
+                   "only): give what is to be remembered\n")
     assert nothing_held(store_args, capsys, monkeypatch)
 
 
@@ -128,3 +129,26 @@ def test_over_mcp_an_empty_value_and_a_number_for_an_instant_are_tool_errors(
     assert empty.is_error and "a memory value is empty" in text(empty)
     assert seconds.is_error and "expected an ISO 8601 date or datetime" in text(seconds)
     assert found.structured_content["results"] == []
+
+
+@pytest.mark.parametrize("command", [
+    ["forget", "--subject", "user:42", "--key", "note", "--user", "42", "--reason", " "],
+    ["invalidate", "user:42", "note", "--user", "42", "--reason", ""],
+    ["rollback", "--to", "2026-05-01T09:00:00Z", "--user", "42", "--reason", "\u200b"],
+    ["retract", "--source", "msg-1", "--reason", ""],
+    ["outcome", "user:42", "note", "--user", "42", "--task", " "],
+])
+def test_a_blank_reason_or_task_is_refused_in_one_line_and_changes_nothing(
+    command: list[str], store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reason is what the event keeps of why; a task id is what promotion counts, each
+    distinct: blank, either says nothing (two blank tasks counted as two validations)."""
+    code, _, err = run([*store_args, "remember", "preference", "user:42", "note", "aisle",
+                        *SAID], capsys, monkeypatch)
+    assert code == 0, err
+    code, out, _ = run([*store_args, "audit", "--json"], capsys, monkeypatch)
+    before = json.loads(out)
+    code, out, err = run([*store_args, *command], capsys, monkeypatch)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "is empty" in err, err
+    assert json.loads(run([*store_args, "audit", "--json"], capsys, monkeypatch)[1]) == before

@@ -89,6 +89,25 @@ def test_a_memory_about_a_user_lies_in_that_users_scope_and_goes_when_they_are_f
     assert recall(store, Scope(tenant=scope.tenant, keys={"project": "alpha"}), "user:77") == []
 
 
+@pytest.mark.parametrize("subject", ["USER:8", "User:8", " user:8", "ｕｓｅｒ:8", "user：8",
+                                     "user:８", "user: 8", "user:8 password is hunter2abc"])
+def test_a_subject_that_reads_as_a_user_is_written_user_id_or_refused_without_repeating_it(
+    store: Store, scope: Scope, subject: str,
+) -> None:
+    """Else ``USER:8`` in project alpha is out of reach of ``forget --user 8``; and what
+    follows ``user:`` may be anything, so the refusal does not repeat it."""
+    written = remember(store, memory(scope, subject=subject, user=None, project="alpha",
+                                     owner="user:8"), actor=ACTOR)
+    assert written.decision is Decision.REFUSED
+    if "password" in subject:  # the sensitive gate comes first, naming only what it found
+        assert written.reason.startswith("sensitive content (secret")
+    else:
+        assert written.reason.endswith("is written user:ID, the user's id as --user takes it "
+                                       "(letters, digits and _ . : @ / - only)")
+    assert "8" not in written.reason and "hunter2abc" not in str(audit(store, scope.tenant))
+    assert recall(store, Scope(tenant=scope.tenant, keys={"project": "alpha"}), subject) == []
+
+
 def test_a_memory_write_naming_no_scope_is_refused_and_audited(
     store: Store, scope: Scope,
 ) -> None:

@@ -5,10 +5,11 @@ very command they were written for (same options, same checks), become one reque
 made with the key of ``--key`` or ``VINTAGE_KEY``, and the JSON answer is read back into the
 views the local renderers print, so that the output is the local one (``--json`` prints the
 same JSON as locally). The tenant, scope and actor are the key's: ``--tenant`` and ``--actor``
-do not travel. ``search``, ``context``, ``remember``, ``memories`` and ``forget`` run here; the
-fact reads (``asof``, ``facts``, ``history``, ``explain``, ``impact``) in ``vintage.client.facts``;
-``audit``, ``trace``, ``used`` and the other memory verbs in ``vintage.client.memory``; ``keys``
-in ``vintage.client.keys``; ``tools`` in ``vintage.client.tools``; ``config embedder`` in
+do not travel, and a ``--tenant`` naming another tenant than the key's is refused. ``search``,
+``context``, ``remember``, ``memories`` and ``forget`` run here; the fact reads (``asof``,
+``facts``, ``history``, ``explain``, ``impact``) in ``vintage.client.facts``; ``audit``,
+``trace``, ``used`` and the other memory verbs in ``vintage.client.memory``; ``keys`` in
+``vintage.client.keys``; ``tools`` in ``vintage.client.tools``; ``config embedder`` in
 ``vintage.client.settings``; ``ingest`` (an upload followed as a job) and ``retract`` in
 ``vintage.client.ingest``. Any other command (sources, serve, ...) is refused in one line naming
 it (exit 2), and so is an option the API cannot honour.
@@ -35,6 +36,7 @@ from vintage.client.keys import KEY_COMMANDS
 from vintage.client.memory import MEMORY_COMMANDS, decide
 from vintage.client.settings import SETTINGS_COMMANDS
 from vintage.client.tools import TOOL_COMMANDS
+from vintage.graph.access.keystring import parse
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import authority_named, required_authority
 from vintage.graph.core.temporal import parse_instant
@@ -170,6 +172,17 @@ def run_remote(ctx: typer.Context, server: str, key: str | None) -> None:
         raise InvalidArgument(f"vintage {name} is not available over --server yet (it runs on "
                               f"a local store; over the server: {', '.join(COMMANDS)})")
     assert command is not None
+    _same_tenant(ctx.obj.tenant, key)
     with command.make_context(name, words, parent=ctx) as sub:
         COMMANDS[name](Remote(server, key), dict(sub.params))
     raise typer.Exit(0)
+
+
+def _same_tenant(tenant: str | None, key: str | None) -> None:
+    """The tenant is the key's: a ``--tenant`` (or ``VINTAGE_TENANT``) naming another is refused,
+    not dropped (a memory meant for t2 was written to the key's t1, and t2's reads answered
+    with t1's data)."""
+    named = parse(key) if key else None
+    if tenant is not None and named is not None and tenant != named.tenant:
+        raise InvalidArgument(f"--tenant {tenant}: over --server the tenant is the key's "
+                              f"({named.tenant}); give that key's tenant or none")

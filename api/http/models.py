@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.writes.corrections import ExitReport
@@ -38,6 +38,12 @@ FACT_EXAMPLE: dict[str, Any] = {"id": "f-2c1b0a9e8d7c6b5a-1", "subject": "GOOGL"
                 "valid": ["2018-01-01T00:00:00Z", "2019-01-01T00:00:00Z"],
                 "knowledge": ["2019-02-05T00:00:00Z", None],
                 "system": ["2026-06-01T12:00:00Z", None]}
+
+# A request body's booleans and numbers as JSON writes them: ``"yes"`` is no ``true`` and ``"5"``
+# no 5 (a string read as true erased a user's every memory); a query string's stay text.
+JsonBool = Annotated[bool, Strict()]
+JsonInt = Annotated[int, Strict()]
+JsonFloat = Annotated[float, Strict()]  # an integer is a number too: 1 is 1.0
 
 
 class Out(BaseModel):

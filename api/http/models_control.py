@@ -13,7 +13,7 @@ from vintage.graph.memory.conflicts import ConflictSet
 from vintage.graph.memory.forget import Forgotten as Erased
 from vintage.graph.memory.held import Held
 from vintage.graph.memory.promotion import DEFAULT_SUCCESS_RATE, DEFAULT_VALIDATIONS
-from vintage.http.models import Instant, Out
+from vintage.http.models import Instant, JsonBool, JsonFloat, JsonInt, Out
 from vintage.http.models_memory import Name, Named, Scoped, Text
 
 
@@ -28,7 +28,7 @@ class Forget(Scoped):
     subject: Name | None = None
     key: Name | None = None
     source: Name | None = None
-    everything: bool = False
+    everything: JsonBool = False
 
 
 class Forgotten(Out):
@@ -169,7 +169,7 @@ class Demote(Named):
         "user": "42"}]})
 
     reason: Text
-    weight: float = Field(0.5, ge=0.0, le=1.0, description="1 restores.")
+    weight: JsonFloat = Field(0.5, ge=0.0, le=1.0, description="1 restores.")
 
 
 class DemotedOut(Out):
@@ -188,7 +188,7 @@ class OutcomeIn(Named):
         "project": "billing"}]})
 
     task: Name
-    failed: bool = False
+    failed: JsonBool = False
     at: Instant | None = None
     reporter: Name | None = None
 
@@ -197,7 +197,7 @@ class Promote(Named):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "subject": "agent:billing", "key": "refunds", "project": "billing"}]})
 
-    by_user: bool = Field(False, description="The user's explicit action (needs source_id).")
+    by_user: JsonBool = Field(False, description="The user's explicit action (needs source_id).")
     source_id: Name | None = None
-    needed: int = Field(DEFAULT_VALIDATIONS, ge=1)
-    min_success_rate: float = Field(DEFAULT_SUCCESS_RATE, ge=0.0, le=1.0)
+    needed: JsonInt = Field(DEFAULT_VALIDATIONS, ge=1)
+    min_success_rate: JsonFloat = Field(DEFAULT_SUCCESS_RATE, ge=0.0, le=1.0)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vintage.graph.core.kinds import Risk, SourceKind
 from vintage.graph.core.model import Event, Value
 from vintage.graph.memory.gate import Decision, MemoryKind
-from vintage.http.models import Cursor, Instant, Limit, Out
+from vintage.http.models import Cursor, Instant, JsonBool, JsonInt, Limit, Out
 from vintage.queries.memory.recall import MemoryView
 
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
@@ -70,11 +70,11 @@ class MemoryWrite(Named):
     observed_at: Instant | None = None
     owner: Name | None = None
     retention_reason: Text | None = None
-    ttl_seconds: int | None = Field(None, ge=1)
+    ttl_seconds: JsonInt | None = Field(None, ge=1)
     valid_from: Instant | None = Field(None, description=VALID_FROM)
     valid_to: Instant | None = Field(None, description=VALID_TO)
     evidence: list[Name] = Field(default_factory=list, max_length=100)
-    consent: bool = False
+    consent: JsonBool = False
 
 
 class Decided(Out):
@@ -150,7 +150,7 @@ class Correction(In):
                                                           "value holds (default: the version's).")
     valid_to: Instant | None = Field(None, description="Event time: until when, exclusive "
                                                         "(default: the version's).")
-    consent: bool = False
+    consent: JsonBool = False
 
 
 class AuditQuery(In):

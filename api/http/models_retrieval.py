@@ -22,7 +22,7 @@ from vintage.graph.core.kinds import FactKind, Risk, required_authority
 from vintage.graph.core.model import Value
 from vintage.graph.memory.gate import FACT_KIND, MemoryKind
 from vintage.http import guard
-from vintage.http.models import SOURCE_EXAMPLE, Instant, Out, StaleOut
+from vintage.http.models import SOURCE_EXAMPLE, Instant, JsonBool, JsonInt, Out, StaleOut
 from vintage.http.models_memory import AuthorityName, In, Name, Scoped
 from vintage.queries.lineage.views import SourceView
 from vintage.queries.search.fusion import Mode
@@ -53,7 +53,7 @@ class Asked(Scoped):
     subjects: list[Name] | None = Field(None, min_length=1, max_length=100,
                                         description="Only these subjects: ids, CIKs or tickers.")
     cutoff: Instant | None = Field(None, description="Knowledge cutoff (default: now).")
-    all_scopes: bool = Field(False, description="Every scope of the tenant (admin, audited).")
+    all_scopes: JsonBool = Field(False, description="Every scope of the tenant (admin, audited).")
     min_authority: AuthorityName | None = Field(None, description=(
         "Only items holding at least this authority; the rest are excluded (their count under "
         "`excluded`), and nothing left is a refusal naming what was missing."))
@@ -70,8 +70,8 @@ class SearchBody(Asked):
     valid_at: Instant | None = Field(None, description="Valid instant (default: the cutoff "
                                                        "for memories, any for shared facts).")
     system_at: Instant | None = Field(None, description="System instant (default: now).")
-    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="Answers (a conflict set is one).")
-    candidates: bool = False
+    limit: JsonInt = Field(10, ge=1, le=MAX_LIMIT, description="Answers (a conflict set is one).")
+    candidates: JsonBool = False
     form: Name | None = Field(None, examples=["10-Q"],
                               description="Two-stage: only facts a filing of this form supports.")
     period: Name | None = Field(None, examples=["2018Q1"],
@@ -83,7 +83,7 @@ class ContextBody(Asked):
         "query": "how does the user want things shipped", "budget": 400,
         "for_thread": "support-7"}]})
 
-    budget: int = Field(ge=1, le=1_000_000, description="Most tokens the pack may hold.")
+    budget: JsonInt = Field(ge=1, le=1_000_000, description="Most tokens the pack may hold.")
     for_thread: Name | None = Field(None, description="The thread the pack is built for "
                                                       "(default: `thread`).")
     format: Format = Format.MARKDOWN

@@ -12,6 +12,7 @@ is told only that it happened.
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Any, Literal
@@ -19,7 +20,7 @@ from typing import Any, Literal
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from vintage.graph.access import verify
@@ -47,7 +48,10 @@ def build_server(store: Store, key: str | None, embedder: Embedder | None = None
     verify(store, key)
     assert key is not None
     tools = Tools(store, key, embedder)
-    server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[one_line_errors],
+    taken = {tool: frozenset(inspect.signature(getattr(tools, tool)).parameters)
+             for tool in Tools.NAMES}
+    server = MCPServer(name, instructions=INSTRUCTIONS,
+                       middleware=[one_line_errors, known_arguments(taken)],
                        log_level=log_level)
     for tool in Tools.NAMES:
         server.add_tool(one_line(getattr(tools, tool)), name=tool)
@@ -86,6 +90,28 @@ async def one_line_errors(ctx: ServerRequestContext[Any, Any],
                    for c in result.get("content", [])]
         return result | {"content": content}
     return result
+
+
+def known_arguments(taken: dict[str, frozenset[str]]) -> Callable[..., Any]:
+    """A middleware that refuses a tool call naming an argument its tool does not take: the
+    SDK drops it unsaid, so a misspelt ``valid_form`` wrote a memory without its event time
+    (HTTP answers 422 for the same body). Its names are said, cut short; never its values."""
+
+    async def refuse_unknown(ctx: ServerRequestContext[Any, Any],
+                             call_next: CallNext) -> HandlerResult:
+        params = ctx.params or {}
+        arguments = params.get("arguments")
+        known = taken.get(str(params.get("name")))
+        if ctx.method == "tools/call" and known is not None and isinstance(arguments, dict):
+            unknown = sorted(str(a)[:64] for a in arguments if a not in known)
+            if unknown:
+                said = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+                return CallToolResult(content=[TextContent(type="text", text=flat(
+                    f"Invalid arguments: {params['name']} takes no argument named {said}"))],
+                    is_error=True).model_dump(mode="json", by_alias=True, exclude_none=True)
+        return await call_next(ctx)
+
+    return refuse_unknown
 
 
 def condensed(text: str) -> str:

@@ -31,7 +31,7 @@ from vintage.graph.retrieval.choice import embedder_for
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.http import guard
-from vintage.http.models import Instant
+from vintage.http.models import Instant, JsonBool, JsonInt
 from vintage.http.models_control import Conflicts, Forgotten, review_out
 from vintage.http.models_memory import VALID_FROM, VALID_TO, AuthorityName, Decided
 from vintage.http.models_retrieval import (
@@ -65,7 +65,7 @@ User = Annotated[str | None, Field(description="The user whose memories (within 
                                                "binding; a key bound to one needs none).")]
 Project = Annotated[str | None, Field(description="The project (within the key's binding).")]
 Thread = Annotated[str | None, Field(description="The thread, narrowing the scope.")]
-AllScopes = Annotated[bool, Field(description="Every scope of the tenant (an admin key only; "
+AllScopes = Annotated[JsonBool, Field(description="Every scope of the tenant (an admin key only; "
                                               "audited).")]
 Subjects = Annotated[list[str] | None, Field(description="Only these subjects: ids, CIKs or "
                                                          "tickers.")]
@@ -105,7 +105,7 @@ class Tools(Registry, Settings):
         cutoff: Annotated[Instant | None, Field(description="Knowledge cutoff (default: now).")]
             = None,
         valid_at: Instant | None = None, system_at: Instant | None = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 10, candidates: bool = False,
+        limit: Annotated[JsonInt, Field(ge=1, le=1000)] = 10, candidates: JsonBool = False,
         form: Annotated[str | None, Field(description="Two-stage: a filing form (10-Q).")]
             = None,
         period: Annotated[str | None, Field(description="Two-stage: a calendar year or "
@@ -126,7 +126,7 @@ class Tools(Registry, Settings):
 
     def context(
         self, query: Annotated[str, Field(description="What the agent needs.")],
-        budget: Annotated[int, Field(ge=1, le=1_000_000, description="Most tokens.")],
+        budget: Annotated[JsonInt, Field(ge=1, le=1_000_000, description="Most tokens.")],
         for_thread: Annotated[str | None, Field(description="The thread the pack is built "
                                                             "for (default: thread).")] = None,
         format: Format = Format.MARKDOWN, mode: Mode = Mode.HYBRID, subjects: Subjects = None,
@@ -167,11 +167,11 @@ class Tools(Registry, Settings):
         tool_version: Annotated[Name | None, Field(description="The tool's version.")] = None,
         observed_at: Instant | None = None, owner: Name | None = None,
         retention_reason: Text | None = None,
-        ttl_seconds: Annotated[int | None, Field(ge=1)] = None,
+        ttl_seconds: Annotated[JsonInt | None, Field(ge=1)] = None,
         valid_from: Annotated[Instant | None, Field(description=VALID_FROM)] = None,
         valid_to: Annotated[Instant | None, Field(description=VALID_TO)] = None,
         evidence: Annotated[list[Name] | None, Field(max_length=100)] = None,
-        consent: bool = False, user: User = None, project: Project = None,
+        consent: JsonBool = False, user: User = None, project: Project = None,
         thread: Thread = None,
     ) -> Decided:
         """Write one memory through the gates: the decision and why (an audited event either
@@ -195,7 +195,7 @@ class Tools(Registry, Settings):
     def correct(
         self, memory_id: Annotated[Name, Field(description="The version the user was shown.")],
         value: Value, source_id: Name, observed_at: Instant | None = None,
-        consent: bool = False,
+        consent: JsonBool = False,
         valid_from: Annotated[Instant | None, Field(description="Event time: from when the "
                                                     "corrected value holds (default: the "
                                                     "version's).")] = None,
@@ -219,7 +219,7 @@ class Tools(Registry, Settings):
         self, reason: Text, subject: Name | None = None, key: Name | None = None,
         source: Annotated[Name | None, Field(description="Erase what this source said.")]
             = None,
-        everything: Annotated[bool, Field(description="Erase all of the user's memories.")]
+        everything: Annotated[JsonBool, Field(description="Erase all of the user's memories.")]
             = False,
         user: User = None, project: Project = None, thread: Thread = None,
     ) -> Forgotten:
@@ -259,7 +259,7 @@ class Tools(Registry, Settings):
         cutoff: Annotated[Instant, Field(description="Only what was public by then.")],
         period: Annotated[str, Field(description="FY2024, FY2024Q4, LTM or START..END.")]
             = "LTM",
-        hindsight: bool = False,
+        hindsight: JsonBool = False,
     ) -> MetricAnswer:
         """A metric per company as it could have been computed at the cutoff, with lineage."""
         p = self.principal()

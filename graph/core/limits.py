@@ -10,7 +10,11 @@ nobody gave."""
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from typing import Final
+
+from vintage.graph.core.errors import InvalidArgument
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
@@ -19,6 +23,40 @@ MAX_NAME_CHARS: Final = 512  # an id, key, predicate, unit, or a short text: a n
 MAX_URI_CHARS: Final = 2048  # a source's URL (what browsers and servers commonly take)
 
 Value = bool | int | float | str
+
+# Control characters (C0, DEL, C1): no text a caller gives holds one, save a tab or a line
+# break in free text. Refused, never stripped: a NUL inside a card number or an instruction
+# split it past the write gates, and one in a source id broke every later read of its scope.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def check_text(text: str, *, one_line: bool = False) -> str:
+    """``text`` if it holds no control character (a tab and line breaks pass in free text, not
+    in a ``one_line`` name or id), else ValueError, which names no part of the text."""
+    if (_LINE_CONTROL if one_line else _CONTROL).search(text):
+        what = "a control character (such as NUL, a tab or a line break)" if one_line \
+            else "a control character (such as NUL)"
+        raise ValueError(f"holds {what}: give it without")
+    return text
+
+
+def required(text: str, what: str) -> str:
+    """``text``, which an operation needs (a reason it logs, a task id it counts): refused
+    (``InvalidArgument``, naming ``what`` and not the text) when it is blank or holds a
+    control character."""
+    if blank(text):
+        raise InvalidArgument(f"{what} is empty (blank, NUL or invisible characters only)")
+    try:
+        return check_text(text)
+    except ValueError as exc:
+        raise InvalidArgument(f"{what} {exc}") from None
+
+
+def blank(text: str) -> bool:
+    """Whether ``text`` says nothing: only white space, control characters and invisible
+    format characters (zero-width spaces and joiners, bidi marks: Unicode category Cf)."""
+    return not "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf")).strip()
 
 
 def check_value(value: Value) -> Value:
@@ -35,4 +73,4 @@ def check_value(value: Value) -> Value:
         return value
     if len(value.encode()) > MAX_TEXT_BYTES:
         raise ValueError(f"text value larger than {MAX_TEXT_BYTES} bytes")
-    return value
+    return check_text(value)

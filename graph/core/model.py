@@ -27,15 +27,15 @@ from vintage.graph.core.kinds import (
 )
 from vintage.graph.core.temporal import require_utc
 
-_SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
+SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")  # a user, project or thread id
 
 
 def _name(value: str) -> str:
-    if not value or not value.strip():
+    if not value or limits.blank(value):
         raise ValueError("must not be empty")
     if len(value) > limits.MAX_NAME_CHARS:
         raise ValueError(f"longer than {limits.MAX_NAME_CHARS} characters")
-    return value
+    return limits.check_text(value, one_line=True)
 
 
 Name = Annotated[str, AfterValidator(_name)]
@@ -45,7 +45,7 @@ def _at_most(chars: int) -> AfterValidator:
     def bounded(value: str) -> str:
         if len(value) > chars:
             raise ValueError(f"longer than {chars} characters")
-        return value
+        return limits.check_text(value, one_line=True)
     return AfterValidator(bounded)
 
 
@@ -69,7 +69,7 @@ class Scope(BaseModel):
     @field_validator("tenant")
     @classmethod
     def _tenant_chars(cls, value: str) -> str:
-        if not _SCOPE_PART.match(value):
+        if not SCOPE_PART.match(value):
             raise ValueError("tenant may use letters, digits and _.:@/- (at most 128)")
         return value
 
@@ -79,7 +79,7 @@ class Scope(BaseModel):
         for k, v in value.items():
             if k == "tenant":
                 raise ValueError("'tenant' is not a further scope key")
-            if not _SCOPE_PART.match(k) or not _SCOPE_PART.match(v):
+            if not SCOPE_PART.match(k) or not SCOPE_PART.match(v):
                 raise ValueError(f"scope key {k[:40]!r}: letters, digits and _.:@/- only")
         return value
 

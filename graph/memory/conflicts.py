@@ -21,11 +21,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from vintage.graph.core.asof import AsOf
+from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind, Status
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Fact, FactIn, Scope, SourceIn, Subject, Value, assertion_key
 from vintage.graph.memory.gate import FACT_KIND, MEMORY_EPOCH, MemoryIn, same_value
+from vintage.graph.memory.injection import scan_write
 from vintage.graph.memory.primitives import memory_tx
 from vintage.graph.memory.scoping import record_wide_read, require_read_scope, require_scope
+from vintage.graph.memory.sensitive import sensitive_write
 from vintage.graph.store.protocol import Conflict, Invalidation, Store, StoreTx, UnknownReference
 from vintage.graph.writes.semantics import Batch, WriteReport, record, record_in
 
@@ -131,6 +135,25 @@ def review(store: Store, scope: Scope, *, all_scopes: bool = False,
             for (s, k, terms), fs in sorted(sets.items())]
 
 
+def _admissible(subject: str, key: str, keep: Value, owner: str, reason: str) -> None:
+    """What a resolution keeps passes the write gates' content checks (a value kept by a
+    person's decision is still a memory's value): not empty, no sensitive content (kept with
+    consent only by ``remember``) and nothing instruction-like; the owner and reason are
+    given. Refused in one line that names what was found, never the text."""
+    if isinstance(keep, str):
+        required(keep, "the kept value")
+    required(owner, "the owner")
+    required(reason, "the reason")
+    found = sensitive_write({"value": keep, "owner": owner, "reason": reason})
+    if found:
+        raise InvalidArgument(f"sensitive content ({found}): a resolution does not keep it "
+                              "(remember it with consent instead)")
+    held = scan_write(key=key, value=keep, subject=subject, owner=owner,
+                      retention_reason=reason)
+    if held:
+        raise InvalidArgument(f"held back: {held}; a resolution keeps no such value")
+
+
 def resolve(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
             source_id: str, observed_at: datetime, owner: str, actor: str,
             reason: str) -> WriteReport:
@@ -138,6 +161,7 @@ def resolve(store: Store, scope: Scope, subject: str, key: str, keep: Value, *,
     becomes the active value, the other sides are invalidated. ``source_id``/``observed_at``
     name the decision itself."""
     require_scope(scope, "resolving a conflict")
+    _admissible(subject, key, keep, owner, reason)
     found = open_sides(store.read, scope, subject, key, store.now())
     main = next((f for f in found if f.unit is None), None)
     if main is None:

@@ -17,6 +17,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from vintage.graph.core.kinds import Authority, FactKind, SourceKind, capped_authority
+from vintage.graph.core.limits import blank, check_text
 from vintage.graph.core.model import (
     UNIX_EPOCH,
     Fact,
@@ -107,10 +108,21 @@ class MemoryIn(BaseModel):
     def _checked(cls, value: Value) -> Value:
         # A memory that says nothing (empty, blank, or NUL characters only) would answer a
         # question with an empty string and could never be told from a missing one.
-        if isinstance(value, str) and not value.replace("\x00", "").strip():
-            raise ValueError("a memory value is empty (blank or NUL characters only): give "
-                             "what is to be remembered")
+        if isinstance(value, str) and blank(value):
+            raise ValueError("a memory value is empty (blank, NUL or invisible characters "
+                             "only): give what is to be remembered")
         return check_value(value)
+
+    @field_validator("source_id", "source_version", "owner", "user", "project", "thread",
+                     "tool", "tool_version")
+    @classmethod
+    def _one_line(cls, text: str | None) -> str | None:
+        return text if text is None else check_text(text, one_line=True)
+
+    @field_validator("retention_reason")
+    @classmethod
+    def _free_text(cls, text: str | None) -> str | None:
+        return text if text is None else check_text(text)
 
     @field_validator("ttl_seconds")
     @classmethod
@@ -151,7 +163,7 @@ class MemoryIn(BaseModel):
     def missing(self) -> str | None:
         for name in REQUIRED:
             value = getattr(self, name)
-            if value is None or (isinstance(value, str) and not value.strip()):
+            if value is None or (isinstance(value, str) and blank(value)):
                 return name
         return None
 

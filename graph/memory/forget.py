@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from vintage.graph.core.labels import FACT, GENERATED, USED
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, Fact, Scope, new_event_id
 from vintage.graph.memory.gate import FACT_KIND
 from vintage.graph.memory.primitives import memory_tx
@@ -61,6 +62,7 @@ def forget(
     source_id: str | None = None, user: str | None = None, actor: str, reason: str,
 ) -> Forgotten:
     """Erase exactly one of: a memory (``subject`` and ``key``), a source, or a user."""
+    required(reason, "the reason")
     chosen = [subject is not None and key is not None, source_id is not None, user is not None]
     if sum(chosen) != 1:
         raise StoreError("forget one thing: a memory (subject and key), a source, or a user")

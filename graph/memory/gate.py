@@ -90,6 +90,12 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
     if missing is not None:
         return refused(f"missing field {missing!r}: every memory carries its source, observed "
                        "time, owner and retention reason")
+    # Sensitive content first: a refusal says what kind it found, never the text, while the
+    # scope's refusal names the subject.
+    if not m.consent:  # every free-text field, the key included
+        found = sensitive_write(dict(m))
+        if found:
+            return refused(f"sensitive content ({found}): not stored without explicit consent")
     misplaced = subject_refusal(m.subject, m.user, m.project, m.thread)
     if misplaced is not None:
         return refused(misplaced)
@@ -97,10 +103,6 @@ def gate(m: MemoryIn, current: Fact | None, current_sources: Collection[str],
     if echoed is not None:
         return refused(f"an echo of context pack {echoed}: what was handed over is not new "
                        "evidence (the memories it holds are kept where they are)")
-    if not m.consent:  # every free-text field, the key included
-        found = sensitive_write(dict(m))
-        if found:
-            return refused(f"sensitive content ({found}): not stored without explicit consent")
     wanted = _by_kind(m)
     if isinstance(wanted, Verdict):
         return wanted

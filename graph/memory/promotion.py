@@ -23,6 +23,7 @@ from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind, Status
+from vintage.graph.core.limits import required
 from vintage.graph.memory.gate import Decision, MemoryIn, MemoryKind, Verdict, refused, same_value
 from vintage.graph.memory.injection import scan_write
 from vintage.graph.memory.observed import check_observed
@@ -59,6 +60,9 @@ def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: dateti
     """An experience's outcome on ``task``, reported by ``reporter`` (default: the actor). A
     success supports the current version; a failure is an ``outcome`` event; both count."""
     check_observed(at, store.now(), field="at")
+    required(task, "the task id")  # distinct tasks promote: a blank one is no task
+    if reporter is not None:
+        required(reporter, "the reporter")
     key = m.assertion_key()
     current, _ = current_version(store, m.tenant, key)
     if m.kind is not MemoryKind.EXPERIENCE:

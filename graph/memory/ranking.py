@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, Scope, Value, new_event_id
 from vintage.graph.memory.draft import memory_key
 from vintage.graph.memory.scoping import require_scope
@@ -43,8 +44,7 @@ def demote(store: Store, scope: Scope, subject: str, key: str, *, weight: float,
     """Set the ranking weight of a memory's current version (``weight=1`` restores it)."""
     if not 0.0 <= weight <= FULL:
         raise InvalidArgument(f"a weight lies between 0 and 1, not {weight}")
-    if not reason.strip():
-        raise InvalidArgument("a demotion needs a reason (it is logged)")
+    required(reason, "a demotion's reason (it is logged)")
     require_scope(scope, "a demotion")
     ident = memory_key(scope, subject, key)
     live = [f for f in store.history(scope.tenant, ident)

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from vintage.graph.core.asof import AsOf
 from vintage.graph.core.kinds import Authority, SourceKind, Status
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, Fact, FactIn, Scope, SourceIn, digest, new_event_id
 from vintage.graph.core.temporal import all_time
 from vintage.graph.memory.gate import FACT_KIND
@@ -58,6 +59,7 @@ def _subjects(states: tuple[datetime, Snapshot, Snapshot]) -> set[str]:
 def rollback(store: Store, scope: Scope, to: datetime, *, actor: str,
              reason: str) -> RolledBack:
     require_scope(scope, "a rollback")  # never a whole tenant's memories by omission
+    required(reason, "the reason")
     if to >= store.now():
         raise StoreError("roll back to an instant in the past")
 

@@ -16,12 +16,13 @@ scope is an access decision, and the engine does not take one from the other sil
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
 from vintage.graph.core.errors import InvalidArgument, UserError
-from vintage.graph.core.model import Event, Scope, new_event_id
+from vintage.graph.core.model import SCOPE_PART, Event, Scope, new_event_id
 from vintage.graph.store.protocol import Store
 
 USER_SUBJECT = "user:"
@@ -54,9 +55,17 @@ def require_read_scope(scope: Scope, what: str, *, all_scopes: bool = False) -> 
 
 def subject_refusal(subject: str, user: str | None, project: str | None,
                     thread: str | None) -> str | None:
-    """Why a memory write's scope does not fit it (None: it does)."""
-    if subject.startswith(USER_SUBJECT):
-        owner = subject[len(USER_SUBJECT):]
+    """Why a memory write's scope does not fit it (None: it does). A subject that reads as
+    ``user:`` however it is cased, spaced or written in full-width letters names a user, and
+    is written ``user:ID`` with the id as a scope names it, or refused: ``USER:8`` beside
+    ``user:8`` in another scope was out of reach of ``forget --user 8``. A malformed id is not
+    repeated (it may be anything: a password was)."""
+    named = unicodedata.normalize("NFKC", subject).strip().casefold()
+    if named.startswith(USER_SUBJECT):
+        owner = subject[len(USER_SUBJECT):] if subject.startswith(USER_SUBJECT) else ""
+        if not SCOPE_PART.match(owner):
+            return ("a subject that names a user is written user:ID, the user's id as --user "
+                    "takes it (letters, digits and _ . : @ / - only)")
         if user != owner:
             where = f", not user {user}'s" if user else f": give user {owner} (--user {owner})"
             return f"a memory about {subject} lies in user {owner}'s scope{where}"

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, new_event_id
 from vintage.graph.memory.trust import TRUST
 from vintage.graph.store.protocol import Store
@@ -56,8 +57,7 @@ def _event(store: Store, tenant: str, name: str, version: str | None, *, registe
     name = _checked(name, "tool name")
     version = ANY_VERSION if version is None else _checked(version, "tool version")
     reporters = tuple(sorted({_checked(r, "reporter") for r in reporters}))
-    if not reason.strip():
-        raise InvalidArgument("a tool registration needs a reason (it is logged)")
+    required(reason, "a tool registration's reason (it is logged)")
     # Events of one instant come in id order, which is random: a registration's event goes
     # after the tenant's last trust event, so that the latest decision is the one read.
     last = [e.at for e in store.events(tenant, actions=[TRUST])][-1:]

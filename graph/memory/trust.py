@@ -18,6 +18,7 @@ from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, new_event_id
 from vintage.graph.store.protocol import Store
 
@@ -34,8 +35,7 @@ def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, 
                                  if kind is SourceKind.TOOL_RESULT else ""))
     if not source_id.strip():
         raise InvalidArgument("name the source to trust")
-    if not reason.strip():
-        raise InvalidArgument("a trust decision needs a reason (it is logged)")
+    required(reason, "a trust decision's reason (it is logged)")
     event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=TRUST,
                   reason=reason,
                   details={"decision": "trusted" if trusted else "distrusted",

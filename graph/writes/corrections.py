@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from vintage.graph.core.labels import FACT, SUPPORTED_BY
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, Fact, Scope, Value, new_event_id
 from vintage.graph.store.protocol import (
     Direction,
@@ -63,6 +64,7 @@ def invalidate(
     store: Store, scope: Scope, fact_ids: Sequence[str], *, actor: str, reason: str,
 ) -> ExitReport:
     """The engine stops holding these facts from now on (history kept, as-of before unchanged)."""
+    required(reason, "the reason")
 
     def work(tx: StoreTx) -> ExitReport:
         facts = under_locks(tx, lambda: tx.get_facts(sorted(set(fact_ids))), _subjects)
@@ -95,6 +97,7 @@ def retract_source(
 ) -> ExitReport:
     """The source's facts lose its support; those left with none are invalidated, and the
     cascade follows."""
+    required(reason, "the reason")
 
     def work(tx: StoreTx) -> ExitReport:
         if not tx.get_sources([source_id]):
