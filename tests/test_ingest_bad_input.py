@@ -199,6 +199,22 @@ def test_bad_input_is_one_line_naming_file_row_and_field_exit_2_and_nothing_writ
     assert holds_nothing(store_args)
 
 
+def test_a_refused_file_after_an_ingested_one_says_what_the_earlier_files_wrote(
+    store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each file is its own write: "nothing from this file was written" left the user to
+    guess that the file before it was."""
+    good = write(tmp_path, "good.csv", csv_text())
+    bad = write(tmp_path, "bad.csv", csv_text(value="twelve"))
+    code, out, err = run([*store_args, "ingest", "facts", str(good), str(bad)], capsys,
+                         monkeypatch, columns=100_000)
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert err.rstrip().endswith("; nothing from this file was written; the files before it "
+                                 "were ingested: good.csv (1 fact)")
+    assert not holds_nothing(store_args)
+
+
 def test_a_csv_with_a_utf8_byte_order_mark_is_read_past_it(
     store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

@@ -152,3 +152,20 @@ def test_a_blank_reason_or_task_is_refused_in_one_line_and_changes_nothing(
     code, out, err = run([*store_args, *command], capsys, monkeypatch)
     assert (code, out) == (2, "") and err.count("\n") == 1 and "is empty" in err, err
     assert json.loads(run([*store_args, "audit", "--json"], capsys, monkeypatch)[1]) == before
+
+
+@pytest.mark.parametrize("args", [
+    ["remember", "preference", "user:42", "k\udcff", "v", *SAID],
+    ["search", "q\udcff", "--user", "42"],
+    ["--actor", "a\udcff", "memories", "user:42", "--user", "42"],
+])
+def test_an_argument_that_is_not_utf8_is_refused_in_one_line_naming_its_place(
+    args: list[str], store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An undecodable byte reaches Python as a lone surrogate, which failed later as an
+    internal error (exit 70) wherever it was given."""
+    code, out, err = run([*store_args, *args], capsys, monkeypatch)
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert err.startswith("error: argument ") and "is not UTF-8 text" in err
+    assert nothing_held(store_args, capsys, monkeypatch)

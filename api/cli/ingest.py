@@ -13,6 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
+from vintage.graph.core.errors import UserError
 from vintage.graph.core.model import Scope
 from vintage.graph.store.protocol import Store
 from vintage.ingest.batches import Summary
@@ -89,7 +90,10 @@ def _ingest(options: Options, files: list[Path], as_json: bool, fmt: OutputForma
             def advance(done: int, total: int, task: TaskID = task) -> None:
                 bar.update(task, completed=done, total=total)
 
-            summaries.append(load(store, scope, path, advance))
+            try:
+                summaries.append(load(store, scope, path, advance))
+            except UserError as exc:
+                raise _after(exc, summaries) from None
     if to_csv:
         print_table_csv(*listings.cascade(summaries))
     elif as_json:
@@ -97,3 +101,17 @@ def _ingest(options: Options, files: list[Path], as_json: bool, fmt: OutputForma
     else:
         for summary in summaries:
             render.ingest_summary(_out, summary)
+
+
+class PartlyIngested(UserError):
+    """A file refused after earlier files of the same command were ingested."""
+
+
+def _after(exc: UserError, done: list[Summary]) -> UserError:
+    """``exc``, saying what the files before the refused one wrote: each file is its own
+    write, so "nothing from this file was written" said nothing of them."""
+    if not done or any(s.dry_run for s in done):
+        return exc
+    written = ", ".join(f"{Path(s.file).name} ({s.created:,} fact{'' if s.created == 1 else 's'})"
+                        for s in done)
+    return PartlyIngested(f"{exc}; the files before it were ingested: {written}")

@@ -9,8 +9,17 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.options import AsJson, Format, Options, OutputFormat, as_csv_unless_json
+from vintage.cli.options import (
+    AllScopes,
+    AsJson,
+    Format,
+    Options,
+    OutputFormat,
+    as_csv_unless_json,
+)
+from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.temporal import parse_instant
+from vintage.graph.memory.scoping import require_fact_scope
 from vintage.queries.lineage.explain import explain
 from vintage.queries.lineage.export import graphml, prov_json
 from vintage.queries.lineage.impact import impact
@@ -40,12 +49,17 @@ def explain_cmd(
     as_graphml: Annotated[bool, typer.Option("--graphml", help="GraphML (yEd, Gephi).")]
         = False,
     fmt: Format = OutputFormat.TABLE,
+    user: User = None, project: Project = None, thread: Thread = None,
+    all_scopes: AllScopes = False,
 ) -> None:
     """The full upstream tree of a fact: recipes, inputs, periods, sources, time stamps
-    (``--format csv``: a row per fact version of the tree)."""
+    (``--format csv``: a row per fact version of the tree). A memory is explained in its
+    scope (``--user``, ``--project``, ``--thread``) or with ``--all-scopes`` (audited)."""
     options: Options = ctx.obj
     to_csv = explain_csv(fmt, as_json, prov, as_graphml)
     with options.opened() as store:
+        require_fact_scope(store, scope_of(options, user, project, thread), fact_id, "explain",
+                           all_scopes=all_scopes, actor=options.actor)
         result = explain(store, options.scope(), fact_id,
                          parse_instant(system_at, "system_at") if system_at else None)
     if to_csv:
@@ -77,10 +91,16 @@ def impact_cmd(
     fact: Annotated[str | None, typer.Option("--fact", help="A fact id.")] = None,
     as_json: AsJson = False,
     fmt: Format = OutputFormat.TABLE,
+    user: User = None, project: Project = None, thread: Thread = None,
+    all_scopes: AllScopes = False,
 ) -> None:
-    """Every derived fact downstream of a source or fact, with its path; changes nothing."""
+    """Every derived fact downstream of a source or fact, with its path; changes nothing. A
+    memory's (``--fact``) in its scope, or with ``--all-scopes`` (audited), as ``explain``."""
     options: Options = ctx.obj
     with options.opened() as store:
+        if fact is not None:
+            require_fact_scope(store, scope_of(options, user, project, thread), fact,
+                               "impact", all_scopes=all_scopes, actor=options.actor)
         result = impact(store, options.scope(), source_id=source, fact_id=fact)
     render.impact_out(out, result, as_json, as_csv_unless_json(fmt, as_json))
 

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from vintage.cli.commands import VintageGroup
 from vintage.cli.options import Options, default_actor
-from vintage.graph.core.errors import UserError
+from vintage.graph.core.errors import InvalidArgument, UserError
 from vintage.graph.store.protocol import StoreUnreachable
 from vintage.render.terminal import console, safe, visible
 
@@ -74,6 +74,7 @@ def main() -> None:
     """Run the command line; a refused request and an internal error each end in one line on
     stderr and their own exit code (module docstring), never a traceback unless asked for."""
     try:
+        _utf8_arguments(sys.argv[1:])
         app()
     except StoreUnreachable as exc:
         err.print(f"[red]error:[/red] {safe(exc)}", highlight=False)
@@ -86,6 +87,17 @@ def main() -> None:
             raise
         sys.stderr.write(internal_error(exc) + "\n")
         sys.exit(INTERNAL_ERROR_EXIT)
+
+
+def _utf8_arguments(args: list[str]) -> None:
+    """Every argument is UTF-8 text: an undecodable byte reaches Python as a lone surrogate,
+    which every later encoding of it failed on, as an internal error (exit 70), wherever it
+    was (a key, a query, a source id, ``--actor``). Refused here, naming its place only."""
+    for n, arg in enumerate(args, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidArgument(f"argument {n} is not UTF-8 text: give it as UTF-8") from None
 
 
 def refusal(exc: Exception) -> str:

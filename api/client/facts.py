@@ -107,7 +107,18 @@ def history(remote: Remote, p: dict[str, Any]) -> None:
          f"history of {p['subject']} {p['predicate']}")
 
 
+def _keys_scope(p: dict[str, Any], command: str) -> None:
+    """Over the server a fact is read as the key reaches it: a scope named on the command line
+    is refused, not dropped."""
+    named = [f"--{o.replace('_', '-')}" for o in ("user", "project", "thread", "all_scopes")
+             if p.get(o)]
+    if named:
+        raise InvalidArgument(f"{', '.join(named)}: over --server, {command} reads what the "
+                              "key's scope reaches; give none")
+
+
 def explain(remote: Remote, p: dict[str, Any]) -> None:
+    _keys_scope(p, "explain")
     path = f"/v1/facts/{segment(p['fact_id'])}/explanation"
     query = {"system_at": instant(p["system_at"], "system_at")}
     to_csv = explain_csv(p["fmt"], p["as_json"], p["prov"], p["as_graphml"])
@@ -130,6 +141,7 @@ def explain(remote: Remote, p: dict[str, Any]) -> None:
 
 
 def impact(remote: Remote, p: dict[str, Any]) -> None:
+    _keys_scope(p, "impact")
     source, fact = p["source"], p["fact"]
     if (source is None) == (fact is None):
         raise InvalidArgument("impact needs exactly one of a source id or a fact id")

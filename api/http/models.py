@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
+from pydantic import AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.writes.corrections import ExitReport
@@ -43,7 +43,7 @@ FACT_EXAMPLE: dict[str, Any] = {"id": "f-2c1b0a9e8d7c6b5a-1", "subject": "GOOGL"
 # no 5 (a string read as true erased a user's every memory); a query string's stay text.
 JsonBool = Annotated[bool, Strict()]
 JsonInt = Annotated[int, Strict()]
-JsonFloat = Annotated[float, Strict()]  # an integer is a number too: 1 is 1.0
+JsonFloat = Annotated[float, Strict(), AllowInfNan(False)]  # 1 is 1.0; NaN is no number
 
 
 class Out(BaseModel):

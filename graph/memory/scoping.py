@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from vintage.graph.core.errors import InvalidArgument, UserError
 from vintage.graph.core.model import SCOPE_PART, Event, Scope, new_event_id
-from vintage.graph.store.protocol import Store
+from vintage.graph.store.protocol import Store, UnknownReference
 
 USER_SUBJECT = "user:"
 READ = "read"
@@ -72,6 +72,27 @@ def subject_refusal(subject: str, user: str | None, project: str | None,
     if not (user or project or thread):
         return "a memory names its scope: give a user, project or thread"
     return None
+
+
+def require_fact_scope(store: Store, scope: Scope, fact_id: str, read: str, *,
+                       all_scopes: bool = False, actor: str | None = None) -> None:
+    """A read of one fact by id (``explain``, ``impact --fact`` on the command line): a memory
+    (a fact of a user, project or thread scope) is read only by a read naming a scope it lies
+    in, or with ``all_scopes``, which is audited; otherwise it reads as an unknown fact, as
+    another user's does over HTTP. A tenant-wide fact (a filing's, a table's) is read as
+    before. Memory ids are content hashes: a scope-free read of one leaked its value."""
+    if all_scopes:
+        require_read_scope(scope, read, all_scopes=True)
+    fact = store.reading(scope.tenant, lambda tx: tx.get_facts([fact_id])).get(fact_id)
+    if fact is None or not fact.scope:
+        return
+    if all_scopes:
+        record_wide_read(store, scope.tenant, actor=actor, read=read, subject=fact.subject)
+        return
+    held = Scope.from_terms(scope.tenant, list(fact.scope)).keys
+    if not scope.keys or any(held.get(k) != v for k, v in scope.keys.items()):
+        raise UnknownReference(f"unknown fact: {fact_id} (a memory is read in its scope: "
+                               "give --user, --project or --thread, or --all-scopes)")
 
 
 def record_wide_read(store: Store, tenant: str, *, actor: str | None, read: str,

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.limits import blank, required
 from vintage.graph.core.model import Event, new_event_id
 from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
 from vintage.graph.retrieval.multilingual import INSTALL
@@ -114,8 +115,9 @@ def set_embedder(store: Store, choice: str | None, *, tenant: str | None = None,
     for it again (None when the store has none yet: the first search records one). Entries by
     another model are re-embedded by the next search or ``vintage index`` (the index is keyed
     by model)."""
-    if not reason.strip():
-        raise InvalidArgument("choosing an embedder needs a reason (it is logged)")
+    required(reason, "choosing an embedder's reason (it is logged)")
+    if choice is not None and blank(choice):  # a blank name is not a choice of the default
+        raise InvalidArgument(f"name the embedder: {NAMES}")
     if choice is None and tenant is None:
         raise InvalidArgument("the store always has an embedder: name one")
     if choice is not None:
