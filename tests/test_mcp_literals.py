@@ -49,7 +49,7 @@ def test_a_request_holding_an_out_of_range_literal_is_refused_naming_the_bound()
     assert notified is not None and notified.id is None  # no answer over stdio, 400 over HTTP
 
 
-def test_vintage_mcp_over_stdio_refuses_1e_400_and_stores_nothing_then_serves_on(
+def test_vintage_mcp_over_stdio_refuses_1e_400_and_a_line_of_no_json_then_serves_on(
         tmp_path: Path, clock: PinnedClock, tenant: str) -> None:
     store = SqliteStore.open(tmp_path / "store", clock, FileKeyStore(tmp_path / "keys"))
     key = key_of(store, tenant, "agent", user="42", name="stdio-bot")
@@ -58,7 +58,7 @@ def test_vintage_mcp_over_stdio_refuses_1e_400_and_stores_nothing_then_serves_on
         '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": '
         '"2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}',
         '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
-        call(2, "tiny", "1e-400"), call(3, "fine", "0.25")]
+        call(2, "tiny", "1e-400"), "{not json", call(3, "fine", "0.25")]
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "vintage"), "--store", str(tmp_path / "store"),
          "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -71,7 +71,7 @@ def test_vintage_mcp_over_stdio_refuses_1e_400_and_stores_nothing_then_serves_on
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write("\n".join(lines) + "\n")
         server.stdin.flush()
-        while len(answers) < 3 and (line := server.stdout.readline()):
+        while len(answers) < 4 and (line := server.stdout.readline()):
             message = json.loads(line)
             answers[message["id"]] = message
         server.stdin.close()  # end of input: the server stops
@@ -84,6 +84,7 @@ def test_vintage_mcp_over_stdio_refuses_1e_400_and_stores_nothing_then_serves_on
             if pipe is not None:
                 pipe.close()
     assert answers[2]["error"]["code"] == -32602, err
+    assert answers[None]["error"]["code"] == -32700  # a line that is no JSON: a parse error
     assert answers[2]["error"]["message"].startswith(TOO_SMALL)
     assert answers[3]["result"]["structuredContent"]["decision"] == "candidate", answers[3]
     # Read at the server's clock (the real one): the pinned one is before its writes.

@@ -7,7 +7,9 @@ it (docs/service.md). Here each stdio line passes through ``StrictLines``, and e
 body through ``StrictBodies``, first: a message that holds a number a 64-bit float cannot hold
 never reaches the SDK; a request gets a JSON-RPC ``-32602`` error naming the bound (the message
 the command line and HTTP give; over HTTP with status 400), a notification over stdio is
-dropped. Everything else goes on unchanged, so the SDK still decides the rest.
+dropped. A stdio line that is no JSON at all is answered with JSON-RPC's parse error (-32700,
+id null), which the SDK left unanswered. Everything else goes on unchanged, so the SDK still
+decides the rest.
 
 Stdin is handed to the SDK as a stream, which skips the SDK's claim of file descriptor 0 (its
 diversion to the null device while serving): Vintage's tools never read stdin, and stdout,
@@ -29,7 +31,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_PARAMS, ErrorData, JSONRPCError
+from mcp.types import INVALID_PARAMS, PARSE_ERROR, ErrorData, JSONRPCError
 
 from vintage.graph.core import literals
 
@@ -51,6 +53,18 @@ def refusal(line: str) -> JSONRPCError | None:
                         error=ErrorData(code=INVALID_PARAMS, message=message))
 
 
+def unparsed(line: str) -> JSONRPCError | None:
+    """The JSON-RPC parse error answering a line that is not JSON (None: it is, or is blank)."""
+    if not line.strip():
+        return None
+    try:
+        json.loads(line)
+        return None
+    except ValueError:
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=PARSE_ERROR, message="Parse error: the message is not JSON"))
+
+
 class StrictLines:
     """The lines of ``lines`` that the SDK may decode; the others answered (``refusal``)."""
 
@@ -68,10 +82,13 @@ class StrictLines:
 
     async def _passed(self) -> AsyncIterator[str]:
         async for line in self.lines:
-            refused = refusal(line)
+            refused = refusal(line) or unparsed(line)
             if refused is None:
                 yield line
-            elif refused.id is not None:  # a notification is dropped: it expects no answer
+            elif refused.id is not None or refused.error.code == PARSE_ERROR:
+                # A notification is dropped (it expects no answer); a line that is no JSON is
+                # answered with id null, as JSON-RPC asks (the SDK answered it nothing, and a
+                # client waiting on its request hung).
                 await self.ready.wait()  # set once the transport is up, before any line
                 assert self.answers is not None
                 await self.answers.send(SessionMessage(refused))
