@@ -107,6 +107,20 @@ def test_every_version_of_a_corrected_memory_is_erased(store: Store, scope: Scop
         assert occurrences(store, scope.tenant, text) == 0
 
 
+def test_forgetting_what_was_erased_already_is_refused_and_writes_no_second_tombstone(
+    store: Store, scope: Scope,
+) -> None:
+    remembered(store, scope, value="office")
+    which = {"subject": "user:42", "key": "shipping.preference", "actor": "x", "reason": "asked"}
+    assert forget(store, mine(scope), **which).facts == 1
+    erased = [e for e in audit(store, scope.tenant) if e.action == "erase"]
+    with pytest.raises(UnknownReference, match="erased already"):
+        forget(store, mine(scope), **which)
+    with pytest.raises(UnknownReference, match="erased already"):
+        forget(store, scope, user="42", actor="admin", reason="account deleted")
+    assert [e for e in audit(store, scope.tenant) if e.action == "erase"] == erased
+
+
 def test_forgetting_everything_of_one_user_leaves_the_other_users_alone(
     store: Store, scope: Scope,
 ) -> None:

@@ -101,6 +101,7 @@ def forget(
             found, kept = under_locks(tx, said,
                                       lambda fs: (f.subject for f in fs[0] + fs[1]))
             now = store.now()
+            found = [f for f in found if f.erased_at is None]
             targets = {f.id for f in found}
             # What stays no longer rests on it; what rested on it alone among its live supports
             # (the others retracted) is no longer held, as a retraction of it would decide.
@@ -109,9 +110,13 @@ def forget(
         else:
             found = under_locks(tx, lambda: versions(tx), lambda fs: (f.subject for f in fs))
             now = store.now()  # after the locks: later than any write the plan rests on
+            # What an earlier erasure took is not erased again (a second forget reported the
+            # versions it had erased, and wrote another tombstone).
+            found = [f for f in found if f.erased_at is None]
             targets = {f.id for f in found}
             if not targets:
-                raise UnknownReference(f"nothing to forget by {by}")
+                raise UnknownReference(f"nothing to forget by {by}: nothing of it is held, or "
+                                       "it was erased already")
         derived: set[str] = set()
         if targets:
             down = tx.walk(sorted(targets), Direction.DOWNSTREAM, now, _DEPTH,
