@@ -66,7 +66,7 @@ def test_vintage_mcp_over_stdio_refuses_1e_400_and_a_line_of_no_json_then_serves
         cwd=str(Path(__file__).resolve().parents[1]))
     watchdog = threading.Timer(120, server.kill)  # a server that stops answering fails the test
     watchdog.start()
-    answers: dict[int, Any] = {}
+    answers: dict[int | None, Any] = {}
     try:
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write("\n".join(lines) + "\n")
