@@ -157,8 +157,8 @@ def test_explain_and_impact_read_a_memory_only_in_its_scope_or_audited(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A memory's id is a hash anyone can compute: ``explain ID`` naming no scope printed its
-    value, unaudited. It reads as an unknown fact unless the read names a scope it lies in,
-    or says --all-scopes, which the audit records."""
+    value, unaudited (and ``impact --source`` the values a source said). It reads as unknown
+    unless the read names a scope it lies in, or says --all-scopes, which the audit records."""
     code, out, err = run([*store_args, "remember", "preference", "user:42", "door.code", "4711",
                           "--source-id", "msg-1", *SAID, "--json"], capsys, monkeypatch)
     assert code == 0, err
@@ -168,6 +168,11 @@ def test_explain_and_impact_read_a_memory_only_in_its_scope_or_audited(
         code, out, err = run([*store_args, *command], capsys, monkeypatch)
         assert (code, out) == (2, "") and err.startswith(f"error: unknown fact: {memory_id}")
         assert "4711" not in err
+    code, out, err = run([*store_args, "impact", "--source", "msg-1"], capsys, monkeypatch)
+    assert (code, out) == (2, "") and err.startswith("error: unknown source: msg-1"), err
+    code, out, err = run([*store_args, "impact", "--source", "msg-1", "--user", "42"], capsys,
+                         monkeypatch)
+    assert code == 0, err
     code, out, err = run([*store_args, "explain", memory_id, "--user", "42"], capsys,
                          monkeypatch)
     assert code == 0 and "4711" in out, err

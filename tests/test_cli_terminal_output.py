@@ -15,6 +15,11 @@ import pytest
 from rich.console import Console
 
 from tests.factories import run
+from vintage.graph.core.kinds import FactKind, SourceKind
+from vintage.graph.core.model import FactIn, Scope, SourceIn, Subject
+from vintage.graph.core.temporal import parse_instant
+from vintage.graph.store.backends import open_store
+from vintage.graph.writes.semantics import Batch, record
 from vintage.render.terminal import table
 
 COLUMNS = 80
@@ -153,7 +158,7 @@ def test_control_characters_are_refused_in_one_line_and_bidi_controls_shown_esca
     code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
                              "42")
     assert code == 0, err
-    assert field(out, "value").replace(" ", "") == "redoverwrite\\u202etxt"
+    assert "\\u202etxt" in out  # shown (vintage() checks that no raw control reached it)
     code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "red",
                              "--budget", "2000", "--user", "42", "--for-thread", "th1")
     assert code == 0 and 'user:42 k = "red over write \\u202etxt" | active' in out, err
@@ -165,6 +170,43 @@ def test_control_characters_are_refused_in_one_line_and_bidi_controls_shown_esca
                   f"asked {ESC}[2J"], ["audit", "--since", f"{ESC}[2J[/]"]):
         code, out, err = vintage(store_args, capsys, monkeypatch, *args)
         assert code == 2 and ESC not in err, err
+
+
+def test_control_characters_a_store_already_holds_are_shown_never_sent_to_the_terminal(
+    store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A store written before control characters were refused holds what it holds, and a read
+    never re-checks it: written here below the write gate, each is shown as an escape, in a
+    table and in a context pack, and kept exact in --json."""
+    value = f"red{ESC}[31m {OSC_LINK}x {CSI}31m{DEL} over{CR}write {RLO}txt"
+    store = open_store(store_args[1])
+    try:
+        record(store, Scope(tenant=store_args[3], keys={"user": "42"}), Batch(
+            subjects=[Subject(id="user:42", kind="user")],
+            sources=[SourceIn(id="m-old", kind=SourceKind.USER_MESSAGE,
+                              available_at=parse_instant("2026-05-01T10:00:00Z"))],
+            facts=[FactIn(subject="user:42", predicate="note", value=value,
+                          valid_from=parse_instant("2026-05-01T10:00:00Z"),
+                          kind=FactKind.PREFERENCE, source="m-old", owner="user:42",
+                          retention_reason="asked")]), actor="test")
+    finally:
+        store.close()
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                             "42")
+    assert code == 0, err
+    shown = ("red\\x1b[31m \\x1b]8;;https://evil.example\\x07x \\x9b31m\\x7f "
+             "over\\x0dwrite \\u202etxt")
+    assert field(out, "value").replace(" ", "") == shown.replace(" ", "")
+    code, out, err = vintage(store_args, capsys, monkeypatch, "context", "--query", "red",
+                             "--budget", "2000", "--user", "42", "--for-thread", "th1")
+    packed = (r'note = "red\u001b[31m \u001b]8;;https://evil.example\u0007x '
+              r'\u009b31m\u007f over\rwrite \u202etxt" | active')
+    assert code == 0 and f"user:42 {packed}" in out, err
+    code, out, err = vintage(store_args, capsys, monkeypatch, "memories", "user:42", "--user",
+                             "42", "--json")
+    (listed,) = json.loads(out)
+    assert listed["value"] == value
 
 
 def test_the_error_handler_prints_a_refused_value_escaped_on_one_line(

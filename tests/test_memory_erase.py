@@ -119,6 +119,10 @@ def test_forgetting_what_was_erased_already_is_refused_and_writes_no_second_tomb
     with pytest.raises(UnknownReference, match="erased already"):
         forget(store, scope, user="42", actor="admin", reason="account deleted")
     assert [e for e in audit(store, scope.tenant) if e.action == "erase"] == erased
+    # By source, what is erased already is not counted again.
+    remembered(store, scope, key="gift.wrap", value="yes", source_id="msg-2")
+    assert forget(store, scope, source_id="msg-2", actor="x", reason="asked").facts == 1
+    assert forget(store, scope, source_id="msg-2", actor="x", reason="asked").facts == 0
 
 
 def test_forgetting_everything_of_one_user_leaves_the_other_users_alone(

@@ -19,7 +19,7 @@ from vintage.cli.options import (
 )
 from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.temporal import parse_instant
-from vintage.graph.memory.scoping import require_fact_scope
+from vintage.graph.memory.scoping import require_fact_scope, require_source_scope
 from vintage.queries.lineage.explain import explain
 from vintage.queries.lineage.export import graphml, prov_json
 from vintage.queries.lineage.impact import impact
@@ -95,12 +95,17 @@ def impact_cmd(
     all_scopes: AllScopes = False,
 ) -> None:
     """Every derived fact downstream of a source or fact, with its path; changes nothing. A
-    memory's (``--fact``) in its scope, or with ``--all-scopes`` (audited), as ``explain``."""
+    memory's, or a source's that said memories, in their scope, or with ``--all-scopes``
+    (audited), as ``explain``."""
     options: Options = ctx.obj
     with options.opened() as store:
+        asked = scope_of(options, user, project, thread)
         if fact is not None:
-            require_fact_scope(store, scope_of(options, user, project, thread), fact,
-                               "impact", all_scopes=all_scopes, actor=options.actor)
+            require_fact_scope(store, asked, fact, "impact", all_scopes=all_scopes,
+                               actor=options.actor)
+        if source is not None:
+            require_source_scope(store, asked, source, "impact", all_scopes=all_scopes,
+                                 actor=options.actor)
         result = impact(store, options.scope(), source_id=source, fact_id=fact)
     render.impact_out(out, result, as_json, as_csv_unless_json(fmt, as_json))
 

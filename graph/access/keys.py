@@ -19,6 +19,7 @@ from vintage.graph.access import keystring
 from vintage.graph.access.cache import VERIFIED, KeyCache
 from vintage.graph.access.principal import Principal, Role, Unauthorized, check_binding
 from vintage.graph.core.errors import InvalidArgument
+from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, Scope, Value, new_event_id
 from vintage.graph.store.protocol import Store
 
@@ -110,6 +111,7 @@ def revoke(store: Store, tenant: str, key_id: str, actor: str, *, reason: str = 
     _tenant_checked(tenant)
     if not actor or not actor.strip():
         raise InvalidArgument("revoking a key names its actor (it is logged)")
+    required(reason, "the reason")
     created, revoked = _events_of(store, tenant, key_id)
     if created is None:
         raise InvalidArgument(f"no key {key_id[:40]!r} in tenant {tenant!r}")

@@ -24,9 +24,11 @@ MAX_URI_CHARS: Final = 2048  # a source's URL (what browsers and servers commonl
 
 Value = bool | int | float | str
 
-# Control characters (C0, DEL, C1): no text a caller gives holds one, save a tab or a line
-# break in free text. Refused, never stripped: a NUL inside a card number or an instruction
-# split it past the write gates, and one in a source id broke every later read of its scope.
+# Control characters (C0, DEL, C1): no text of a memory write, a reason or a query holds one,
+# save a tab or a line break in free text. Refused where the caller gives it, never stripped,
+# and never checked on a read (a store written before holds what it holds): a NUL inside a
+# card number or an instruction split it past the write gates, and one in a source id broke
+# every later read of its scope.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
@@ -73,4 +75,4 @@ def check_value(value: Value) -> Value:
         return value
     if len(value.encode()) > MAX_TEXT_BYTES:
         raise ValueError(f"text value larger than {MAX_TEXT_BYTES} bytes")
-    return check_text(value)
+    return value

@@ -31,11 +31,11 @@ SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")  # a user, project or thr
 
 
 def _name(value: str) -> str:
-    if not value or limits.blank(value):
+    if not value or not value.strip():
         raise ValueError("must not be empty")
     if len(value) > limits.MAX_NAME_CHARS:
         raise ValueError(f"longer than {limits.MAX_NAME_CHARS} characters")
-    return limits.check_text(value, one_line=True)
+    return value
 
 
 Name = Annotated[str, AfterValidator(_name)]
@@ -45,7 +45,7 @@ def _at_most(chars: int) -> AfterValidator:
     def bounded(value: str) -> str:
         if len(value) > chars:
             raise ValueError(f"longer than {chars} characters")
-        return limits.check_text(value, one_line=True)
+        return value
     return AfterValidator(bounded)
 
 

@@ -111,10 +111,11 @@ class MemoryIn(BaseModel):
         if isinstance(value, str) and blank(value):
             raise ValueError("a memory value is empty (blank, NUL or invisible characters "
                              "only): give what is to be remembered")
-        return check_value(value)
+        value = check_value(value)
+        return check_text(value) if isinstance(value, str) else value
 
-    @field_validator("source_id", "source_version", "owner", "user", "project", "thread",
-                     "tool", "tool_version")
+    @field_validator("tenant", "subject", "key", "source_id", "source_version", "owner", "user",
+                     "project", "thread", "tool", "tool_version")
     @classmethod
     def _one_line(cls, text: str | None) -> str | None:
         return text if text is None else check_text(text, one_line=True)

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
 from vintage.graph.core.errors import InvalidArgument, UserError
-from vintage.graph.core.model import SCOPE_PART, Event, Scope, new_event_id
+from vintage.graph.core.model import SCOPE_PART, Event, Fact, Scope, new_event_id
 from vintage.graph.store.protocol import Store, UnknownReference
 
 USER_SUBJECT = "user:"
@@ -56,11 +56,12 @@ def require_read_scope(scope: Scope, what: str, *, all_scopes: bool = False) -> 
 def subject_refusal(subject: str, user: str | None, project: str | None,
                     thread: str | None) -> str | None:
     """Why a memory write's scope does not fit it (None: it does). A subject that reads as
-    ``user:`` however it is cased, spaced or written in full-width letters names a user, and
-    is written ``user:ID`` with the id as a scope names it, or refused: ``USER:8`` beside
-    ``user:8`` in another scope was out of reach of ``forget --user 8``. A malformed id is not
-    repeated (it may be anything: a password was)."""
-    named = unicodedata.normalize("NFKC", subject).strip().casefold()
+    ``user:`` however it is cased, spaced (inside too, or with invisible characters) or written
+    in full-width letters names a user, and is written ``user:ID`` with the id as a scope names
+    it, or refused: ``USER:8`` beside ``user:8`` in another scope was out of reach of ``forget
+    --user 8``. A malformed id is not repeated (it may be anything: a password was)."""
+    named = "".join(c for c in unicodedata.normalize("NFKC", subject)
+                    if not c.isspace() and unicodedata.category(c) != "Cf").casefold()
     if named.startswith(USER_SUBJECT):
         owner = subject[len(USER_SUBJECT):] if subject.startswith(USER_SUBJECT) else ""
         if not SCOPE_PART.match(owner):
@@ -81,18 +82,36 @@ def require_fact_scope(store: Store, scope: Scope, fact_id: str, read: str, *,
     in, or with ``all_scopes``, which is audited; otherwise it reads as an unknown fact, as
     another user's does over HTTP. A tenant-wide fact (a filing's, a table's) is read as
     before. Memory ids are content hashes: a scope-free read of one leaked its value."""
+    fact = store.reading(scope.tenant, lambda tx: tx.get_facts([fact_id])).get(fact_id)
+    _in_scope(store, scope, [fact] if fact is not None else [], read, all_scopes, actor,
+              f"unknown fact: {fact_id}")
+
+
+def require_source_scope(store: Store, scope: Scope, source_id: str, read: str, *,
+                         all_scopes: bool = False, actor: str | None = None) -> None:
+    """``require_fact_scope`` for every fact a source ever supported (``impact --source``):
+    what it said may lie in several scopes, and the read shows each one's value."""
+    said = store.reading(scope.tenant, lambda tx: list(
+        tx.get_facts(tx.ever_supported_by(source_id)).values()))
+    _in_scope(store, scope, said, read, all_scopes, actor, f"unknown source: {source_id}")
+
+
+def _in_scope(store: Store, scope: Scope, facts: list[Fact], read: str, all_scopes: bool,
+              actor: str | None, unknown: str) -> None:
     if all_scopes:
         require_read_scope(scope, read, all_scopes=True)
-    fact = store.reading(scope.tenant, lambda tx: tx.get_facts([fact_id])).get(fact_id)
-    if fact is None or not fact.scope:
+    memories = [f for f in facts if f.scope]
+    if not memories:
         return
     if all_scopes:
-        record_wide_read(store, scope.tenant, actor=actor, read=read, subject=fact.subject)
+        record_wide_read(store, scope.tenant, actor=actor, read=read,
+                         subject=",".join(sorted({f.subject for f in memories})))
         return
-    held = Scope.from_terms(scope.tenant, list(fact.scope)).keys
-    if not scope.keys or any(held.get(k) != v for k, v in scope.keys.items()):
-        raise UnknownReference(f"unknown fact: {fact_id} (a memory is read in its scope: "
-                               "give --user, --project or --thread, or --all-scopes)")
+    for f in memories:
+        held = Scope.from_terms(scope.tenant, list(f.scope)).keys
+        if not scope.keys or any(held.get(k) != v for k, v in scope.keys.items()):
+            raise UnknownReference(f"{unknown} (a memory is read in its scope: give --user, "
+                                   "--project or --thread, or --all-scopes)")
 
 
 def record_wide_read(store: Store, tenant: str, *, actor: str | None, read: str,

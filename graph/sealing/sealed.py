@@ -64,11 +64,8 @@ def key_id(tenant: str, fact_id: str) -> str:
 
 
 def gone_among(sealer: Sealer | None, tenant: str, sealed: Sequence[str]) -> list[str]:
-    """The facts of ``sealed`` (ids of sealed facts) whose key is destroyed
-    (``Sealer.gone``); a store opened without its key store holds none it can tell."""
-    if sealed and sealer is None:
-        raise StoreError(f"fact {sealed[0]} was written sealed: open the store with its key "
-                         "store (VINTAGE_KEYS)")
+    """The facts of ``sealed`` (ids of facts marked sealed) whose key is destroyed
+    (``Sealer.gone``); none without a key store (an in-memory store keeps them plain)."""
     return sealer.gone(tenant, sealed) if sealer is not None else []
 
 

@@ -121,6 +121,7 @@ def restore_source(
     retraction closed (directly or by cascade) and that is justified again is held again. Both
     get a system-time gap for the retracted stretch, so as-of reads inside it still see the
     retraction, and nothing of either history is lost."""
+    required(reason, "the reason")
 
     def work(tx: StoreTx) -> ExitReport:
         if not tx.get_sources([source_id]):
