@@ -57,10 +57,11 @@ def decided(r: Remembered) -> tuple[str, str, str, str | None, int | None]:
 def test_embedded_and_neo4j_decide_and_recall_memories_identically(
     neo4j_driver_store: Neo4jStore, tmp_path: Path,
 ) -> None:
-    keys = FileKeyStore(tmp_path / "keys")
+    # A key file each, as two deployments have: with one, erasing a memory in one store
+    # destroyed the key of its twin (the same id) in the other, which then read it as erased.
     check_memories(lambda clock: [
-        SqliteStore.open(tmp_path / uuid.uuid4().hex, clock, keys),
-        Neo4jStore(neo4j_driver_store.driver, clock, keys=keys)],
+        SqliteStore.open(tmp_path / uuid.uuid4().hex, clock, FileKeyStore(tmp_path / "keys-a")),
+        Neo4jStore(neo4j_driver_store.driver, clock, keys=FileKeyStore(tmp_path / "keys-b"))],
         neo4j_driver_store.purge_tenant)
 
 
