@@ -91,7 +91,8 @@ def test_a_memory_about_a_user_lies_in_that_users_scope_and_goes_when_they_are_f
 
 @pytest.mark.parametrize("subject", ["USER:8", "User:8", " user:8", "ｕｓｅｒ:8", "user：8",
                                      "user:８", "user: 8", "user :8", "user\u00a0:8",
-                                     "u\u200bser:8", "user:8 password is hunter2abc"])
+                                     "u\u200bser:8", "us\u0435r:8",
+                                     "user:8 password is hunter2abc"])
 def test_a_subject_that_reads_as_a_user_is_written_user_id_or_refused_without_repeating_it(
     store: Store, scope: Scope, subject: str,
 ) -> None:

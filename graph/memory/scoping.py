@@ -16,13 +16,13 @@ scope is an access decision, and the engine does not take one from the other sil
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
 from vintage.graph.core.errors import InvalidArgument, UserError
 from vintage.graph.core.model import SCOPE_PART, Event, Fact, Scope, new_event_id
+from vintage.graph.memory.fold import plain
 from vintage.graph.store.protocol import Store, UnknownReference
 
 USER_SUBJECT = "user:"
@@ -57,12 +57,13 @@ def subject_refusal(subject: str, user: str | None, project: str | None,
                     thread: str | None) -> str | None:
     """Why a memory write's scope does not fit it (None: it does). A subject that reads as
     ``user:`` however it is cased, spaced (inside too, or with invisible characters) or written
-    in full-width letters names a user, and is written ``user:ID`` with the id as a scope names
-    it, or refused: ``USER:8`` beside ``user:8`` in another scope was out of reach of ``forget
-    --user 8``. A malformed id is not repeated (it may be anything: a password was)."""
-    named = "".join(c for c in unicodedata.normalize("NFKC", subject)
-                    if not c.isspace() and unicodedata.category(c) != "Cf").casefold()
-    if named.startswith(USER_SUBJECT):
+    in full-width or look-alike letters names a user, and is written ``user:ID`` with the id as
+    a scope names it, or refused: ``USER:8`` beside ``user:8`` in another scope was out of reach
+    of ``forget --user 8``. A malformed id is not repeated (it may be anything: a password
+    was)."""
+    # As the gates read text (``fold.plain``: NFKC, no invisible characters, look-alike
+    # letters folded, lower case), without any space.
+    if "".join(plain(subject).split()).startswith(USER_SUBJECT):
         owner = subject[len(USER_SUBJECT):] if subject.startswith(USER_SUBJECT) else ""
         if not SCOPE_PART.match(owner):
             return ("a subject that names a user is written user:ID, the user's id as --user "
@@ -107,9 +108,9 @@ def _in_scope(store: Store, scope: Scope, facts: list[Fact], read: str, all_scop
         record_wide_read(store, scope.tenant, actor=actor, read=read,
                          subject=",".join(sorted({f.subject for f in memories})))
         return
+    named = set(scope.terms())  # the as-of predicate's rule: the fact carries every key named
     for f in memories:
-        held = Scope.from_terms(scope.tenant, list(f.scope)).keys
-        if not scope.keys or any(held.get(k) != v for k, v in scope.keys.items()):
+        if not named or not named <= set(f.scope):
             raise UnknownReference(f"{unknown} (a memory is read in its scope: give --user, "
                                    "--project or --thread, or --all-scopes)")
 

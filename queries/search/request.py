@@ -17,7 +17,7 @@ from vintage.graph.core.asof import AsOf
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.exclusion import AUTHORITY
 from vintage.graph.core.kinds import Authority, FactKind, Status
-from vintage.graph.core.limits import blank, check_text
+from vintage.graph.core.limits import blank, required
 from vintage.graph.core.model import Scope, Source, Value
 from vintage.graph.core.temporal import Interval, all_time, as_of
 from vintage.graph.store.protocol import Store
@@ -170,10 +170,7 @@ def check(request: SearchRequest) -> None:
                               f"{', '.join(m.value for m in Mode)}")
     if blank(request.query):
         raise InvalidArgument("a search needs a query: words, a code or a key")
-    try:
-        check_text(request.query)
-    except ValueError as exc:  # a context keeps its query (its trace): no NUL is kept
-        raise InvalidArgument(f"the query {exc}") from None
+    required(request.query, "the query")  # a context keeps its query (its trace): no NUL
     if len(request.query) > MAX_QUERY_CHARS:
         raise InvalidArgument(f"a query is at most {MAX_QUERY_CHARS} characters")
     if not 1 <= request.limit <= MAX_LIMIT:
