@@ -47,6 +47,9 @@ from vintage.ingest.reading import IngestError, csv_rows, jsonl_rows, parse_numb
 __all__ = ["IngestError", "TableIngest", "ingest_table", "parse_table", "read_rows"]
 
 REQUIRED = ("subject", "predicate", "value", "unit", "period_end", "source_id", "available_at")
+OPTIONAL = ("period_start", "subject_name", "form", "url", "source_kind", "fiscal_year_end")
+_COLUMNS = frozenset(REQUIRED + OPTIONAL)
+_NAMED = ", ".join(REQUIRED) + "; optional: " + ", ".join(OPTIONAL)
 _YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
 # vintage.queries.metrics.fiscal reads the declaration under this predicate (ingest may not import
 # queries).
@@ -82,9 +85,18 @@ def parse_table(path: Path) -> TableIngest:
     parsed = TableIngest()
     problems: list[tuple[int, str, str]] = []
     said = OneValue()
+    unknown_seen: set[str] = set()
     for number, row in read_rows(path):
         parsed.rows += 1
         before = len(parsed.facts)
+        # A column the table does not know is refused, once, where it first appears: a
+        # misspelt optional column (`URL`, `period_begin`) would otherwise be dropped unsaid.
+        unknown = [name for name in row if name not in _COLUMNS and name not in unknown_seen]
+        if unknown:
+            unknown_seen.update(unknown)
+            problems.extend((number, name, f"unknown column: the columns are {_NAMED}")
+                            for name in unknown)
+            continue
         try:
             _parse_row(row, parsed)
         except _RowError as exc:

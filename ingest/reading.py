@@ -79,7 +79,11 @@ def csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         where = [1]  # the row being read, for an error in the bytes under it
         reader = csv.DictReader(_text_lines(path, handle, where), restkey=_MORE)
         try:
-            reader.fieldnames  # noqa: B018  # reads the header row: its errors are row 1's
+            header = reader.fieldnames or []  # reads the header row: its errors are row 1's
+            twice = sorted({name for name in header if header.count(name) > 1})
+            if twice:  # DictReader keeps the last column of a name: a silent choice
+                raise IngestError(path, [(1, name, "the header names this column twice")
+                                         for name in twice])
             where[0] = 2
             for row in reader:
                 if any(row.pop(_MORE, ())):
@@ -99,7 +103,10 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                item = json.loads(line)
+                item = json.loads(line, object_pairs_hook=_once_each)
+            except _KeyTwice as exc:
+                raise IngestError(path, [(number_, exc.name, (
+                    "the object names this field twice"))]) from None
             except json.JSONDecodeError as exc:
                 raise IngestError(path, [(number_, "-", f"bad JSON: {exc.msg}")]) from None
             except RecursionError:  # json recurses once per bracket: 100,000 overflow
@@ -108,6 +115,22 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(item, dict):
                 raise IngestError(path, [(number_, "-", "expected a JSON object")])
             yield number_, item
+
+
+class _KeyTwice(Exception):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose every key is named once (``json`` keeps the last of a repeated
+    one: a silent choice between two values)."""
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise _KeyTwice(name)
+        found[name] = value
+    return found
 
 
 def _text_lines(path: Path, handle: IO[bytes], where: list[int] | None) -> Iterator[str]:

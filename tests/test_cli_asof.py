@@ -94,3 +94,22 @@ def test_asof_needs_a_tenant_a_known_metric_and_a_period_it_understands(
     code, _, err = run([*base, "--tenant", "t", "asof", *ask, "--period", "2019"], capsys,
                        monkeypatch)
     assert code == 2 and "FY2024" in err  # the accepted forms are named
+    code, _, err = run([*base, "--tenant", "t", "asof", *ask, "--period", "FY9999Q4"], capsys,
+                       monkeypatch)
+    assert code == 2 and "not between 1000 and 9990" in err  # was an internal error
+
+
+def test_a_latest_twelve_months_asked_in_the_calendars_first_years_is_refused_not_an_error(
+    store_args: list[str], kpis: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # LTM reads five years back from the cutoff: from 0003-01-01 that was before year 1, an
+    # internal error; the read now starts at the calendar's beginning and finds nothing.
+    table, metrics = kpis
+    assert run([*store_args, "ingest", "facts", str(table)], capsys, monkeypatch)[0] == 0
+    code, out, err = run([*store_args, "asof", "take_rate", "--metrics", str(metrics),
+                          "--subject", "PAY", "--cutoff", "0003-01-01", "--json"],
+                         capsys, monkeypatch)
+    assert code == 0, err
+    (answer,) = json.loads(out)["answers"]
+    assert answer["value"] is None and "nothing public by 0003-01-01" in answer["refused"]

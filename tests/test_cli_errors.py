@@ -36,6 +36,14 @@ def boom(*_: object, **__: object) -> NoReturn:
      "error: a budget is a positive number of tokens, not 0"),
     (["remember", "fact", "user:1", "k", "{", "--typed"],
      "error: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    (["remember", "fact", "user:1", "k", "[" * 5000 + "]" * 5000, "--typed"],
+     "error: JSON nested too deeply to read (arrays or objects inside one another by the "
+     "thousand)"),
+    (["remember", "fact", "user:1", "k", "7" * 5000, "--typed"],
+     "error: integer 7777777777777777777777777777777777777... is outside the 64-bit range (at "
+     "most 19 digits)"),
+    (["remember", "fact", "user:1", "k", '{"a": 1}', "--typed"],
+     "error: --typed reads one JSON value: a number, true, false or a string, not an object"),
     (["facts", "x", "--subject", "S", "--cutoff", "31/12/2018"],
      "error: cutoff: '31/12/2018' is not an ISO 8601 date or datetime (YYYY-MM-DD, or "
      "YYYY-MM-DDTHH:MM:SS with an offset)"),
@@ -129,6 +137,39 @@ def test_an_empty_store_name_is_refused_not_replaced_by_the_default(
     code, _, err = run(["--store", "", "--tenant", "t", *A_READ], capsys, monkeypatch)
     assert code == 2 and "the store URI (--store) is empty" in err
     assert not (tmp_path / ".vintage").exists()
+
+
+@pytest.mark.parametrize(("uri", "said"), [
+    ("bolt://neo4j:s3cret@127.0.0.1:7687", "carries a user name or password"),
+    ("neo4j://neo4j:s3cret@db.example", "carries a user name or password"),
+    ("bolt://neo4j:s3cret@[::1", "is not a valid bolt:// or neo4j:// URI"),
+    ("bolt://s3cret.example:99999", "is not a valid bolt:// or neo4j:// URI"),
+    ("bolt://", "names no host"),
+])
+def test_a_store_uri_the_driver_cannot_take_is_one_line_and_never_repeats_a_password(
+    uri: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["--store", uri, "--tenant", "t", *A_READ], capsys, monkeypatch)
+    assert (code, out) == (2, "") and said in err and err.count("\n") == 1
+    assert "s3cret" not in err
+    assert not (tmp_path / ".vintage").exists()  # no key file made for it either
+
+
+@pytest.mark.parametrize(("server", "said"), [
+    ("http://admin:s3cret@127.0.0.1:8000", "--server carries a user name or password"),
+    ("http://admin:s3cret@[::1", "--server carries a user name or password"),
+    ("https://127.0.0.1:99999", "an http:// or https:// URL"),
+    ("http://:8000", "an http:// or https:// URL"),
+])
+def test_a_server_url_that_cannot_be_asked_is_one_line_and_never_repeats_a_password(
+    server: str, said: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run(["--server", server, "--key", "k", "--tenant", "t", "search", "q",
+                          "--user", "1"], capsys, monkeypatch)
+    assert (code, out) == (2, "") and said in err and err.count("\n") == 1
+    assert "s3cret" not in err
 
 
 def test_a_file_named_as_the_store_is_refused_in_one_line(

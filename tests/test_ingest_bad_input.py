@@ -78,6 +78,10 @@ def accepted(content: str) -> Callable[[Path], Made]:
     return made
 
 
+def companyfacts_named(name: str, *more: str) -> Callable[[Path], Made]:
+    return lambda tmp: ("companyfacts", write(tmp, name, companyfacts_doc()), list(more))
+
+
 FAR = "9999-12-31T23:00:00-05:00"  # in UTC: year 10000
 EARLY = "0001-01-01T00:00:00+05:00"  # in UTC: year 0
 ACCN = CF_ROW["accn"]
@@ -168,6 +172,26 @@ CASES: dict[str, tuple[Callable[[Path], Made], str, int, str, str]] = {
     "a csv available_at in digits only": (
         facts("k.csv", csv_text(available_at="20240501")), "k.csv", 2, "available_at",
         "'20240501' is not an ISO 8601 date or datetime"),
+    # a silent choice before: the last of two columns or keys of one name kept, a column the
+    # table does not know dropped, a file named for another company given its ticker
+    "a csv header naming a column twice": (
+        facts("k.csv", csv_text(url="https://a").replace(",url", ",value")), "k.csv", 1,
+        "value", "the header names this column twice"),
+    "a csv column the table does not know (a misspelt optional one)": (
+        facts("k.csv", csv_text(URL="https://a")), "k.csv", 2, "URL",
+        "unknown column: the columns are subject, predicate"),
+    "a jsonl field the table does not know": (
+        facts("k.jsonl", jsonl_text(period_begin="2024-01-01")), "k.jsonl", 1, "period_begin",
+        "unknown column"),
+    "a jsonl object naming a field twice": (
+        facts("k.jsonl", jsonl_text().replace('"value": "7"', '"value": "7", "value": "8"')),
+        "k.jsonl", 1, "value", "the object names this field twice"),
+    "a companyfacts file named for another CIK": (
+        companyfacts_named("CIK0000320193_AAPL.json"), "CIK0000320193_AAPL.json", 0, "cik",
+        "CIK0000000001, but the file is named for CIK0000320193"),
+    "an empty --ticker": (
+        companyfacts_named("acme.json", "--ticker", " "), "acme.json", 0, "ticker",
+        "empty: name the company's ticker, or leave it out"),
 }
 
 

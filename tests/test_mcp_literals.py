@@ -45,6 +45,11 @@ def test_a_request_holding_an_out_of_range_literal_is_refused_naming_the_bound()
     assert refusal(call(8, "huge", "1e400")) is not None
     assert refusal(call(9, "small", "4.9e-324")) is None  # the smallest float: as written
     assert refusal(call(10, "zero", "0.0e-400")) is None  # a zero is a zero
+    long = refusal(call(11, "long", "7" * 5000))  # Python's own int() refuses over 4,300
+    assert long is not None and (long.id, long.error.code) == (11, -32602)
+    assert long.error.message.startswith("integer 777") and "64-bit range" in long.error.message
+    deep = refusal(call(12, "deep", "[" * 5000 + "]" * 5000))
+    assert deep is not None and deep.id is None and "nested too deeply" in deep.error.message
     notified = refusal('{"jsonrpc": "2.0", "method": "n", "params": {"x": 1e-999}}')
     assert notified is not None and notified.id is None  # no answer over stdio, 400 over HTTP
 

@@ -78,15 +78,20 @@ def raw_memory(api: Api, value: str, **fields: Any) -> str:
     return body.replace('"@"', value)
 
 
-@pytest.mark.parametrize("literal", ["1e-400", "1e400", "-1E+999"])
+@pytest.mark.parametrize(("literal", "said"), [
+    ("1e-400", "64-bit float"), ("1e400", "64-bit float"), ("-1E+999", "64-bit float"),
+    ("7" * 5000, "outside the 64-bit range"),  # was "There was an error parsing the body"
+    ("[" * 5000 + "]" * 5000, "nested too deeply"),  # a RecursionError: the same
+])
 def test_over_http_a_number_literal_a_float_cannot_hold_is_a_400_and_writes_nothing(
-    literal: str, api: Api,
+    literal: str, said: str, api: Api,
 ) -> None:
     user = api.key("writer", user="42")
     sent = api.client.post("/v1/memories", content=raw_memory(api, literal),
                            headers=user.headers | {"content-type": "application/json"})
     found = problem_of(sent, 400, "invalid-argument")
-    assert "64-bit float" in found["detail"]
+    assert said in found["detail"] and "777777777777777777777777777777777777777" not in found[
+        "detail"]
     assert api.client.get("/v1/memories", headers=user.headers,
                           params={"subject": "user:42"}).json()["items"] == []
 

@@ -90,6 +90,12 @@ def typed_value(text: str, typed: bool) -> Any:
     if not typed:
         return text
     try:
-        return literals.loads(text)
+        value = literals.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidArgument(str(exc)) from None
+    if isinstance(value, list | dict) or value is None:
+        given = ("an array" if isinstance(value, list)
+                 else "an object" if isinstance(value, dict) else "null")
+        raise InvalidArgument("--typed reads one JSON value: a number, true, false or a "
+                              f"string, not {given}")
+    return value

@@ -34,8 +34,16 @@ class Remote:
     """One server and one key."""
 
     def __init__(self, server: str, key: str | None) -> None:
-        parsed = urllib.parse.urlsplit(server)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        try:
+            parsed = urllib.parse.urlsplit(server)
+            parsed.port  # noqa: B018 (reading it is the check: a port outside 0-65535 raises)
+        except ValueError:
+            parsed = None
+        if "@" in server.partition("//")[2].partition("/")[0]:
+            # Never repeated: the URL is named by every error about the server.
+            raise InvalidArgument("--server carries a user name or password: the API key "
+                                  "(--key or VINTAGE_KEY) is the only credential")
+        if parsed is None or parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise InvalidArgument(f"--server {server[:80]!r}: an http:// or https:// URL")
         if not key:
             raise InvalidArgument("--server needs an API key: --key or VINTAGE_KEY")

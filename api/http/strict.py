@@ -22,7 +22,7 @@ class StrictRequest(Request):
         if not hasattr(self, "_json"):
             try:
                 self._json = literals.loads(await self.body())
-            except literals.NumberOutOfRange as exc:
+            except literals.Refused as exc:
                 # FastAPI passes an HTTPException through its body parsing unchanged.
                 raise HTTPException(400, str(exc)) from None
         return self._json

@@ -43,11 +43,16 @@ def refusal(line: str) -> JSONRPCError | None:
     try:
         literals.loads(line)
         return None
-    except literals.NumberOutOfRange as exc:
+    except literals.Refused as exc:
         message = str(exc)
     except ValueError:
         return None
-    found: Any = json.loads(line)  # the plain parser: only the id is read from it
+    # The plain parser: only the id is read from it (an integer too long to be one reads None;
+    # a line nested too deeply for any parser is answered without its id).
+    try:
+        found: Any = json.loads(line, parse_int=lambda t: int(t) if len(t) <= 20 else None)
+    except RecursionError:
+        found = None
     ident = found.get("id") if isinstance(found, dict) else None
     return JSONRPCError(jsonrpc="2.0", id=ident if isinstance(ident, str | int) else None,
                         error=ErrorData(code=INVALID_PARAMS, message=message))

@@ -16,11 +16,20 @@ from typing import Any
 
 from vintage.graph.core.errors import InvalidArgument
 
+_INT64_DIGITS = len(str(2**63))  # 19: a longer literal is outside -2**63..2**63-1 for sure
 _MANTISSA = re.compile(r"^[+-]?([0-9]*)\.?([0-9]*)")
 
 
-class NumberOutOfRange(InvalidArgument, ValueError):
+class Refused(InvalidArgument, ValueError):
+    """A JSON text well formed but not taken: said in one line, nothing of it kept."""
+
+
+class NumberOutOfRange(Refused):
     """A number literal that a 64-bit float cannot hold: it would underflow to 0 or overflow."""
+
+
+class NestedTooDeep(Refused):
+    """Arrays or objects nested deeper than the parser's recursion reaches."""
 
 
 def strict_float(text: str) -> float:
@@ -35,9 +44,25 @@ def strict_float(text: str) -> float:
     return value
 
 
+def strict_int(text: str) -> int:
+    """``int(text)``, refusing a literal longer than any 64-bit integer before converting it:
+    Python refuses over 4,300 digits with its own ValueError, and a long one costs quadratic
+    time to convert."""
+    if len(text.lstrip("+-")) > _INT64_DIGITS:
+        raise NumberOutOfRange(f"integer {_short(text)} is outside the 64-bit range "
+                               f"(at most {_INT64_DIGITS} digits)")
+    return int(text)
+
+
 def loads(text: str | bytes) -> Any:
-    """``json.loads`` with every fraction or exponent read by ``strict_float``."""
-    return json.loads(text, parse_float=strict_float)
+    """``json.loads`` with every fraction or exponent read by ``strict_float``, and every
+    integer by ``strict_int``; nesting deeper than the parser can follow is refused, not a
+    RecursionError."""
+    try:
+        return json.loads(text, parse_float=strict_float, parse_int=strict_int)
+    except RecursionError:
+        raise NestedTooDeep("JSON nested too deeply to read (arrays or objects inside one "
+                            "another by the thousand)") from None
 
 
 def _nonzero_digits(text: str) -> bool:

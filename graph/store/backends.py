@@ -53,6 +53,25 @@ def is_neo4j(uri: str) -> bool:
     return uri.startswith(NEO4J_SCHEMES)
 
 
+def checked_neo4j_uri(uri: str) -> str:
+    """``uri`` when the driver can take it, else one line saying why. A user name or password
+    in it is refused without repeating it: the URI is named by every error about the store
+    (and the driver's own messages quote it whole); credentials go in ``NEO4J_USER`` and
+    ``NEO4J_PASSWORD``."""
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 (reading it is the check: a port outside 0-65535 raises)
+    except ValueError:
+        raise InvalidArgument("the store URI (--store) is not a valid bolt:// or neo4j:// URI "
+                              "(a host, and a port from 1 to 65535)") from None
+    if "@" in parts.netloc:
+        raise InvalidArgument("the store URI (--store) carries a user name or password: give "
+                              "them in NEO4J_USER and NEO4J_PASSWORD, never in the URI")
+    if not parts.hostname:
+        raise InvalidArgument("the store URI (--store) names no host: bolt://HOST:PORT")
+    return uri
+
+
 def neo4j_auth() -> tuple[str, str] | None:
     password = os.environ.get("NEO4J_PASSWORD")
     return None if password is None else (os.environ.get("NEO4J_USER", "neo4j"), password)
@@ -84,6 +103,8 @@ def open_store(uri: str | None = None, clock: Clock = system_clock,
     how long a Neo4j transaction is retried on transient failures (the driver's 30 s when
     None)."""
     target = resolve_uri(uri)
+    if is_neo4j(target):
+        checked_neo4j_uri(target)
     keys = keys if keys is not None else FileKeyStore(key_path(target))
     store: Store
     if is_neo4j(target):

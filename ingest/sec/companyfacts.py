@@ -41,6 +41,7 @@ _UNIT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:/[A-Za-z][A-Za-z0-9_]*)?$")
 __all__ = ["ParsedFile", "Planned", "ingest_companyfacts", "plan", "read_acceptance_times",
            "read_companyfacts"]
 _FILE_TICKER = re.compile(r"^CIK\d{10}_([A-Z][A-Z0-9.\-]{0,9})\.json(?:\.gz)?$")
+_FILE_CIK = re.compile(r"^CIK(\d{10})(?:_[^/]*)?\.json(?:\.gz)?$")
 _ROW_FIELDS = ("end", "val", "accn", "form", "filed")
 _LONGEST_FORM = 32  # SEC forms: 10-K, 10-Q/A, DEF 14A, ...
 
@@ -164,6 +165,15 @@ def _filer(
     elif len(name.strip()) > MAX_NAME_CHARS:
         problems.insert(0, (0, "entityName", f"longer than {MAX_NAME_CHARS} characters "
                                              f"({len(name.strip()):,}): not a company's name"))
+    if ticker is not None and not ticker.strip():
+        problems.insert(0, (0, "ticker", "empty: name the company's ticker, or leave it out "
+                                         "(then it is read from a CIK##########_TICKER.json name)"))
+    filed_as = _FILE_CIK.match(path.name)
+    if filed_as and digits.isdigit() and filed_as.group(1) != digits.zfill(10):
+        # EDGAR names the file after its filer: two CIKs is a renamed or mixed-up file, and
+        # the ticker in the name would be given to another company.
+        problems.insert(0, (0, "cik", f"CIK{digits.zfill(10)}, but the file is named for "
+                                      f"CIK{filed_as.group(1)}"))
     named = _FILE_TICKER.match(path.name)
     return Filer(digits.zfill(10), str(name or "").strip(),
                  ticker or (named.group(1) if named else None))

@@ -22,6 +22,7 @@ from vintage.graph.core.temporal import day_start, require_utc
 __all__ = [
     "DURATIONS",
     "ONE_DAY",
+    "YEARS",
     "PeriodError",
     "PeriodKind",
     "PeriodSpec",
@@ -114,6 +115,12 @@ ACCEPTED = ("FY2024 (fiscal year), FY2024Q3 (fiscal quarter 1..4), LTM (latest t
             "or 2024-01-01..2024-04-01 (dates, half-open: the end is the day after the last)")
 
 
+# The years a period may name: the fiscal arithmetic around one (the years before it and after
+# it that a company's calendar and the read's reach touch) stays inside the calendar's 1-9999.
+YEARS = (1000, 9990)
+_WHY_YEARS = " (the years around a period must stay inside the calendar)"
+
+
 @dataclass(frozen=True)
 class PeriodSpec:
     """A period as a user names it, before a company's calendar turns it into a span."""
@@ -130,8 +137,13 @@ class PeriodSpec:
         if wants is None or has != wants:
             raise PeriodError(f"period kind {self.kind!r} does not fit year={self.year}, "
                               f"quarter={self.quarter}, span={self.span}")
-        if self.year is not None and not 1000 <= self.year <= 9999:
-            raise PeriodError(f"fiscal year {self.year} is not a four-digit year")
+        if self.year is not None and not YEARS[0] <= self.year <= YEARS[1]:
+            raise PeriodError(f"fiscal year {self.year} is not between {YEARS[0]} and "
+                              f"{YEARS[1]}{_WHY_YEARS}")
+        if self.span is not None and not (YEARS[0] <= self.span.start.year
+                                          and self.span.end.year <= YEARS[1]):
+            raise PeriodError(f"period {self.span} does not lie between the years {YEARS[0]} "
+                              f"and {YEARS[1]}{_WHY_YEARS}")
         if self.quarter is not None and not 1 <= self.quarter <= 4:
             raise PeriodError(f"quarter must be 1..4, not {self.quarter}")
 

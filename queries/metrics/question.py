@@ -180,7 +180,9 @@ def _reach(spec: PeriodSpec, cutoff: datetime) -> Interval:
     if spec.kind == "span":
         assert spec.span is not None
         return from_to(spec.span.valid_from - _MARGIN, spec.span.valid_to + _MARGIN)
-    return from_to(cutoff - _LTM_LOOKBACK, None)
+    # A cutoff in the calendar's first years looks back to its beginning (open), not past it.
+    early = cutoff - datetime.min.replace(tzinfo=cutoff.tzinfo) <= _LTM_LOOKBACK
+    return from_to(None if early else cutoff - _LTM_LOOKBACK, None)
 
 
 Tables = dict[str, dict[str, Series]]  # metric version -> role -> series
