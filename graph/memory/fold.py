@@ -17,7 +17,9 @@ disguise:
   inside words that also hold a letter (``pr3v10us``), so a price or a count is left alone;
 * ``joined``: ``plain`` with runs of single letters spaced or dotted apart (``i g n o r e``)
   joined, and, when such a run was found, the whole text without spaces (``ignoreall...``),
-  matched by the detectors' compact patterns only.
+  matched by the detectors' compact patterns only;
+* ``unwrapped``: each view above with line breaks that end no sentence read as spaces (an
+  instruction broken over lines), when the text has any.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ _CJK = r"\u2e80-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}，。！？、；：,.!?;:])"
                       rf"|(?<=[，。！？、；：,.!?;:])\s+(?=[{_CJK}])")
 _SPACES = re.compile(r"[^\S\n]+")
+# A line break that ends no sentence and starts no list item (``- ``, ``* ``, ``• ``, ``1. ``,
+# ``2)``): a list's items are separate statements.
+_SOFT_BREAK = re.compile(r"(?<![.!?。！？:：;；])\s*\n\s*(?![-*•·]\s|\d{1,3}[.)、]\s?)")
 _SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
 # Three or more single letters, each followed by one separator: ``i g n o r e``, ``s.y.s``.
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·]){2,}[^\W\d_](?![^\W\d_])")
@@ -92,10 +97,19 @@ def joined(folded: str, vocabulary: frozenset[str] = frozenset()) -> tuple[str, 
     return text, re.sub(r"[\s.\-_*·,;:!?'\"]+", "", leet(folded, vocabulary)) if spaced else None
 
 
+def unwrapped(folded: str) -> str:
+    """``plain`` text with every line break that ends no sentence read as a space: an
+    instruction broken over lines (``ignore all previous\ninstructions``) reads whole, while
+    the other views keep the breaks that line-anchored patterns (a role tag) need."""
+    return _SOFT_BREAK.sub(" ", folded)
+
+
 def views(text: str, vocabulary: frozenset[str] = frozenset()) -> tuple[list[str], str | None]:
     """The views a detector matches its patterns against, and the compact one (or None);
     ``vocabulary``: the words the detector looks for, which settle a leet word's reading."""
     folded = plain(text)
     spaced, compact = joined(folded, vocabulary)
-    return list(dict.fromkeys((folded, leet(folded, vocabulary), spaced,
-                               leet(spaced, vocabulary)))), compact
+    seen = [folded, leet(folded, vocabulary), spaced, leet(spaced, vocabulary)]
+    if "\n" in folded:
+        seen += [unwrapped(view) for view in seen]
+    return list(dict.fromkeys(seen)), compact

@@ -71,6 +71,16 @@ _RRN = _bounded(r"\d{6}-\d{7}")
 # Cards and IBANs may run on into what follows (``_shortened``). Card networks' first digits
 # run from 2 to 6.
 _CARD = re.compile(r"(?<![0-9A-Za-z])(?<![0-9][ -])[2-6]\d{3}(?:[ -]?\d){9,18}(?![0-9A-Za-z])")
+# A card number split otherwise than by single spaces or dashes (a tab, a line break, dots,
+# slashes, underscores, several spaces: ``4111.1111.1111.1111``): read only in the grouping a
+# card is printed with (4-4-4-4, 4-6-5), one separator throughout, from a card network's own
+# first digits (Visa, Mastercard, Amex, Discover, JCB, UnionPay), so that a column of years or a
+# dotted version number is left alone.
+_SPLIT_CARD = re.compile(r"(?<![0-9A-Za-z])(\d{4})([ ./_])(\d{4,6})\2(\d{4,5})(?:\2(\d{1,4}))?"
+                         r"(?![0-9A-Za-z])")
+_DIGIT_GAP = re.compile(r"(?<=\d)\s+(?=\d)")  # any run of white space between digits: one space
+_NETWORK = re.compile(r"4|5[1-5]|222[1-9]|22[3-9]|2[3-6]|27[01]|2720|3[47]|6011|65|64[4-9]|62"
+                      r"|35(?:2[89]|[3-8])")
 _IBAN = re.compile(r"(?<![0-9A-Za-z])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![0-9A-Za-z])")
 _NOT_LETTER = re.compile(r"[^A-Za-z]")
 # Key formats detect-secrets 1.5 lacks (OpenAI's and Anthropic's ``sk-``, Google's ``AIza``).
@@ -207,9 +217,21 @@ def _secret(text: str, *, minted: bool = False) -> bool:
             or bool(_keyword(text)) or (not minted and _high_entropy(text)))
 
 
+def _split_card(text: str) -> bool:
+    from stdnum import luhn
+
+    for m in _SPLIT_CARD.finditer(_DIGIT_GAP.sub(" ", text)):
+        digits = "".join(g for g in m.group(1, 3, 4, 5) if g)
+        if 13 <= len(digits) <= 19 and _NETWORK.match(digits) and luhn.is_valid(digits):
+            return True
+    return False
+
+
 def _identifiers(text: str) -> list[str]:
     found = [c.category for c in _validated()
              if any(c.valid(m.group()) for m in c.candidates.finditer(text))]
+    if CARD not in found and _split_card(text):
+        found.insert(found.index(BANK_ACCOUNT) if BANK_ACCOUNT in found else len(found), CARD)
     if GOVERNMENT_ID not in found and NAMED_ID.search(text):
         found.append(GOVERNMENT_ID)
     return found
