@@ -143,6 +143,11 @@ def test_retract_and_undo_from_the_command_line(
     # Only the recast Q1-2018 operating income and Q1-2019 revenue rest on it alone.
     assert len(retracted["facts"]) == 2
     assert [c["fate"] for c in retracted["cascade"]] == ["closed"]
+    code, out, err = run([*store_args, "retract", *recast], capsys, monkeypatch)
+    assert (code, out) == (2, "") and err.startswith(
+        "error: source '0001652044-19-000015' supports no fact now: retracted already at ")
+    code, out, _ = run([*store_args, "audit", "--json"], capsys, monkeypatch)
+    assert [e["action"] for e in json.loads(out)].count("retract") == 1  # nothing logged again
     code, out, _ = run([*store_args, "retract", *recast, "--undo", "--json"], capsys,
                        monkeypatch)
     assert code == 0

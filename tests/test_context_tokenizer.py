@@ -58,6 +58,9 @@ def test_an_unknown_tokenizer_is_refused_naming_the_choices() -> None:
     with pytest.raises(InvalidArgument, match=r"^tokenizer 'llama-9': use minilm, cl100k_base, "
                                               r"o200k_base or an OpenAI model name"):
         token_counter("llama-9")
+    for blank in ("", " "):  # "" was read as no choice: the default, unsaid
+        with pytest.raises(InvalidArgument, match=f"^tokenizer {blank!r}: use minilm"):
+            token_counter(blank)
 
 
 def test_vintage_context_counts_its_budget_in_the_named_tokenizer(

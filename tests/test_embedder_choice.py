@@ -177,6 +177,34 @@ def test_an_unknown_or_uninstalled_embedder_is_refused_and_nothing_is_recorded(
         store.close()
 
 
+def test_a_choice_made_with_only_the_global_tenant_is_refused_not_taken_for_the_whole_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `vintage --tenant t2 config embedder e5` chose e5 for every tenant of the store.
+    args = ["--store", str(tmp_path / "store")]
+    code, out, err = run([*args, "--tenant", "t2", "config", "embedder", "e5"], capsys,
+                         monkeypatch)
+    assert (code, out) == (2, "") and err == (
+        "error: a choice for tenant t2 is made with this command's own option (`config "
+        "embedder NAME --tenant t2`); for the whole store, leave the global --tenant and "
+        "VINTAGE_TENANT unset\n")
+    code, _, err = run([*args, "--tenant", "t2", "config", "embedder", "e5", "--tenant", "t3"],
+                       capsys, monkeypatch)
+    assert (code, err) == (2, "error: two tenants named: t2 (global) and t3 (config embedder "
+                              "--tenant); name one\n")
+    code, _, err = run([*args, "--tenant", "t2", "config", "embedder", "e5", "--tenant", "t2"],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    code, out, _ = run([*args, "--tenant", "t2", "config", "embedder", "--json"], capsys,
+                       monkeypatch)  # shown: the global tenant narrows what is shown
+    assert code == 0 and json.loads(out)["embedder"] == "e5"
+    store = open_store(str(tmp_path / "store"))
+    try:
+        assert recorded(store) is None  # the store's own choice was never made
+    finally:
+        store.close()
+
+
 def test_chinese_remembered_where_the_embedder_reads_english_only_gets_a_one_line_notice(
     store_args: list[str], tenant: str, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from tests.factories import ACTOR, PinnedClock, memory, mine, values
+from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.model import Scope
 from vintage.graph.memory.gate import Decision
@@ -109,6 +110,15 @@ def test_a_document_makes_a_fact_active_only_from_a_source_the_tenant_registered
     assert trusted_sources(store, scope.tenant) == set()
     (trust_event, _) = [e for e in audit(store, scope.tenant) if e.action == "trust"]
     assert (trust_event.actor, trust_event.details["source"]) == ("ops:alice", "handbook")
+    # A withdrawal of what is not trusted, and a source id no write could carry, change nothing.
+    with pytest.raises(InvalidArgument, match=r"^document source handbook is not trusted in "
+                                              r"this tenant: nothing to withdraw"):
+        distrust_source(store, scope.tenant, "handbook", actor="ops:alice", reason="again")
+    for bad, said in (("x" * 513, "longer than 512 characters"), ("hand\nbook", "a line break"),
+                      ("\u200b", "is empty")):
+        with pytest.raises(InvalidArgument, match=said):
+            trust_source(store, scope.tenant, bad, actor="ops:alice", reason="r")
+    assert len([e for e in audit(store, scope.tenant) if e.action == "trust"]) == 2
 
 
 def test_a_registered_document_saying_ignore_all_previous_instructions_never_reaches_a_context(

@@ -159,6 +159,30 @@ def test_a_blank_reason_or_task_is_refused_in_one_line_and_changes_nothing(
     assert json.loads(run([*store_args, "audit", "--json"], capsys, monkeypatch)[1]) == before
 
 
+@pytest.mark.parametrize(("task", "failed"), [
+    ("card 4111 1111 1111 1111", False), ("my password is hunter22", True),
+])
+def test_an_outcome_whose_task_id_holds_sensitive_content_is_refused_and_never_kept(
+    task: str, failed: bool, store_args: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task id is kept in the outcome's event (and a success's source id): what is pasted
+    there would stay in the audit for good. Refused like a blank one, without repeating it."""
+    steps = json.dumps({"trigger": "a refund request", "steps": ["check", "refund"],
+                        "outcome": "refunded"})
+    code, _, err = run([*store_args, "remember", "experience", "agent:billing", "refund", steps,
+                        "--source-id", "run-1", *SAID[2:], "--source-kind", "agent_output"],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    before = run([*store_args, "audit", "--json"], capsys, monkeypatch)[1]
+    code, out, err = run([*store_args, "outcome", "agent:billing", "refund", "--user", "42",
+                          "--task", task, *(["--failed"] if failed else [])], capsys,
+                         monkeypatch)
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert "the task id holds sensitive content" in err and task.rsplit(maxsplit=1)[-1] not in err
+    assert run([*store_args, "audit", "--json"], capsys, monkeypatch)[1] == before
+
+
 @pytest.mark.parametrize("args", [
     ["remember", "preference", "user:42", "k\udcff", "v", *SAID],
     ["search", "q\udcff", "--user", "42"],

@@ -5,8 +5,8 @@ on the store uses the same (``vintage.graph.retrieval.choice``). Without NAME th
 the choice that holds; with NAME it records one, for the store or (``--tenant``) for one
 tenant; ``--withdraw`` gives a tenant the store's choice again. Each choice is an audited
 ``embedder`` event naming ``--actor``. This command's ``--tenant`` is its own option, given
-after ``embedder``: the global ``--tenant`` (or ``VINTAGE_TENANT``) does not narrow a choice
-made for the whole store.
+after ``embedder``: a choice made with only the global ``--tenant`` (or ``VINTAGE_TENANT``) set
+is refused, never taken for the whole store; shown, the global one narrows what is shown.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def embedder_cmd(
     """Show or choose the model that embeds this store's (or a tenant's) search entries."""
     options: Options = ctx.obj
     check_withdrawal(name, tenant, withdraw)
+    tenant = whose(tenant, options.tenant, changing=name is not None or withdraw)
     with options.opened() as store:
         if name is None and not withdraw:
             held = recorded(store, tenant)
@@ -59,6 +60,26 @@ def embedder_cmd(
                                 reason=reason)
             changed = True
     show_choice(held, tenant, changed, as_json)
+
+
+def whose(tenant: str | None, global_tenant: str | None, *, changing: bool) -> str | None:
+    """The tenant a choice is shown or made for. Shown: the global ``--tenant`` (or
+    ``VINTAGE_TENANT``) narrows it to what holds for that tenant. Made: only this command's own
+    ``--tenant`` names one, so a global tenant without it is refused rather than taken for the
+    whole store (``vintage --tenant t2 config embedder e5`` changed every tenant's model)."""
+    if not global_tenant:
+        return tenant
+    if not changing:
+        return tenant or global_tenant
+    if tenant is None:
+        raise InvalidArgument(
+            f"a choice for tenant {global_tenant} is made with this command's own option "
+            f"(`config embedder NAME --tenant {global_tenant}`); for the whole store, leave "
+            "the global --tenant and VINTAGE_TENANT unset")
+    if tenant != global_tenant:
+        raise InvalidArgument(f"two tenants named: {global_tenant} (global) and {tenant} "
+                              "(config embedder --tenant); name one")
+    return tenant
 
 
 def check_withdrawal(name: str | None, tenant: str | None, withdraw: bool) -> None:

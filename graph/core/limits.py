@@ -55,6 +55,20 @@ def required(text: str, what: str) -> str:
         raise InvalidArgument(f"{what} {exc}") from None
 
 
+def required_name(text: str, what: str) -> str:
+    """An id or name an operation needs (a source to trust): ``required``, on one line, and at
+    most ``MAX_NAME_CHARS`` long, else ``InvalidArgument`` naming ``what``, not the text."""
+    required(text, what)
+    try:
+        check_text(text, one_line=True)
+    except ValueError as exc:
+        raise InvalidArgument(f"{what} {exc}") from None
+    if len(text) > MAX_NAME_CHARS:
+        raise InvalidArgument(f"{what} is longer than {MAX_NAME_CHARS} characters "
+                              f"({len(text):,}): an id, not a text")
+    return text
+
+
 def blank(text: str) -> bool:
     """Whether ``text`` says nothing: only white space, control characters and invisible
     format characters (zero-width spaces and joiners, bidi marks: Unicode category Cf)."""

@@ -35,6 +35,7 @@ from vintage.graph.memory.remember import (
     write_verdict,
 )
 from vintage.graph.memory.said import RETRY
+from vintage.graph.memory.sensitive import sensitive_categories
 from vintage.graph.store.protocol import Store, StoreTx
 
 DEFAULT_VALIDATIONS = 2
@@ -63,6 +64,13 @@ def outcome(store: Store, m: MemoryIn, *, task: str, succeeded: bool, at: dateti
     required(task, "the task id")  # distinct tasks promote: a blank one is no task
     if reporter is not None:
         required(reporter, "the reporter")
+    for what, text in (("the task id", task), ("the reporter", reporter)):
+        # Both are kept in the outcome's event (and a success's source id): a card number or
+        # a password pasted there would stay in the audit for good.
+        found = sensitive_categories(text, minted=True) if text is not None else []
+        if found:
+            raise InvalidArgument(f"{what} holds sensitive content ({', '.join(found)}): "
+                                  "name it without")
     key = m.assertion_key()
     current, _ = current_version(store, m.tenant, key)
     if m.kind is not MemoryKind.EXPERIENCE:

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
-from vintage.graph.core.limits import required
+from vintage.graph.core.limits import required, required_name
 from vintage.graph.core.model import Event, new_event_id
 from vintage.graph.store.protocol import Store
 
@@ -33,9 +33,12 @@ def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, 
                               f"sources are registered as trusted, not {kind.value}"
                               + (" (tools: vintage tools register)"
                                  if kind is SourceKind.TOOL_RESULT else ""))
-    if not source_id.strip():
-        raise InvalidArgument("name the source to trust")
+    required_name(source_id, "the source to trust")
     required(reason, "a trust decision's reason (it is logged)")
+    if not trusted and source_id not in trusted_sources(store, tenant, kind):
+        # A withdrawal of nothing would log a decision that changed nothing.
+        raise InvalidArgument(f"{kind.value} source {source_id} is not trusted in this tenant: "
+                              "nothing to withdraw (vintage sources trusted)")
     event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=TRUST,
                   reason=reason,
                   details={"decision": "trusted" if trusted else "distrusted",

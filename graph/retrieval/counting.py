@@ -124,7 +124,7 @@ def token_counter(name: str | None = None) -> Counter:
     """The process's counter for ``name`` (``DEFAULT``: the vendored WordPiece; an encoding of
     ``ENCODINGS``, or a model name that maps to one); loaded once, on first use. An unknown
     name is refused in one line naming the choices."""
-    return _counter(_encoding_of(name or DEFAULT))
+    return _counter(_encoding_of(DEFAULT if name is None else name))  # "" is no choice
 
 
 def _encoding_of(name: str) -> str:

@@ -106,6 +106,11 @@ def retract_source(
         now = store.now()
         # Every fact it supported, not only the orphans: the audit finds it by their subjects.
         touched = tx.walk([source_id], Direction.DOWNSTREAM, now, 1, (SUPPORTED_BY,)).ids(FACT)
+        if not touched:  # no live support edge: a retraction would change nothing but the log
+            before = tx.retracted_at(source_id)
+            raise StoreError(f"source {source_id!r} supports no fact now"
+                             + (f": retracted already at {before.isoformat()}" if before else "")
+                             + "; nothing to retract")
         orphans = tx.retract_support(source_id, now)
         cascade, knowledge = unsupported(tx, now, orphans)
         return _exit_event(tx, now, actor, "retract", reason, orphans, cascade,
