@@ -55,8 +55,8 @@ _YEAR_END = re.compile(r"([0-9]{2})-([0-9]{2})", re.ASCII)
 # queries).
 FISCAL_YEAR_END = "vintage:FiscalYearEnd"
 DECLARED_FROM = day_start(date(1970, 1, 1))
-_UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)$")
-_ISO_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_UNIT = re.compile(r"^(?:[A-Z]{3}|shares|pure|count|percent|[A-Z]{3}/shares)\Z")
+_ISO_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 M = TypeVar("M", bound=BaseModel)
 
 

@@ -32,7 +32,7 @@ from vintage.graph.core.temporal import TimeError, parse_instant
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")  # an SEC filing's id, ##########-##-######
+ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}\Z")  # an SEC filing's id, ##########-##-######
 _LONGEST_INSTANT = 64  # 2018-04-24T16:05:12.123456+00:00 is 32
 _MORE = "\x00more"  # the fields of a CSV row past its header's (NUL is never in a name)
 _SHOWN = 100  # characters of a field's name that an error shows (a JSON path can be long)

@@ -4,6 +4,7 @@ on the embedded store never loads the Neo4j driver."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -193,3 +194,26 @@ def test_a_neo4j_store_that_does_not_answer_is_its_own_exit_code(
     assert code == 69
     assert f"the Neo4j store at bolt://127.0.0.1:{port} does not answer" in err
     assert "Traceback" not in out + err and len(err.strip().splitlines()) <= 2
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is Linux's")
+def test_a_result_standard_output_cannot_take_is_exit_74_saying_the_write_stands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `remember > /dev/full` stored the memory and then said "internal error" (exit 70).
+    said = ["--source-kind", "user_message", "--source-id", "m1", "--observed-at",
+            "2026-05-01T10:00:00Z", "--owner", "user:1", "--reason", "asked", "--user", "1"]
+    script = ("import sys\nfrom vintage.cli.main import main\n"
+              "sys.argv = ['vintage', *sys.argv[1:]]\nmain()\n")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-c", script, *store_of(tmp_path), "remember", "preference",
+             "user:1", "seat", "aisle", *said], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+            text=True, timeout=120, check=False)
+    assert done.returncode == 74
+    assert done.stderr == ("error: the result could not be written to standard output (No "
+                           "space left on device); what the command did is done (vintage audit "
+                           "shows it)\n")  # one line: no "Exception ignored" at exit either
+    code, out, _ = run([*store_of(tmp_path), "memories", "user:1", "--user", "1", "--json"],
+                       capsys, monkeypatch)
+    assert code == 0 and [m["value"] for m in json.loads(out)] == ["aisle"]

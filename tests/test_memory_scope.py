@@ -151,3 +151,15 @@ def test_business_facts_are_still_read_tenant_wide(store: Store, scope: Scope) -
     (answer,) = facts_as_of(store, scope, subjects=["GOOGL"], predicates=["OperatingIncomeLoss"],
                             known_at=PINNED)
     assert answer.fact.value == 7
+
+
+@pytest.mark.parametrize(("tenant", "keys"), [
+    ("acme\n", {}), ("acme", {"user": "42\n"}), ("acme", {"project\n": "alpha"}),
+])
+def test_a_scope_part_with_a_trailing_line_break_is_refused(
+    tenant: str, keys: dict[str, str],
+) -> None:
+    # `$` in the pattern matched before a final line break: "42\n" was a user id of its own,
+    # another scope than 42's that read the same on every screen.
+    with pytest.raises(ValueError, match="letters, digits and"):
+        Scope(tenant=tenant, keys=keys)

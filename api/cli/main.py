@@ -11,14 +11,17 @@ one line on stderr; 3 a memory write the gate refused or found in conflict (``vi
 1 from
 ``vintage neo4j`` when the server fails to start or stop, or none runs; 69 the store's server did
 not answer (``vintage.graph.store.protocol.StoreUnreachable``: try again later); 70 an internal
-error, one line on stderr, with its traceback only when ``VINTAGE_DEBUG=1``.
+error, one line on stderr, with its traceback only when ``VINTAGE_DEBUG=1``; 74 the result could
+not be written to standard output (a full disk, a closed pipe's device): what the command did is
+done, and said so.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any, TextIO, cast
 
 import typer
 from pydantic import ValidationError
@@ -37,6 +40,7 @@ err = console(stderr=True)
 USER_ERROR_EXIT = 2
 UNREACHABLE_EXIT = 69  # EX_UNAVAILABLE (sysexits.h): the store's server did not answer
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE (sysexits.h)
+OUTPUT_ERROR_EXIT = 74  # EX_IOERR (sysexits.h): standard output could not be written
 DEBUG_ENV = "VINTAGE_DEBUG"
 
 
@@ -73,6 +77,9 @@ def main_options(
 def main() -> None:
     """Run the command line; a refused request and an internal error each end in one line on
     stderr and their own exit code (module docstring), never a traceback unless asked for."""
+    given = sys.stdout
+    out = _Watched(given)
+    sys.stdout = cast(TextIO, out)
     try:
         _utf8_arguments(sys.argv[1:])
         app()
@@ -82,11 +89,63 @@ def main() -> None:
     except (UserError, ValidationError) as exc:
         err.print(f"[red]error:[/red] {safe(refusal(exc))}", highlight=False)
         sys.exit(USER_ERROR_EXIT)
+    except OSError as exc:
+        if not out.failed:
+            _internal(exc)
+        out.silence()
+        # A write made before the result was printed stands: "internal error" would read as
+        # if it had not happened.
+        sys.stderr.write(f"error: the result could not be written to standard output "
+                         f"({exc.strerror or type(exc).__name__}); what the command did is done "
+                         "(vintage audit shows it)\n")
+        sys.exit(OUTPUT_ERROR_EXIT)
     except Exception as exc:
-        if os.environ.get(DEBUG_ENV) == "1":
+        _internal(exc)
+    finally:
+        sys.stdout = given
+
+
+def _internal(exc: Exception) -> None:
+    if os.environ.get(DEBUG_ENV) == "1":
+        raise exc
+    sys.stderr.write(internal_error(exc) + "\n")
+    sys.exit(INTERNAL_ERROR_EXIT)
+
+
+class _Watched:
+    """Standard output, noting whether a write to it failed: an ``OSError`` from it (a full
+    disk) is told apart from one of the store's or a file's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError:
+            self.failed = True
             raise
-        sys.stderr.write(internal_error(exc) + "\n")
-        sys.exit(INTERNAL_ERROR_EXIT)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError:
+            self.failed = True
+            raise
+
+    def silence(self) -> None:
+        """Point the descriptor at the null device: Python's own flush at exit, of what could
+        not be written, would add a second message."""
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass  # not a descriptor (a test's captured stream): nothing to flush at exit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _utf8_arguments(args: list[str]) -> None:

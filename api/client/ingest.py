@@ -41,7 +41,7 @@ _err = console(stderr=True)
 POLL_SECONDS = 0.2
 ENDED = ("succeeded", "failed")
 # What the API takes as an upload's name (``vintage.http.models_ingest.FileName``).
-SENDABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
+SENDABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}\Z")
 
 
 def companyfacts(remote: Remote, p: dict[str, Any]) -> None:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from vintage.graph.core.model import Value
 
 PREFIX = "vk"
-KEY = re.compile(r"^vk_([a-z2-7]{1,208})_(k[0-9a-f]{16})_([0-9a-f]{64})$")
-TENANT_CHARS = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
+KEY = re.compile(r"^vk_([a-z2-7]{1,208})_(k[0-9a-f]{16})_([0-9a-f]{64})\Z")
+TENANT_CHARS = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}\Z")
 MAX_KEY_CHARS = 300
 KDF = "scrypt"
 # Memory-hard (16 MiB a hash, tens of milliseconds): OWASP's minimum for scrypt. A key is

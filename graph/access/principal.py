@@ -31,9 +31,9 @@ from vintage.graph.core.errors import InvalidArgument, UserError
 from vintage.graph.core.model import Scope
 
 # The characters of a scope value (``vintage.graph.core.model.Scope``): a binding is a scope key.
-SCOPE_VALUE = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
+SCOPE_VALUE = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}\Z")
 # No parentheses and no blanks: the name sits inside ``actor``'s parentheses, unambiguous.
-KEY_NAME = re.compile(r"^[A-Za-z0-9_.:@/-]{1,64}$")
+KEY_NAME = re.compile(r"^[A-Za-z0-9_.:@/-]{1,64}\Z")
 ACTOR_PREFIX = "key:"
 
 

@@ -27,7 +27,7 @@ from vintage.graph.core.kinds import (
 )
 from vintage.graph.core.temporal import require_utc
 
-SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")  # a user, project or thread id
+SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}\Z")  # a user, project or thread id
 
 
 def _name(value: str) -> str:

@@ -32,8 +32,8 @@ from vintage.graph.store.protocol import Store
 
 ANY_VERSION = "*"
 _MICROSECOND = timedelta(microseconds=1)
-_KEY_ACTOR = re.compile(r"^key:([^()]+)(?:\((.*)\))?$")
-_NAME = re.compile(r"^[^\s\x00-\x1f]{1,128}$")
+_KEY_ACTOR = re.compile(r"^key:([^()]+)(?:\((.*)\))?\Z")
+_NAME = re.compile(r"^[^\s\x00-\x1f]{1,128}\Z")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ TX_MEMORY_ENV = "VINTAGE_NEO4J_TX_MEMORY"  # db.memory.transaction.max; unset: N
 _DEFAULT_HEAP = "768m"
 _INITIAL_HEAP_BYTES = 128 * 1024**2
 _LOG_TAIL_CHARS = 4000
-_SIZE_RE = re.compile(r"^(\d+)([kmg]?)$", re.IGNORECASE)
+_SIZE_RE = re.compile(r"^(\d+)([kmg]?)\Z", re.IGNORECASE)
 
 # Neo4j 5.26's own `server.jvm.additional` defaults from neo4j.conf, minus the ones that do not
 # fit a small dev/test server: -XX:+AlwaysPreTouch would commit the whole heap up front, and

@@ -37,11 +37,11 @@ from vintage.ingest.reading import ACCESSION, IngestError, read_acceptance_times
 from vintage.ingest.sec.revisions import Row, ValueChange, classify, in_filing_order, revisions
 from vintage.ingest.sec.stream import StreamError, items, opened
 
-_UNIT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:/[A-Za-z][A-Za-z0-9_]*)?$")
+_UNIT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:/[A-Za-z][A-Za-z0-9_]*)?\Z")
 __all__ = ["ParsedFile", "Planned", "ingest_companyfacts", "plan", "read_acceptance_times",
            "read_companyfacts"]
-_FILE_TICKER = re.compile(r"^CIK\d{10}_([A-Z][A-Z0-9.\-]{0,9})\.json(?:\.gz)?$")
-_FILE_CIK = re.compile(r"^CIK(\d{10})(?:_[^/]*)?\.json(?:\.gz)?$")
+_FILE_TICKER = re.compile(r"^CIK\d{10}_([A-Z][A-Z0-9.\-]{0,9})\.json(?:\.gz)?\Z")
+_FILE_CIK = re.compile(r"^CIK(\d{10})(?:_[^/]*)?\.json(?:\.gz)?\Z")
 _ROW_FIELDS = ("end", "val", "accn", "form", "filed")
 _LONGEST_FORM = 32  # SEC forms: 10-K, 10-Q/A, DEF 14A, ...
 
