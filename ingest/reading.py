@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from vintage.graph.core.errors import UserError
+from vintage.graph.core.literals import NamedTwice, once_each
 from vintage.graph.core.temporal import TimeError, parse_instant
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -103,8 +104,8 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                item = json.loads(line, object_pairs_hook=_once_each)
-            except _KeyTwice as exc:
+                item = json.loads(line, object_pairs_hook=once_each)
+            except NamedTwice as exc:
                 raise IngestError(path, [(number_, exc.name, (
                     "the object names this field twice"))]) from None
             except json.JSONDecodeError as exc:
@@ -115,22 +116,6 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(item, dict):
                 raise IngestError(path, [(number_, "-", "expected a JSON object")])
             yield number_, item
-
-
-class _KeyTwice(Exception):
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
-def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose every key is named once (``json`` keeps the last of a repeated
-    one: a silent choice between two values)."""
-    found: dict[str, Any] = {}
-    for name, value in pairs:
-        if name in found:
-            raise _KeyTwice(name)
-        found[name] = value
-    return found
 
 
 def _text_lines(path: Path, handle: IO[bytes], where: list[int] | None) -> Iterator[str]:

@@ -108,6 +108,17 @@ def test_a_context_is_traced_and_its_items_marked_used_by_a_writer_not_a_reader(
                                 headers=mine.headers).json()
     assert (again["used"], again["items"][0]["verdict"]) == ([my_memory], "used")
     assert again["actor"] == mine.principal.actor
+    # A parameter that takes a list takes it repeated; one that takes a value refuses two
+    # (Starlette kept the last: `?user=1&user=2` chose between two scopes unsaid).
+    twice = embedded.client.get(f"{where}/trace?item={my_memory}&item=m-2",
+                                headers=mine.headers)
+    assert twice.status_code == 200 and len(twice.json()["items"]) == 2, twice.text
+    admin = embedded.key("admin")
+    for query in ("subject=user:42&user=42&user=7", "subject=user:42&subject=user:7&user=42",
+                  "subject=user:42&user=42&limit=5&limit=500"):
+        refused = embedded.client.get(f"/v1/memories?{query}", headers=admin.headers)
+        detail = problem_of(refused, 400, "invalid-argument")["detail"]
+        assert detail.endswith("is given twice: it takes one value"), detail
 
 
 def test_another_users_or_tenants_injection_answers_404_like_an_unknown_one(

@@ -50,6 +50,9 @@ def test_a_request_holding_an_out_of_range_literal_is_refused_naming_the_bound()
     assert long.error.message.startswith("integer 777") and "64-bit range" in long.error.message
     deep = refusal(call(12, "deep", "[" * 5000 + "]" * 5000))
     assert deep is not None and deep.id is None and "nested too deeply" in deep.error.message
+    twice = refusal(call(13, "twice", '"v", "value": "w"'))  # the SDK kept the last
+    assert twice is not None and (twice.id, twice.error.code) == (13, -32602)
+    assert twice.error.message == "a JSON object names 'value' twice: give it once"
     notified = refusal('{"jsonrpc": "2.0", "method": "n", "params": {"x": 1e-999}}')
     assert notified is not None and notified.id is None  # no answer over stdio, 400 over HTTP
 

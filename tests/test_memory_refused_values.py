@@ -96,6 +96,19 @@ def test_over_http_a_number_literal_a_float_cannot_hold_is_a_400_and_writes_noth
                           params={"subject": "user:42"}).json()["items"] == []
 
 
+def test_over_http_a_body_naming_a_field_twice_is_a_400_and_writes_nothing(api: Api) -> None:
+    # json.loads keeps the last: {"user": "42", ..., "user": "7"} chose a scope unsaid.
+    user = api.key("writer")
+    body = json.dumps(api.memory(value="aisle", user="42")).replace(
+        '"value": "aisle"', '"value": "aisle", "value": "window"')
+    sent = api.client.post("/v1/memories", content=body,
+                           headers=user.headers | {"content-type": "application/json"})
+    assert problem_of(sent, 400, "invalid-argument")["detail"] == (
+        "a JSON object names 'value' twice: give it once")
+    assert api.client.get("/v1/memories", headers=user.headers,
+                          params={"subject": "user:42", "user": "42"}).json()["items"] == []
+
+
 @pytest.mark.parametrize("value", list(EMPTY))
 def test_over_http_an_empty_value_is_refused_and_writes_nothing(value: str, api: Api) -> None:
     user = api.key("writer", user="42")

@@ -32,6 +32,25 @@ class NestedTooDeep(Refused):
     """Arrays or objects nested deeper than the parser's recursion reaches."""
 
 
+class NamedTwice(Refused):
+    """An object naming one member twice: ``json`` keeps the last, a silent choice."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"a JSON object names {_short(name)!r} twice: give it once")
+        self.name = name
+
+
+def once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: an object whose members are each named once, else
+    ``NamedTwice``."""
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise NamedTwice(name)
+        found[name] = value
+    return found
+
+
 def strict_float(text: str) -> float:
     """``float(text)``, refusing a literal that underflows to zero or overflows to infinity."""
     value = float(text)
@@ -56,10 +75,11 @@ def strict_int(text: str) -> int:
 
 def loads(text: str | bytes) -> Any:
     """``json.loads`` with every fraction or exponent read by ``strict_float``, and every
-    integer by ``strict_int``; nesting deeper than the parser can follow is refused, not a
-    RecursionError."""
+    integer by ``strict_int``; an object naming a member twice, and nesting deeper than the
+    parser can follow, are refused (not the last member kept, not a RecursionError)."""
     try:
-        return json.loads(text, parse_float=strict_float, parse_int=strict_int)
+        return json.loads(text, parse_float=strict_float, parse_int=strict_int,
+                          object_pairs_hook=once_each)
     except RecursionError:
         raise NestedTooDeep("JSON nested too deeply to read (arrays or objects inside one "
                             "another by the thousand)") from None
