@@ -173,6 +173,32 @@ def test_a_server_url_that_cannot_be_asked_is_one_line_and_never_repeats_a_passw
     assert "s3cret" not in err
 
 
+@pytest.mark.parametrize(("args", "line"), [
+    (["nosuch"], "error: No such command 'nosuch'. (see vintage --help)"),
+    (["retract", "--reason", "r"], "error: Missing option '--source'. (see vintage retract "
+                                    "--help)"),
+    (["audit", "--user", "1"], "error: No such option: --user (Possible options: --since) (see "
+                                "vintage audit --help)"),
+    (["--actor", " ", "stats"], "error: Invalid value for --actor: name who runs the command "
+                                 "(see vintage --help)"),
+])
+def test_a_malformed_command_line_is_one_line_naming_the_help(
+    args: list[str], line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # typer's own form: a usage line, a hint and the message in a box, five lines or more.
+    code, out, err = run(["--store", str(tmp_path / "s"), "--tenant", "t", *args], capsys,
+                         monkeypatch)
+    assert (code, out, err) == (2, "", line + "\n")
+
+
+def test_vintage_alone_prints_its_help_and_exits_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run([], capsys, monkeypatch)
+    assert (code, err) == (2, "") and "Usage: vintage [OPTIONS] COMMAND" in out
+
+
 def test_a_file_named_as_the_store_is_refused_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
-from tests.factories import PinnedClock
+from tests.factories import PinnedClock, run
 from tests.mcp_http import mcp_over_http
 from vintage.graph.access import Unauthorized, create_key, revoke
 from vintage.graph.retrieval.embedder import minilm
@@ -168,6 +168,16 @@ def test_a_missing_or_revoked_key_is_refused_at_start_and_then_on_every_call(
                    lambda c: c.call_tool("search", {"query": "x", "limit": 0}))
     assert bad.is_error and "\n" not in text(bad) and "limit" in text(bad)
     store.close()
+
+
+def test_vintage_mcp_without_a_key_names_the_option_not_an_http_header(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("VINTAGE_KEY", raising=False)
+    code, out, err = run(["--store", str(tmp_path / "store"), "--tenant", "t", "mcp"], capsys,
+                         monkeypatch)
+    assert (code, out, err) == (2, "", "error: vintage mcp runs as one API key: give --key or "
+                                       "set VINTAGE_KEY (vintage keys create makes one)\n")
 
 
 def test_vintage_mcp_serves_over_stdio_as_its_key(tmp_path: Path, clock: PinnedClock,

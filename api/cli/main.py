@@ -38,6 +38,10 @@ app = typer.Typer(name="vintage", no_args_is_help=True, add_completion=False,
 err = console(stderr=True)
 
 USER_ERROR_EXIT = 2
+# The command-line parser's errors, by typer's own classes (it ships its copy of click's).
+_USAGE_ERROR: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+_ABORT = typer.Abort
 UNREACHABLE_EXIT = 69  # EX_UNAVAILABLE (sysexits.h): the store's server did not answer
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE (sysexits.h)
 OUTPUT_ERROR_EXIT = 74  # EX_IOERR (sysexits.h): standard output could not be written
@@ -82,7 +86,18 @@ def main() -> None:
     sys.stdout = cast(TextIO, out)
     try:
         _utf8_arguments(sys.argv[1:])
-        app()
+        # Not standalone: a malformed command line comes here, to be said in one line like
+        # every other refusal (typer's own form is a usage line, a hint and a boxed message).
+        done = app(standalone_mode=False, prog_name="vintage")
+        if isinstance(done, int) and not isinstance(done, bool) and done:
+            sys.exit(done)  # typer.Exit(code), Ctrl-C (130)
+    except _USAGE_ERROR as exc:
+        if type(exc).__name__ != "NoArgsIsHelpError":  # the help it stands for is printed
+            err.print(f"[red]error:[/red] {safe(usage(exc))}", highlight=False)
+        sys.exit(getattr(exc, "exit_code", USER_ERROR_EXIT))
+    except _ABORT:
+        sys.stderr.write("aborted\n")
+        sys.exit(1)
     except StoreUnreachable as exc:
         err.print(f"[red]error:[/red] {safe(exc)}", highlight=False)
         sys.exit(UNREACHABLE_EXIT)
@@ -157,6 +172,13 @@ def _utf8_arguments(args: list[str]) -> None:
             arg.encode("utf-8")
         except UnicodeEncodeError:
             raise InvalidArgument(f"argument {n} is not UTF-8 text: give it as UTF-8") from None
+
+
+def usage(exc: Exception) -> str:
+    """A malformed command line's message on one line, naming the help that says more."""
+    message = " ".join(getattr(exc, "format_message", exc.__str__)().split())
+    ctx = getattr(exc, "ctx", None)
+    return f"{message} (see {ctx.command_path} --help)" if ctx is not None else message
 
 
 def refusal(exc: Exception) -> str:

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from vintage.cli.options import Options
+from vintage.graph.core.errors import InvalidArgument
 
 HTTP_PATH = "/mcp"
 
@@ -57,6 +58,9 @@ def mcp_cmd(
     from vintage.mcp.server import build_server
 
     options: Options = ctx.obj
+    if not key:  # the library's "missing" names an HTTP header: here the key is an option
+        raise InvalidArgument("vintage mcp runs as one API key: give --key or set VINTAGE_KEY "
+                              "(vintage keys create makes one)")
     with options.opened() as store:
         server = build_server(store, key, log_level=log_level.value.upper())  # type: ignore[arg-type]
         # Vintage's own runs of the SDK's transports: 1e-400 is refused, not read as 0
