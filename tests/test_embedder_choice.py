@@ -91,7 +91,8 @@ def test_a_vintage_embedder_that_disagrees_with_the_store_is_refused_in_one_line
     config(store_args, capsys, monkeypatch, "e5", "--tenant", tenant)
     monkeypatch.setenv("VINTAGE_EMBEDDER", "minilm")
     for command in (["search", "退款", "--user", "42"], ["index"],
-                    ["context", "--query", "退款", "--budget", "100", "--user", "42"]):
+                    ["context", "--query", "退款", "--budget", "500", "--user", "42",
+                     "--for-thread", "th1"]):
         code, out, err = run([*store_args, *command], capsys, monkeypatch)
         assert (code, out) == (2, ""), command
         # The CLI's store runs on the system clock: the instant is any minute.
@@ -201,6 +202,27 @@ def test_a_choice_made_with_only_the_global_tenant_is_refused_not_taken_for_the_
     store = open_store(str(tmp_path / "store"))
     try:
         assert recorded(store) is None  # the store's own choice was never made
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("refused", [
+    ["search", "", "--user", "1"], ["search", "x", "--user", "1", "--limit", "0"],
+    ["context", "--query", "x", "--budget", "500", "--user", "1", "--for-thread", "t",
+     "--tokenizer", "llama-9"],
+])
+def test_a_refused_search_or_context_records_no_embedder(
+    refused: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The store's first search records its embedder; one refused before anything is read
+    # recorded it too (and loaded the model), a choice made by a request that did nothing.
+    args = ["--store", str(tmp_path / "store"), "--tenant", "t"]
+    code, _, err = run([*args, *refused], capsys, monkeypatch)
+    assert code == 2 and err.startswith("error: "), err
+    store = open_store(str(tmp_path / "store"))
+    try:
+        assert recorded(store) is None and store.events(STORE_TENANT) == []
     finally:
         store.close()
 

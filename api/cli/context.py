@@ -26,7 +26,7 @@ from vintage.cli.scoping import Project, Thread, User, scope_of
 from vintage.graph.core.kinds import required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.scoping import require_read_scope
-from vintage.graph.retrieval.choice import embedder_for
+from vintage.graph.retrieval.choice import deferred
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
 from vintage.queries.search.pack import build_pack
@@ -86,7 +86,7 @@ def context_cmd(
     # A context names its scope as every memory read does (docs/memory.md): exit 2 without one.
     require_read_scope(request.scope, "a context", all_scopes=all_scopes)
     with options.opened() as store:
-        pack = build_pack(store, embedder_for(store, request.scope.tenant), request,
+        pack = build_pack(store, deferred(store, request.scope.tenant), request,
                           budget=budget,
                           for_thread=for_thread or thread or "", actor=who, format=format,
                           tokenizer=tokenizer)

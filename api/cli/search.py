@@ -28,7 +28,7 @@ from vintage.graph.core.kinds import FactKind, required_authority
 from vintage.graph.core.temporal import parse_instant
 from vintage.graph.memory.draft import FACT_KIND, MemoryKind
 from vintage.graph.retrieval import indexer
-from vintage.graph.retrieval.choice import embedder_for
+from vintage.graph.retrieval.choice import deferred, embedder_for
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.request import SearchRequest
 from vintage.queries.search.run import search
@@ -88,7 +88,7 @@ def search_cmd(
         min_authority=required_authority(min_authority, risk))
     with options.opened() as store, counting("indexing facts first (a store's first search "
                                              "embeds every fact)") as told:
-        result = search(store, embedder_for(store, request.scope.tenant), request,
+        result = search(store, deferred(store, request.scope.tenant), request,
                         progress=told)
     render_search.search(_out, result, as_json, as_csv_unless_json(fmt, as_json))
 

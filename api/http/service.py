@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from vintage.graph.retrieval.choice import embedder_for
+from vintage.graph.retrieval.choice import deferred
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Clock, Store, StoreUnreachable
 from vintage.http.jobs import Jobs
@@ -73,7 +73,7 @@ class Service:
         on its first embed, once per process, never at startup)."""
         if self._embedder is not None:
             return self._embedder
-        return embedder_for(self.store(), tenant)
+        return deferred(self.store(), tenant)
 
     def probe(self) -> None:
         """A round trip to the store (``StoreUnreachable`` when it does not answer)."""

@@ -27,7 +27,7 @@ from vintage.graph.memory.held import held_for_review
 from vintage.graph.memory.remember import Remembered
 from vintage.graph.memory.requests import correct_by_id, remember_checked
 from vintage.graph.memory.scoping import require_read_scope
-from vintage.graph.retrieval.choice import embedder_for
+from vintage.graph.retrieval.choice import deferred
 from vintage.graph.retrieval.embedder import Embedder
 from vintage.graph.store.protocol import Store
 from vintage.http import guard
@@ -92,7 +92,7 @@ class Tools(Registry, Settings):
         self.embedder = embedder  # None: the store's choice for the tenant, read per call
 
     def _embedder(self, tenant: str) -> Embedder:
-        return self.embedder or embedder_for(self.store, tenant)
+        return self.embedder or deferred(self.store, tenant)
 
     def principal(self) -> Principal:
         return verify(self.store, self.key)

@@ -24,16 +24,17 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.limits import blank, required
 from vintage.graph.core.model import Event, new_event_id
 from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
 from vintage.graph.retrieval.multilingual import INSTALL
-from vintage.graph.retrieval.vectors import EmbedderError
+from vintage.graph.retrieval.vectors import EmbedderError, Vectors
 from vintage.graph.store.capabilities import SETTINGS_TENANT
 from vintage.graph.store.protocol import Store
 
@@ -163,6 +164,38 @@ def embedder_for(store: Store, tenant: str | None,
     """The embedder a search of ``tenant`` in ``store`` uses (``chosen``); an endpoint's key
     is still read from ``VINTAGE_EMBEDDER_KEY``, never recorded."""
     return embedder_from_env({**env, "VINTAGE_EMBEDDER": chosen(store, tenant, env).embedder})
+
+
+class Deferred:
+    """``embedder_for``, asked only when a search first needs the embedder (its name, its
+    dimension or a vector): a request refused before that (a blank query, a bad limit or
+    tokenizer) records no choice on a store nobody configured, and loads no model."""
+
+    def __init__(self, store: Store, tenant: str | None,
+                 env: Mapping[str, str] = os.environ) -> None:
+        self._store, self._tenant, self._env = store, tenant, env
+        self._held: Embedder | None = None
+
+    def _embedder(self) -> Embedder:
+        if self._held is None:
+            self._held = embedder_for(self._store, self._tenant, self._env)
+        return self._held
+
+    @property
+    def name(self) -> str:
+        return self._embedder().name
+
+    @property
+    def dim(self) -> int:
+        return self._embedder().dim
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self._embedder().embed(texts)
+
+
+def deferred(store: Store, tenant: str | None) -> Embedder:
+    """The embedder of ``tenant`` in ``store``, chosen on first use (``Deferred``)."""
+    return cast(Embedder, Deferred(store, tenant))
 
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
