@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 import httpx2
+import pytest
 
-from tests.factories import mine
+from tests.factories import mine, run
 from vintage.graph.access import create_key
 from vintage.graph.store.backends import open_store
 from vintage.queries.memory.recall import recall
@@ -99,3 +100,25 @@ def test_a_200_kb_query_string_is_answered_414_not_a_reset_connection(tmp_path: 
     assert answered.startswith(b"HTTP/1.1 414 Request-URI Too Long\r\n"), answered[:80]
     assert answered.endswith(b"request line too long: at most 8192 bytes of path and query "
                              b"string; send large inputs in a POST body")
+
+
+def test_an_address_the_server_cannot_listen_on_is_one_line_before_it_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # uvicorn printed its startup lines, then its error, and exited 1 or 3.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for args, said in (
+            (["serve", "--port", port], f"cannot listen on 127.0.0.1:{port}: Address already "
+                                        "in use"),
+            (["serve", "--host", "no such host", "--port", port],
+             f"cannot listen on no such host:{port}: "),
+            (["--tenant", "t", "mcp", "--key", "vk_x", "--transport", "http", "--port", port],
+             f"cannot listen on 127.0.0.1:{port}: Address already in use"),
+        ):
+            code, out, err = run(["--store", str(tmp_path / "store"), *args], capsys,
+                                 monkeypatch)
+            assert (code, out) == (2, "") and err.startswith(f"error: {said}"), err
+            assert err.count("\n") == 1

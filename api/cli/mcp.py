@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from vintage.cli.listening import LogLevel, check_listen
 from vintage.cli.options import Options
 from vintage.graph.core.errors import InvalidArgument
 
@@ -23,13 +24,6 @@ HTTP_PATH = "/mcp"
 class Transport(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
-
-
-class LogLevel(StrEnum):
-    DEBUG = "debug"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
 
 
 def register(app: typer.Typer) -> None:
@@ -61,6 +55,8 @@ def mcp_cmd(
     if not key:  # the library's "missing" names an HTTP header: here the key is an option
         raise InvalidArgument("vintage mcp runs as one API key: give --key or set VINTAGE_KEY "
                               "(vintage keys create makes one)")
+    if transport is Transport.HTTP:
+        check_listen(host, port)
     with options.opened() as store:
         server = build_server(store, key, log_level=log_level.value.upper())  # type: ignore[arg-type]
         # Vintage's own runs of the SDK's transports: 1e-400 is refused, not read as 0

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from vintage.cli.listening import LogLevel, check_listen
 from vintage.cli.options import Options
 from vintage.graph.store.backends import open_store, resolve_uri
 from vintage.render.terminal import console, safe
@@ -28,7 +29,7 @@ def serve_cmd(
     host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine "
                                            "only; 0.0.0.0: every interface).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,
-    log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "info",
+    log_level: Annotated[LogLevel, typer.Option(help="uvicorn's log level.")] = LogLevel.INFO,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json) until interrupted."""
     # Imported here: the command line without `serve` never loads the web stack.
@@ -40,8 +41,9 @@ def serve_cmd(
 
     options: Options = ctx.obj
     uri = options.store
+    check_listen(host, port)
     _err.print(f"serving {safe(resolve_uri(uri))} on http://{safe(host)}:{port} "
                "(docs at /docs, the explorer at /ui, Ctrl-C stops)", highlight=False)
     uvicorn.run(create_app(lambda: open_store(uri, retry_seconds=STORE_RETRY_SECONDS)),
-                host=host, port=port, log_level=log_level, http=BoundedH11,
+                host=host, port=port, log_level=log_level.value, http=BoundedH11,
                 h11_max_incomplete_event_size=MAX_HEAD)
