@@ -20,6 +20,7 @@ from tests.neo4j_server import Neo4jTarget, neo4j_uri_for_tests, stock_uri_for_t
 from tests.sec_files import TICKERS, data_file
 from vintage.graph.core.model import Scope
 from vintage.graph.neo4j.store import Neo4jStore
+from vintage.graph.store.backends import open_store
 from vintage.graph.store.protocol import Store
 from vintage.ingest.sec.companyfacts import ParsedFile, read_companyfacts
 
@@ -105,6 +106,9 @@ def parsed() -> dict[str, ParsedFile]:
 @pytest.fixture(params=BACKENDS)
 def store_args(request: pytest.FixtureRequest, tmp_path: Path, tenant: str) -> Iterator[list[str]]:
     if request.param == "embedded":
+        # Made here, as a server is there before its first command: a command that writes
+        # nothing new refuses a store that does not exist (vintage.cli.options).
+        open_store(str(tmp_path / "store")).close()
         yield ["--store", str(tmp_path / "store"), "--tenant", tenant]
         return
     target: Neo4jTarget = request.getfixturevalue("neo4j_target")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.factories import run
+from vintage.graph.store.backends import open_store
 
 # A synthetic payments company: revenue and payment volume for one calendar year, as an earnings
 # release would state them (quarters and the year), with one later correction of Q4 volume.
@@ -85,6 +86,7 @@ def test_asof_needs_a_tenant_a_known_metric_and_a_period_it_understands(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("VINTAGE_TENANT", raising=False)
+    open_store(str(tmp_path / "s")).close()  # a read refuses a store that does not exist
     base = ["--store", str(tmp_path / "s")]
     ask = ["revenue", "--subject", "GOOGL", "--cutoff", "2020-01-01"]
     code, _, err = run([*base, "asof", *ask], capsys, monkeypatch)

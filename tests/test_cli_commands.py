@@ -13,6 +13,7 @@ import typer
 import typer.main
 
 from vintage.cli.commands import COMMANDS, GROUPS
+from vintage.graph.store.backends import open_store
 
 
 def test_the_command_table_names_exactly_what_each_module_registers() -> None:
@@ -45,7 +46,10 @@ UNWANTED = ("vintage.queries.eval", "mcp", "networkx", "fastapi", "uvicorn", "ma
 
 def _loaded(tmp_path: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
     """Run ``vintage --store S --tenant acme ARGV`` in a new interpreter; its stderr ends with
-    the unwanted modules it had loaded."""
+    the unwanted modules it had loaded. The store exists: a read refuses a missing one before
+    loading anything a read needs."""
+    if not (tmp_path / "store").exists():
+        open_store(str(tmp_path / "store")).close()
     script = f"""
 import sys
 from vintage.cli.main import main

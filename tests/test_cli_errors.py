@@ -14,13 +14,18 @@ from typing import NoReturn
 import pytest
 
 from tests.factories import run
+from vintage.graph.store.backends import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 INTERNAL = "internal error: KeyError: 'boom' (set VINTAGE_DEBUG=1 for the traceback)\n"
 
 
 def store_of(tmp_path: Path) -> list[str]:
-    return ["--store", str(tmp_path / "store"), "--tenant", "acme"]
+    """An existing embedded store: a command that writes nothing new refuses a missing one."""
+    path = tmp_path / "store"
+    if not path.exists():
+        open_store(str(path)).close()
+    return ["--store", str(path), "--tenant", "acme"]
 
 
 def boom(*_: object, **__: object) -> NoReturn:
@@ -197,6 +202,23 @@ def test_vintage_alone_prints_its_help_and_exits_2(
 ) -> None:
     code, out, err = run([], capsys, monkeypatch)
     assert (code, err) == (2, "") and "Usage: vintage [OPTIONS] COMMAND" in out
+
+
+@pytest.mark.parametrize("read", [
+    ["memories", "user:1", "--user", "1"], ["stats"], ["audit"], A_READ,
+    ["search", "x", "--user", "1"], ["config", "embedder", "--tenant", "t", "--withdraw"],
+])
+def test_a_command_that_writes_nothing_new_never_makes_a_store_at_a_mistyped_path(
+    read: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # It made an empty store there and answered from it: nothing found, and a stray folder.
+    typo = tmp_path / "stroe"
+    code, out, err = run(["--store", str(typo), "--tenant", "t", *read], capsys, monkeypatch)
+    assert (code, out) == (2, "") and err == (
+        f"error: no store at {typo}: nothing is held there (a read never makes one; remember, "
+        "ingest or demo does): check --store or VINTAGE_STORE\n")
+    assert not typo.exists() and not typo.with_name("stroe.keys").exists()
 
 
 def test_a_file_named_as_the_store_is_refused_in_one_line(

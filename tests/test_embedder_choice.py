@@ -112,6 +112,7 @@ def test_a_store_never_configured_keeps_the_model_its_first_search_used(
     # The store's own choice is the embedded store's alone here: on the shared test server a
     # store-wide choice would reach every other test's tenant.
     args = ["--store", str(tmp_path / "store"), "--tenant", "acme"]
+    open_store(str(tmp_path / "store")).close()  # shown, a choice needs a store to read
     assert config(args, capsys, monkeypatch)["embedder"] is None
     monkeypatch.setenv("VINTAGE_EMBEDDER", "e5")
     remember_notes(args, capsys, monkeypatch)

@@ -51,7 +51,7 @@ def embedder_cmd(
     options: Options = ctx.obj
     check_withdrawal(name, tenant, withdraw)
     tenant = whose(tenant, options.tenant, changing=name is not None or withdraw)
-    with options.opened() as store:
+    with options.opened(create=name is not None) as store:
         if name is None and not withdraw:
             held = recorded(store, tenant)
             changed = False

@@ -30,7 +30,7 @@ from vintage.graph.retrieval.choice import deferred
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.items import Format
 from vintage.queries.search.pack import build_pack
-from vintage.queries.search.request import SearchRequest
+from vintage.queries.search.request import SearchRequest, check
 from vintage.queries.search.trace import judge, mark_used, read_injection
 from vintage.render import context as render_context
 from vintage.render.terminal import console
@@ -85,6 +85,7 @@ def context_cmd(
         actor=who, min_authority=required_authority(min_authority, risk))
     # A context names its scope as every memory read does (docs/memory.md): exit 2 without one.
     require_read_scope(request.scope, "a context", all_scopes=all_scopes)
+    check(request)  # the request's own faults first, before the store is even opened
     with options.opened() as store:
         pack = build_pack(store, deferred(store, request.scope.tenant), request,
                           budget=budget,

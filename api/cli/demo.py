@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
 def demo(ctx: typer.Context) -> None:
     """Load bundled real SEC filings and answer as-of questions around real revisions."""
     options: Options = ctx.obj
-    with options.opened() as store:
+    with options.opened(create=True) as store:
         result = run_demo(store, tenant=options.tenant or DEMO_TENANT)
     render.demo(out, result)
     out.print(f"[dim]store: {safe(resolve_uri(options.store))}[/dim]")

@@ -38,7 +38,7 @@ def graphiti(
     """Import a Graphiti 0.31 graph (Entity, RELATES_TO, Episodic) from the Neo4j of --store."""
     options: Options = ctx.obj
     tenant = options.scope().tenant
-    with options.opened() as store, Progress(
+    with options.opened(create=True) as store, Progress(
         TextColumn("graphiti"), BarColumn(), MofNCompleteColumn(), console=_err,
         transient=True, disable=as_json or not _err.is_terminal,
     ) as bar:

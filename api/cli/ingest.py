@@ -80,7 +80,7 @@ def _ingest(options: Options, files: list[Path], as_json: bool, fmt: OutputForma
     to_csv = as_csv_unless_json(fmt, as_json)  # refused before anything is read
     scope = options.scope()
     summaries: list[Summary] = []
-    with options.opened() as store, Progress(
+    with options.opened(create=True) as store, Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         console=_err, transient=True, disable=as_json or not _err.is_terminal,
     ) as bar:

@@ -37,7 +37,7 @@ def create_cmd(
 ) -> None:
     """Create a key and print it, once."""
     options: Options = ctx.obj
-    with options.opened() as store:
+    with options.opened(create=True) as store:
         principal, key = create_key(store, options.scope().tenant, role, user=user,
                                     project=project, name=name, actor=options.actor)
     show_created(principal, key, as_json)

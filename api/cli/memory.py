@@ -126,7 +126,7 @@ def remember_cmd(
         valid_from=instant_or_none(valid_from, "valid_from"),
         valid_to=instant_or_none(valid_to, "valid_to"),
     )
-    with options.opened() as store:
+    with options.opened(create=True) as store:
         done = remember_checked(store, draft, actor=options.actor, expected=expected_revision)
         notice = None
         if done.decision is not Decision.REFUSED and _maybe_han(draft.value):

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -17,7 +18,7 @@ from vintage.graph.core import literals
 from vintage.graph.core.asof import TenantRequired
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.model import Scope
-from vintage.graph.store.backends import open_store
+from vintage.graph.store.backends import is_neo4j, open_store, resolve_uri
 from vintage.graph.store.protocol import Store
 
 ACTOR_PREFIX = "user:"
@@ -40,7 +41,17 @@ class Options:
     actor: str  # who every event this command causes names (``--actor``)
 
     @contextmanager
-    def opened(self) -> Iterator[Store]:
+    def opened(self, *, create: bool = False) -> Iterator[Store]:
+        """The store, closed after. An embedded store that does not exist yet is made only by
+        a command that writes something new into it (``create``: remember, ingest, demo,
+        keys create...); any other refuses, so a mistyped ``--store`` is said, not answered
+        from a new empty store left behind."""
+        if not create:
+            target = resolve_uri(self.store)
+            if not is_neo4j(target) and not Path(target).exists():
+                raise InvalidArgument(
+                    f"no store at {target}: nothing is held there (a read never makes one; "
+                    "remember, ingest or demo does): check --store or VINTAGE_STORE")
         store = open_store(self.store)
         try:
             yield store

@@ -30,7 +30,7 @@ from vintage.graph.memory.draft import FACT_KIND, MemoryKind
 from vintage.graph.retrieval import indexer
 from vintage.graph.retrieval.choice import deferred, embedder_for
 from vintage.queries.search.fusion import Mode
-from vintage.queries.search.request import SearchRequest
+from vintage.queries.search.request import SearchRequest, check
 from vintage.queries.search.run import search
 from vintage.render import search as render_search
 from vintage.render.terminal import console
@@ -86,6 +86,7 @@ def search_cmd(
         limit=limit, candidates=candidates, all_scopes=all_scopes,
         actor=actor or options.actor, form=form, period=period,
         min_authority=required_authority(min_authority, risk))
+    check(request)  # the request's own faults first, before the store is even opened
     with options.opened() as store, counting("indexing facts first (a store's first search "
                                              "embeds every fact)") as told:
         result = search(store, deferred(store, request.scope.tenant), request,

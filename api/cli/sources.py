@@ -36,7 +36,7 @@ def trust_cmd(
 ) -> None:
     """Trust SOURCE: its documents may make business facts active from now on."""
     options: Options = ctx.obj
-    with options.opened() as store:
+    with options.opened(create=True) as store:
         event = trust_source(store, options.scope().tenant, source, kind=kind,
                              actor=options.actor, reason=reason)
     _out.print(f"trusted {kind.value} source {safe(source)} (event {safe(event)})")

@@ -46,7 +46,7 @@ def register_cmd(
 ) -> None:
     """Register NAME: its results may make business facts active from now on."""
     options: Options = ctx.obj
-    with options.opened() as store:
+    with options.opened(create=True) as store:
         event = register_tool(store, options.scope().tenant, name, version=version,
                               reporters=tuple(reporter or ()), actor=options.actor,
                               reason=reason)
