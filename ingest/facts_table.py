@@ -94,7 +94,8 @@ def parse_table(path: Path) -> TableIngest:
         unknown = [name for name in row if name not in _COLUMNS and name not in unknown_seen]
         if unknown:
             unknown_seen.update(unknown)
-            problems.extend((number, name, f"unknown column: the columns are {_NAMED}")
+            problems.extend((number, name, "a value under a column the header leaves unnamed"
+                             if not name else f"unknown column: the columns are {_NAMED}")
                             for name in unknown)
             continue
         try:

@@ -21,6 +21,7 @@ import csv
 import json
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -35,7 +36,6 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}\Z")  # an SEC filing's id, ##########-##-######
 _LONGEST_INSTANT = 64  # 2018-04-24T16:05:12.123456+00:00 is 32
-_MORE = "\x00more"  # the fields of a CSV row past its header's (NUL is never in a name)
 _SHOWN = 100  # characters of a field's name that an error shows (a JSON path can be long)
 
 
@@ -75,22 +75,31 @@ def parse_number(text: str) -> int | float | None:
 
 
 def csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """CSV rows as dicts by header, numbered as a person counts them (data from row 2)."""
+    """CSV rows as dicts by header, numbered as a person counts them (data from row 2). A
+    column the header leaves unnamed (a trailing comma, as spreadsheets export) is left out
+    when empty and kept under ``""`` when it holds a value (for the caller to refuse); a
+    header naming a column twice is refused (keeping the last would be a silent choice)."""
     with path.open("rb") as handle, _whole_fields():
         where = [1]  # the row being read, for an error in the bytes under it
-        reader = csv.DictReader(_text_lines(path, handle, where), restkey=_MORE)
+        reader = csv.reader(_text_lines(path, handle, where))
         try:
-            header = reader.fieldnames or []  # reads the header row: its errors are row 1's
-            twice = sorted({name for name in header if header.count(name) > 1})
-            if twice:  # DictReader keeps the last column of a name: a silent choice
+            header = next(reader, None) or []  # its errors are row 1's
+            twice = sorted(name for name, n in Counter(header).items() if n > 1 and name)
+            if twice:
                 raise IngestError(path, [(1, name, "the header names this column twice")
                                          for name in twice])
             where[0] = 2
-            for row in reader:
-                if any(row.pop(_MORE, ())):
+            for fields in reader:
+                if not fields:
+                    continue  # a blank line, as DictReader skipped it
+                if any(fields[len(header):]):
                     raise IngestError(path, [(where[0], "-", (
                         "more fields than the header has columns: quote a value that holds "
                         "a comma"))])
+                row: dict[str, Any] = {}
+                for name, value in zip(header, [*fields, *[None] * len(header)], strict=False):
+                    if name or (value or "").strip():
+                        row[name] = value
                 yield where[0], row
                 where[0] += 1
         except csv.Error as exc:

@@ -5,6 +5,7 @@ on the embedded store never loads the Neo4j driver."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -166,6 +167,8 @@ def test_a_store_uri_the_driver_cannot_take_is_one_line_and_never_repeats_a_pass
 @pytest.mark.parametrize(("server", "said"), [
     ("http://admin:s3cret@127.0.0.1:8000", "--server carries a user name or password"),
     ("http://admin:s3cret@[::1", "--server carries a user name or password"),
+    ("http:/admin:s3cret@127.0.0.1:8000", "--server carries a user name or password"),
+    ("http:admin:s3cret@127.0.0.1", "--server carries a user name or password"),
     ("https://127.0.0.1:99999", "an http:// or https:// URL"),
     ("http://:8000", "an http:// or https:// URL"),
 ])
@@ -207,6 +210,7 @@ def test_vintage_alone_prints_its_help_and_exits_2(
 @pytest.mark.parametrize("read", [
     ["memories", "user:1", "--user", "1"], ["stats"], ["audit"], A_READ,
     ["search", "x", "--user", "1"], ["config", "embedder", "--tenant", "t", "--withdraw"],
+    ["health", "--user", "u", "--no-drill"], ["mcp", "--key", "vk_abc"],
 ])
 def test_a_command_that_writes_nothing_new_never_makes_a_store_at_a_mistyped_path(
     read: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -260,8 +264,15 @@ def test_a_result_standard_output_cannot_take_is_exit_74_saying_the_write_stands
             text=True, timeout=120, check=False)
     assert done.returncode == 74
     assert done.stderr == ("error: the result could not be written to standard output (No "
-                           "space left on device); what the command did is done (vintage audit "
-                           "shows it)\n")  # one line: no "Exception ignored" at exit either
+                           "space left on device); whatever the command wrote to the store "
+                           "stands (vintage audit shows it)\n")  # one line: no "Exception
+    # ignored" at exit either. A closed standard output (`>&-`) is no failure: nothing to show.
+    closed = subprocess.run(
+        [sys.executable, "-c", script, *store_of(tmp_path), "remember", "preference", "user:1",
+         "drink", "tea", *said], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, timeout=120, check=False,
+        preexec_fn=lambda: os.close(1))  # the child's fd 1 only
+    assert (closed.returncode, closed.stderr) == (0, "")
     code, out, _ = run([*store_of(tmp_path), "memories", "user:1", "--user", "1", "--json"],
                        capsys, monkeypatch)
-    assert code == 0 and [m["value"] for m in json.loads(out)] == ["aisle"]
+    assert code == 0 and sorted(m["value"] for m in json.loads(out)) == ["aisle", "tea"]

@@ -21,6 +21,7 @@ from vintage.graph.retrieval.choice import (
     STORE_TENANT,
     EmbedderMismatch,
     chosen,
+    deferred,
     embedder_for,
     recorded,
     set_embedder,
@@ -207,23 +208,42 @@ def test_a_choice_made_with_only_the_global_tenant_is_refused_not_taken_for_the_
         store.close()
 
 
-@pytest.mark.parametrize("refused", [
-    ["search", "", "--user", "1"], ["search", "x", "--user", "1", "--limit", "0"],
-    ["context", "--query", "x", "--budget", "500", "--user", "1", "--for-thread", "t",
-     "--tokenizer", "llama-9"],
+@pytest.mark.parametrize(("refused", "said"), [
+    (["search", "", "--user", "1"], "a search needs a query"),
+    (["search", "x", "--user", "1", "--limit", "0"], "a search returns 1 to 1000 results"),
+    (["context", "--query", "x", "--budget", "500", "--user", "1", "--for-thread", "t",
+      "--tokenizer", "llama-9"], "tokenizer 'llama-9'"),
+    (["context", "--query", "x", "--budget", "5", "--user", "1", "--for-thread", "t"],
+     "a budget of 5 tokens cannot hold even the context's header"),
 ])
 def test_a_refused_search_or_context_records_no_embedder(
-    refused: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    refused: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The store's first search records its embedder; one refused before anything is read
     # recorded it too (and loaded the model), a choice made by a request that did nothing.
+    open_store(str(tmp_path / "store")).close()
     args = ["--store", str(tmp_path / "store"), "--tenant", "t"]
     code, _, err = run([*args, *refused], capsys, monkeypatch)
-    assert code == 2 and err.startswith("error: "), err
+    assert code == 2 and err.startswith(f"error: {said}"), err
     store = open_store(str(tmp_path / "store"))
     try:
         assert recorded(store) is None and store.events(STORE_TENANT) == []
+    finally:
+        store.close()
+
+
+def test_an_embedder_asked_on_first_use_is_the_model_with_all_it_has(tmp_path: Path) -> None:
+    # The ranking reads a model's cosine floor and query embedding with getattr: a deferred
+    # embedder that answered only the protocol made e5 score from -1 and embed questions as
+    # passages, unsaid.
+    store = open_store(str(tmp_path / "store"))
+    try:
+        set_embedder(store, "e5", tenant="cn", actor="user:ops", reason="users write 中文")
+        model, late = embedder_for(store, "cn", {}), deferred(store, "cn")
+        assert late.name == model.name and late.dim == model.dim
+        assert getattr(late, "cosine_floor", None) == getattr(model, "cosine_floor", None) != -1
+        assert hasattr(late, "embed_query") and hasattr(model, "embed_query")
     finally:
         store.close()
 

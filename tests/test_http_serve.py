@@ -122,3 +122,13 @@ def test_an_address_the_server_cannot_listen_on_is_one_line_before_it_starts(
                                  monkeypatch)
             assert (code, out) == (2, "") and err.startswith(f"error: {said}"), err
             assert err.count("\n") == 1
+
+
+def test_serve_refuses_a_store_uri_with_a_password_before_printing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # It printed "serving bolt://neo4j:hunter2@…" and then failed in uvicorn's startup.
+    code, out, err = run(["--store", "bolt://neo4j:hunter2@127.0.0.1:7687", "serve", "--port",
+                          "1"], capsys, monkeypatch)
+    assert (code, out) == (2, "") and "hunter2" not in err and err.count("\n") == 1
+    assert "carries a user name or password" in err

@@ -186,6 +186,9 @@ CASES: dict[str, tuple[Callable[[Path], Made], str, int, str, str]] = {
     "a jsonl object naming a field twice": (
         facts("k.jsonl", jsonl_text().replace('"value": "7"', '"value": "7", "value": "8"')),
         "k.jsonl", 1, "value", "the object names this field twice"),
+    "a value under a column the header leaves unnamed": (
+        facts("k.csv", csv_text().replace("\n", ",\n", 1).rstrip("\n") + ",oops\n"), "k.csv", 2,
+        "", "a value under a column the header leaves unnamed"),
     "a companyfacts file named for another CIK": (
         companyfacts_named("CIK0000320193_AAPL.json"), "CIK0000320193_AAPL.json", 0, "cik",
         "CIK0000000001, but the file is named for CIK0000320193"),
@@ -237,6 +240,16 @@ def test_a_refused_file_after_an_ingested_one_says_what_the_earlier_files_wrote(
     assert err.rstrip().endswith("; nothing from this file was written; the files before it "
                                  "were ingested: good.csv (1 fact)")
     assert not holds_nothing(store_args)
+
+
+def test_a_csv_header_ending_in_a_comma_is_read_past_its_empty_column(
+    store_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Spreadsheets export a trailing comma: an unnamed, empty column is no unknown column.
+    table = write(tmp_path, "k.csv", csv_text().replace("\n", ",\n"))
+    code, _, err = run([*store_args, "ingest", "facts", str(table)], capsys, monkeypatch)
+    assert code == 0, err
 
 
 def test_a_csv_with_a_utf8_byte_order_mark_is_read_past_it(

@@ -63,7 +63,7 @@ def health_cmd(
     """How a scope's memory is doing: cold memories, what contexts spend their tokens on,
     conflicts left open, candidates awaiting review, and an error-injection drill."""
     options: Options = ctx.obj
-    with options.opened(create=True) as opened:
+    with options.opened() as opened:  # a scope of a store that exists: nothing to drill else
         found = health(opened, scope_of(options, user, project, thread), days=days,
                        actor=options.actor, drill=drill)
     if as_json:

@@ -11,12 +11,24 @@ from vintage.graph.core.errors import InvalidArgument
 
 
 class LogLevel(StrEnum):
-    """What a server logs on stderr (uvicorn's and the MCP SDK's lines)."""
+    """What ``vintage mcp`` logs on stderr (the MCP SDK's levels, and uvicorn's over HTTP)."""
 
     DEBUG = "debug"
     INFO = "info"
     WARNING = "warning"
     ERROR = "error"
+    CRITICAL = "critical"
+
+
+class ServeLogLevel(StrEnum):
+    """What ``vintage serve`` logs on stderr: uvicorn's levels, ``trace`` included."""
+
+    TRACE = "trace"
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
 
 
 def check_listen(host: str, port: int) -> None:

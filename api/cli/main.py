@@ -83,7 +83,8 @@ def main() -> None:
     stderr and their own exit code (module docstring), never a traceback unless asked for."""
     given = sys.stdout
     out = _Watched(given)
-    sys.stdout = cast(TextIO, out)
+    if given is not None:  # a closed descriptor (`>&-`): nothing to watch, rich drops output
+        sys.stdout = cast(TextIO, out)
     try:
         _utf8_arguments(sys.argv[1:])
         # Not standalone: a malformed command line comes here, to be said in one line like
@@ -111,8 +112,8 @@ def main() -> None:
         # A write made before the result was printed stands: "internal error" would read as
         # if it had not happened.
         sys.stderr.write(f"error: the result could not be written to standard output "
-                         f"({exc.strerror or type(exc).__name__}); what the command did is done "
-                         "(vintage audit shows it)\n")
+                         f"({exc.strerror or type(exc).__name__}); whatever the command wrote "
+                         "to the store stands (vintage audit shows it)\n")
         sys.exit(OUTPUT_ERROR_EXIT)
     except Exception as exc:
         _internal(exc)

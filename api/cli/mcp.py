@@ -57,7 +57,7 @@ def mcp_cmd(
                               "(vintage keys create makes one)")
     if transport is Transport.HTTP:
         check_listen(host, port)
-    with options.opened(create=True) as store:
+    with options.opened() as store:  # its key lives in the store: a new one holds none
         server = build_server(store, key, log_level=log_level.value.upper())  # type: ignore[arg-type]
         # Vintage's own runs of the SDK's transports: 1e-400 is refused, not read as 0
         # (vintage.mcp.strict).

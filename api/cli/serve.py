@@ -12,9 +12,9 @@ from typing import Annotated
 
 import typer
 
-from vintage.cli.listening import LogLevel, check_listen
+from vintage.cli.listening import ServeLogLevel, check_listen
 from vintage.cli.options import Options
-from vintage.graph.store.backends import open_store, resolve_uri
+from vintage.graph.store.backends import checked_neo4j_uri, is_neo4j, open_store, resolve_uri
 from vintage.render.terminal import console, safe
 
 _err = console(stderr=True)
@@ -29,7 +29,8 @@ def serve_cmd(
     host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine "
                                            "only; 0.0.0.0: every interface).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,
-    log_level: Annotated[LogLevel, typer.Option(help="uvicorn's log level.")] = LogLevel.INFO,
+    log_level: Annotated[ServeLogLevel, typer.Option(help="uvicorn's log level.")]
+        = ServeLogLevel.INFO,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json) until interrupted."""
     # Imported here: the command line without `serve` never loads the web stack.
@@ -41,8 +42,11 @@ def serve_cmd(
 
     options: Options = ctx.obj
     uri = options.store
+    target = resolve_uri(uri)
+    if is_neo4j(target):
+        checked_neo4j_uri(target)  # before the URI is printed: it may hold a password
     check_listen(host, port)
-    _err.print(f"serving {safe(resolve_uri(uri))} on http://{safe(host)}:{port} "
+    _err.print(f"serving {safe(target)} on http://{safe(host)}:{port} "
                "(docs at /docs, the explorer at /ui, Ctrl-C stops)", highlight=False)
     uvicorn.run(create_app(lambda: open_store(uri, retry_seconds=STORE_RETRY_SECONDS)),
                 host=host, port=port, log_level=log_level.value, http=BoundedH11,

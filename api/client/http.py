@@ -39,7 +39,7 @@ class Remote:
             parsed.port  # noqa: B018 (reading it is the check: a port outside 0-65535 raises)
         except ValueError:
             parsed = None
-        if "@" in server.partition("//")[2].partition("/")[0]:
+        if "@" in server:  # a base URL has no use for one: only user:password@ puts it there
             # Never repeated: the URL is named by every error about the server.
             raise InvalidArgument("--server carries a user name or password: the API key "
                                   "(--key or VINTAGE_KEY) is the only credential")

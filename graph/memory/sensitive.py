@@ -72,13 +72,17 @@ _RRN = _bounded(r"\d{6}-\d{7}")
 # run from 2 to 6.
 _CARD = re.compile(r"(?<![0-9A-Za-z])(?<![0-9][ -])[2-6]\d{3}(?:[ -]?\d){9,18}(?![0-9A-Za-z])")
 # A card number split otherwise than by single spaces or dashes (a tab, a line break, dots,
-# slashes, underscores, several spaces: ``4111.1111.1111.1111``): read only in the grouping a
+# slashes, underscores, commas, spaced separators: ``4111.1111.1111.1111``, ``4111 - 1111 ...``):
+# read only in the grouping a
 # card is printed with (4-4-4-4, 4-6-5), one separator throughout, from a card network's own
 # first digits (Visa, Mastercard, Amex, Discover, JCB, UnionPay), so that a column of years or a
 # dotted version number is left alone.
-_SPLIT_CARD = re.compile(r"(?<![0-9A-Za-z])(\d{4})([ ./_])(\d{4,6})\2(\d{4,5})(?:\2(\d{1,4}))?"
-                         r"(?![0-9A-Za-z])")
-_DIGIT_GAP = re.compile(r"(?<=\d)\s+(?=\d)")  # any run of white space between digits: one space
+_SPLIT_CARD = re.compile(r"(?<![0-9A-Za-z])(\d{4})([ ./_,-])(\d{4,6})\2(\d{4,5})"
+                         r"(?:\2(\d{1,4}))?(?![0-9A-Za-z])")
+# Between digits: white space around a separator dropped (``4111 / 1111``), any other run of
+# white space read as one space.
+_SEPARATOR_GAP = re.compile(r"(?<=\d)\s*([./_,-])\s*(?=\d)")
+_DIGIT_GAP = re.compile(r"(?<=\d)\s+(?=\d)")
 _NETWORK = re.compile(r"4|5[1-5]|222[1-9]|22[3-9]|2[3-6]|27[01]|2720|3[47]|6011|65|64[4-9]|62"
                       r"|35(?:2[89]|[3-8])")
 _IBAN = re.compile(r"(?<![0-9A-Za-z])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![0-9A-Za-z])")
@@ -220,7 +224,7 @@ def _secret(text: str, *, minted: bool = False) -> bool:
 def _split_card(text: str) -> bool:
     from stdnum import luhn
 
-    for m in _SPLIT_CARD.finditer(_DIGIT_GAP.sub(" ", text)):
+    for m in _SPLIT_CARD.finditer(_DIGIT_GAP.sub(" ", _SEPARATOR_GAP.sub(r"\1", text))):
         digits = "".join(g for g in m.group(1, 3, 4, 5) if g)
         if 13 <= len(digits) <= 19 and _NETWORK.match(digits) and luhn.is_valid(digits):
             return True

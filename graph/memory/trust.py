@@ -33,7 +33,12 @@ def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, 
                               f"sources are registered as trusted, not {kind.value}"
                               + (" (tools: vintage tools register)"
                                  if kind is SourceKind.TOOL_RESULT else ""))
-    required_name(source_id, "the source to trust")
+    # A new registration names an id a write could carry; a withdrawal names what is there
+    # (one registered before ids were bounded too).
+    if trusted:
+        required_name(source_id, "the source to trust")
+    else:
+        required(source_id, "the source to distrust")
     required(reason, "a trust decision's reason (it is logged)")
     if not trusted and source_id not in trusted_sources(store, tenant, kind):
         # A withdrawal of nothing would log a decision that changed nothing.

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import cast
+from typing import Any, cast
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.limits import blank, required
@@ -191,6 +191,13 @@ class Deferred:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         return self._embedder().embed(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        # What a model has beyond the protocol (``embed_query``, ``cosine_floor``) is read
+        # with ``getattr`` by the ranking: it must reach the model, not fall back unsaid.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._embedder(), name)
 
 
 def deferred(store: Store, tenant: str | None) -> Embedder:
