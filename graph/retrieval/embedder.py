@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 from vintage.graph.retrieval.counting import minilm_tokenizer
+from vintage.graph.retrieval.ensemble import BGESmall, MiniLMWithBGE
 from vintage.graph.retrieval.multilingual import MultilingualE5
 from vintage.graph.retrieval.vectors import Embedder, EmbedderError, Vectors, unit_rows
 
 __all__ = ["BATCH", "Embedder", "EmbedderError", "MiniLM", "MultilingualE5",
            "OpenAICompatible", "Vectors", "cosine_floor", "e5", "embedder_from_env", "minilm",
-           "query_vector", "unit_rows"]
+           "minilm_bge", "query_vector", "unit_rows"]
 
 BATCH = 64
 
@@ -214,7 +215,8 @@ class OpenAICompatible:
         return rows
 
 
-FORMS = ("VINTAGE_EMBEDDER=minilm (the default), VINTAGE_EMBEDDER=e5 (multilingual) or "
+FORMS = ("VINTAGE_EMBEDDER=minilm (the default), VINTAGE_EMBEDDER=minilm+bge (English, more "
+         "recall), VINTAGE_EMBEDDER=e5 (multilingual) or "
          "VINTAGE_EMBEDDER=openai:<base_url>#<model>")
 
 
@@ -222,6 +224,13 @@ FORMS = ("VINTAGE_EMBEDDER=minilm (the default), VINTAGE_EMBEDDER=e5 (multilingu
 def minilm() -> MiniLM:
     """The process's one local model (loaded on its first embed, then kept)."""
     return MiniLM()
+
+
+@functools.cache
+def minilm_bge() -> MiniLMWithBGE:
+    """The process's one paired English model (``vintage.graph.retrieval.ensemble``), MiniLM's
+    half the process's MiniLM."""
+    return MiniLMWithBGE(minilm(), BGESmall())
 
 
 @functools.cache
@@ -251,6 +260,8 @@ def embedder_from_env(env: Mapping[str, str] = os.environ) -> Embedder:
         return minilm()
     if choice == "e5":
         return e5()
+    if choice == "minilm+bge":
+        return minilm_bge()
     if choice.startswith("openai:"):
         base_url, _, model = choice.removeprefix("openai:").rpartition("#")
         if base_url.startswith(("http://", "https://")) and model:
