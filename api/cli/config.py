@@ -35,8 +35,9 @@ _out = console()
 def embedder_cmd(
     ctx: typer.Context,
     name: Annotated[str | None, typer.Argument(
-        help="minilm (English), e5 (multilingual: Chinese and English; the multilingual "
-             "extra) or openai:<base_url>#<model>. Omitted: show the choice that holds.")]
+        help="minilm (English), minilm+bge (English, more recall; the bge extra), e5 "
+             "(multilingual: Chinese and English; the multilingual extra) or "
+             "openai:<base_url>#<model>. Omitted: show the choice that holds.")]
         = None,
     tenant: Annotated[str | None, typer.Option(
         "--tenant", help="Only this tenant (its choice wins over the store's).")] = None,

