@@ -91,7 +91,7 @@ def test_held_content_never_changes_a_memory_that_answers(store: Store, scope: S
 
 
 def test_a_document_makes_a_fact_active_only_from_a_source_the_tenant_registered(
-    store: Store, scope: Scope, clock: PinnedClock,
+    store: Store, scope: Scope,
 ) -> None:
     unknown = remember(store, memory(scope, **handbook_fact(scope, "30 days", "pasted-doc")),
                        actor=ACTOR)
@@ -105,7 +105,6 @@ def test_a_document_makes_a_fact_active_only_from_a_source_the_tenant_registered
                         actor=ACTOR)
     assert override.decision is Decision.REFUSED  # an unregistered document changes nothing
     assert values(recall(store, mine(scope), "account:7")) == ["14 days"]
-    clock.advance(seconds=1)  # events at one instant have no defined order
     distrust_source(store, scope.tenant, "handbook", actor="ops:alice", reason="retired")
     assert trusted_sources(store, scope.tenant) == set()
     (trust_event, _) = [e for e in audit(store, scope.tenant) if e.action == "trust"]
@@ -119,6 +118,21 @@ def test_a_document_makes_a_fact_active_only_from_a_source_the_tenant_registered
         with pytest.raises(InvalidArgument, match=said):
             trust_source(store, scope.tenant, bad, actor="ops:alice", reason="r")
     assert len([e for e in audit(store, scope.tenant) if e.action == "trust"]) == 2
+
+
+def test_trust_decisions_taken_at_one_instant_hold_in_the_order_they_were_taken(
+    store: Store, scope: Scope,
+) -> None:
+    # The pinned clock does not move: every decision below is taken at one instant. Events of
+    # one instant came back in id order, which is random, so a withdrawal could read as older
+    # than the registration it withdrew.
+    for _ in range(8):
+        trust_source(store, scope.tenant, "handbook", actor="ops:alice", reason="the KB")
+        assert trusted_sources(store, scope.tenant) == {"handbook"}
+        distrust_source(store, scope.tenant, "handbook", actor="ops:alice", reason="retired")
+        assert trusted_sources(store, scope.tenant) == set()
+    ats = [e.at for e in audit(store, scope.tenant) if e.action == "trust"]
+    assert len(ats) == 16 and ats == sorted(set(ats))
 
 
 def test_a_registered_document_saying_ignore_all_previous_instructions_never_reaches_a_context(

@@ -21,17 +21,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
 from vintage.graph.core.limits import required
 from vintage.graph.core.model import Event, new_event_id
-from vintage.graph.memory.trust import TRUST
+from vintage.graph.memory.trust import TRUST, decision_instant
 from vintage.graph.store.protocol import Store
 
 ANY_VERSION = "*"
-_MICROSECOND = timedelta(microseconds=1)
 _KEY_ACTOR = re.compile(r"^key:([^()]+)(?:\((.*)\))?\Z")
 _NAME = re.compile(r"^[^\s\x00-\x1f]{1,128}\Z")
 
@@ -58,11 +57,8 @@ def _event(store: Store, tenant: str, name: str, version: str | None, *, registe
     version = ANY_VERSION if version is None else _checked(version, "tool version")
     reporters = tuple(sorted({_checked(r, "reporter") for r in reporters}))
     required(reason, "a tool registration's reason (it is logged)")
-    # Events of one instant come in id order, which is random: a registration's event goes
-    # after the tenant's last trust event, so that the latest decision is the one read.
-    last = [e.at for e in store.events(tenant, actions=[TRUST])][-1:]
-    at = max([store.now(), *(t + _MICROSECOND for t in last)])
-    event = Event(id=new_event_id(), tenant=tenant, at=at, actor=actor, action=TRUST,
+    event = Event(id=new_event_id(), tenant=tenant, at=decision_instant(store, tenant),
+                  actor=actor, action=TRUST,
                   reason=reason,
                   details={"decision": "trusted" if registered else "distrusted",
                            "source": name, "source_kind": SourceKind.TOOL_RESULT.value,

@@ -14,7 +14,7 @@ user or a registered document) comes with principals and API keys, not here
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from vintage.graph.core.errors import InvalidArgument
 from vintage.graph.core.kinds import SourceKind
@@ -24,6 +24,17 @@ from vintage.graph.store.protocol import Store
 
 TRUST = "trust"
 REGISTERED_KINDS = frozenset({SourceKind.DOCUMENT})
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def decision_instant(store: Store, tenant: str) -> datetime:
+    """When a new trust decision (a source's or a tool's) is recorded: now, or a microsecond
+    after the tenant's latest one. Events of one instant come back in id order, which is
+    random, so a withdrawal taken at the instant of its registration (a pinned clock, a coarse
+    one, two requests at once) could read as the older of the two; placed after the latest,
+    the decision read last is the one taken last."""
+    last = [e.at for e in store.events(tenant, actions=[TRUST])][-1:]
+    return max([store.now(), *(t + _MICROSECOND for t in last)])
 
 
 def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, trusted: bool,
@@ -44,7 +55,8 @@ def _registered(store: Store, tenant: str, source_id: str, kind: SourceKind, *, 
         # A withdrawal of nothing would log a decision that changed nothing.
         raise InvalidArgument(f"{kind.value} source {source_id} is not trusted in this tenant: "
                               "nothing to withdraw (vintage sources trusted)")
-    event = Event(id=new_event_id(), tenant=tenant, at=store.now(), actor=actor, action=TRUST,
+    event = Event(id=new_event_id(), tenant=tenant, at=decision_instant(store, tenant),
+                  actor=actor, action=TRUST,
                   reason=reason,
                   details={"decision": "trusted" if trusted else "distrusted",
                            "source": source_id, "source_kind": kind.value})
@@ -69,11 +81,11 @@ def distrust_source(store: Store, tenant: str, source_id: str, *,
 
 def trusted_sources(store: Store, tenant: str, kind: SourceKind = SourceKind.DOCUMENT,
                     at: datetime | None = None) -> set[str]:
-    """The sources of ``kind`` registered as trusted at ``at`` (default now)."""
-    when = at or store.now()
+    """The sources of ``kind`` registered as trusted at ``at`` (default: now, the latest
+    decision included, even one placed a microsecond ahead of the clock)."""
     state: dict[str, bool] = {}
     for e in store.events(tenant, actions=[TRUST]):
-        if e.at > when:
+        if at is not None and e.at > at:
             break  # events come in (at, id) order
         if e.details.get("source_kind") == kind.value:
             state[str(e.details.get("source"))] = e.details.get("decision") == "trusted"
