@@ -49,9 +49,25 @@ def test_a_demoted_memory_is_still_returned_only_ranked_lower(
     assert values(recall(store, mine(scope), "user:42", "gift.wrap")) == ["never"]
     (event,) = [e for e in audit(store, scope.tenant, key="gift.wrap") if e.action == "demote"]
     assert event.details["decision"] == "demoted" and event.reason == "rarely relevant"
-    clock.advance(seconds=1)  # two events at one instant have no defined order
     demote(store, mine(scope), "user:42", "gift.wrap", weight=1, actor="ops", reason="back")
     assert {m.weight for m in recall(store, mine(scope), "user:42")} == {1.0}
+
+
+def test_demotions_at_one_instant_hold_in_the_order_they_were_taken(
+    store: Store, scope: Scope,
+) -> None:
+    # The pinned clock does not move: events of one instant came back in random id order,
+    # so the weight read was any of the instant's demotions, not the last one taken.
+    three(store, scope)
+    taken = [0.2, 1.0, 0.5, 0.9, 0.1, 1.0, 0.3, 0.7]
+    for weight in taken:
+        demote(store, mine(scope), "user:42", "gift.wrap", weight=weight, actor="ops",
+               reason=f"to {weight}")
+        (now,) = recall(store, mine(scope), "user:42", "gift.wrap")
+        assert now.weight == weight
+    logged = [e for e in audit(store, scope.tenant, key="gift.wrap") if e.action == "demote"]
+    assert [e.details["weight"] for e in logged] == taken
+    assert [e.details["previous"] for e in logged] == [1.0, *taken[:-1]]
 
 
 def test_a_weight_is_read_as_of_an_instant(

@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import uuid
+import secrets
+import threading
+import time
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeAlias
 
@@ -294,9 +296,31 @@ class DerivationIn(BaseModel):
     parameters: dict[str, Value] = Field(default_factory=dict)
 
 
+class _Stamps:
+    """Nanoseconds of the wall clock, each later than the one before in this process."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> int:
+        with self._lock:
+            self._last = max(self._last + 1, time.time_ns())
+            return self._last
+
+
+_STAMPS = _Stamps()
+
+
 def new_event_id() -> str:
-    """A fresh, unguessable event id (events are appended, never keyed by content)."""
-    return "e" + uuid.uuid4().hex
+    """A fresh event id (events are appended, never keyed by content): ``e``, the wall clock's
+    nanoseconds when it was made (16 hex digits, never repeated nor going back within a
+    process), then 64 random bits. Events come back in ``(at, id)`` order, and the state an
+    event log decides (a weight, a registration, a choice) is its latest event's: with random
+    ids, events of one instant (a pinned clock, a coarse one) came back in any order, so a
+    demotion or withdrawal could read as older than the one it followed. Ids made in order
+    sort in that order, in one process and across processes on one clock."""
+    return f"e{_STAMPS.next():016x}{secrets.token_hex(8)}"
 
 
 class Event(BaseModel):
