@@ -1,4 +1,4 @@
-"""``python -m bench.gates [--split tune|held|held2|held3|all] [--out FILE]``: precision and recall of the
+"""``python -m bench.gates [--split tune|held|held2|held3|held4|all] [--out FILE]``: precision and recall of the
 memory gates' two content detectors, per language, on labelled sets written by hand.
 
 * the injection detector (``vintage.graph.memory.injection.instructions_in``): instructions to
@@ -32,7 +32,7 @@ from vintage.graph.memory.sensitive import sensitive_fields
 
 HERE = Path(__file__).resolve().parent
 LANGUAGES = ("en", "zh")
-SPLITS = ("tune", "held", "held2", "held3")
+SPLITS = ("tune", "held", "held2", "held3", "held4")
 
 
 def labelled(detector: str, split: str) -> list[dict[str, Any]]:

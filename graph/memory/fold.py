@@ -11,8 +11,9 @@ disguise:
   (category Cf: zero-width spaces and joiners, bidi controls, soft hyphens) dropped, combining
   marks dropped, look-alike letters folded to the Latin letter they imitate (Unicode's
   confusables data, through confusable-homoglyphs, Latin targets only, so Chinese is
-  untouched), lower case, one space per run, no space between two CJK characters (Chinese does
-  not space its words, so spacing one out changes nothing);
+  untouched), lower case, traditional Chinese characters written as simplified ones (OpenCC),
+  one space per run, no space between two CJK characters (Chinese does not space its words,
+  so spacing one out changes nothing);
 * ``leet``: ``plain`` with digits and symbols that stand for letters read as those letters,
   inside words that also hold a letter (``pr3v10us``), so a price or a count is left alone;
 * ``joined``: ``plain`` with runs of single letters spaced or dotted apart (``i g n o r e``)
@@ -26,9 +27,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import cache
 
 _CJK = r"\u2e80-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}，。！？、；：,.!?;:])"
                       rf"|(?<=[，。！？、；：,.!?;:])\s+(?=[{_CJK}])")
 _SPACES = re.compile(r"[^\S\n]+")
@@ -62,11 +65,28 @@ def _lookalikes() -> dict[int, str]:
                         and not other.isascii() and unicodedata.category(other).startswith("L") \
                         and not re.match(rf"[{_CJK}]", other):
                     fold.setdefault(ord(other), latin.lower())
-    for code in range(0x0250, 0x1DC0):  # IPA, phonetic extensions: where small capitals live
+    # IPA and phonetic extensions, and Latin Extended-D (``ꜰ``, ``ꜱ``): where small capitals live
+    for code in (*range(0x0250, 0x1DC0), *range(0xA720, 0xA800)):
         named = _SMALL_CAPITAL.fullmatch(unicodedata.name(chr(code), ""))
         if named:
             fold.setdefault(code, named[1].lower())
     return fold
+
+
+@cache
+def _simplifier() -> Callable[[str], str]:
+    """Traditional Chinese read as simplified (OpenCC's ``t2s``, the ``opencc`` package): the
+    detectors' Chinese patterns are written once, in simplified characters, and ``從現在起``
+    says what ``从现在起`` says. Loaded on first use, as the other detectors are."""
+    import opencc
+
+    return opencc.OpenCC("t2s").convert
+
+
+def simplified(text: str) -> str:
+    """``text`` with traditional Chinese characters written as simplified ones (text without
+    Han characters is returned as it is, without loading the converter)."""
+    return _simplifier()(text) if _HAN.search(text) else text
 
 
 def plain(text: str) -> str:
@@ -74,7 +94,7 @@ def plain(text: str) -> str:
     space per run (line breaks kept), none between CJK characters."""
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Mn", "Me"))
-    text = unicodedata.normalize("NFKC", text).translate(_lookalikes()).lower()
+    text = simplified(unicodedata.normalize("NFKC", text).translate(_lookalikes()).lower())
     return _CJK_GAP.sub("", _SPACES.sub(" ", text))
 
 

@@ -31,6 +31,9 @@ _EARLIER = (r"(?:previous|prior|above|earlier|preceding|foregoing|former|origina
             r"old|existing|all|any|every|your|the|these|those|system|safety|other)")
 _ORDERS = (r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|"
            r"messages?|orders|commands|constraints|policies|programming|training|guardrails)")
+_DISMISS = (r"(?:ignore|disregard|forget|override|overrule|skip|drop|abandon|discard|neglect|"
+            r"set\s+aside|throw\s+out|stop\s+following|do\s+not\s+follow|don'?t\s+follow|"
+            r"no\s+longer\s+follow)")
 # Who an address to the model names: never a bare "agent", "model", "bot" or "system" (a
 # support agent, a pricing model, "the system will send a reminder" are data).
 _AI = (r"(?:ai|a\.i\.|ais|ai\s+(?:assistant|agent|model|system)s?|assistants?|chatbots?|"
@@ -45,52 +48,78 @@ _ZH_AI = r"(?:ai|人工智能|智能助手|ai助手|助手|大模型|语言模�
 # (label, pattern): the label is what a hold says; each pattern is searched in every view.
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("an order to ignore earlier instructions",
-     rf"\b(?:ignore|disregard|forget|override|overrule|skip|drop|abandon|discard|neglect|"
-     rf"set\s+aside|throw\s+out|stop\s+following|do\s+not\s+follow|don'?t\s+follow|"
-     rf"no\s+longer\s+follow)\b{_GAP}\b{_EARLIER}\b[^.!?\n]{{0,30}}?\b{_ORDERS}\b"
-     rf"|\bdisregard\b"
+     rf"\b{_DISMISS}\b{_GAP}\b{_EARLIER}\b[^.!?\n]{{0,30}}?\b{_ORDERS}\b"
+     # what the model was told: "forget everything you were told before this"
+     rf"|\b{_DISMISS}\b{_GAP}\byou(?:\s+were|\s+have\s+been|'ve\s+been|\s+had\s+been|"
+     rf"\s+got)\s+(?:given|told|taught|instructed|programmed|trained)\b"
+     # an English order before Chinese words: "Ignore 之前的规则"
+     rf"|\b(?:ignore|disregard|forget|override)\s*(?:{_ZH_EARLIER}|{_ZH_ORDERS})"
      rf"|(?:忽略|无视|忽视|不要理会|不用理会|不必理会|别理会|别管|忘记|忘掉|抛开|抛弃|丢弃|跳过|"
      rf"不要遵守|不要遵循|不再遵守|不再遵循|不用遵守|停止遵守|覆盖|推翻)[^。！？\n]{{0,8}}?"
      rf"(?:{_ZH_EARLIER}[^。！？\n]{{0,8}}?(?:{_ZH_ORDERS}|内容|对话|消息|信息|说明)|{_ZH_ORDERS})"),
     ("a new role for the model",
      # "you are now subscribed / eligible": a notice to a customer, not a role.
-     r"\byou\s+are\s+(?:now|no\s+longer)\b(?!\s+(?:\w+ed|eligible|able|ready|online|offline|"
-     r"live|on\s+the\s+list|a\s+member|in\s+the\s+queue)\b)|\bfrom\s+now\s+on,?\s+(?:you|act|behave|respond|"
-     r"answer|reply)\b|\bpretend\s+(?:to\s+be|you\s+are|that\s+you)\b|\bact\s+as\s+(?:an?\s+)?"
-     r"(?:unrestricted|unfiltered|jailbroken|different|new|evil|uncensored)\b|\byour\s+new\s+"
+     r"\byou(?:\s+are|'re|re)\s+(?:now|no\s+longer)\b(?!\s+(?:(?:officially|formally|fully|"
+     r"finally|all|successfully|now)\s+)?(?:\w+ed|eligible|able|ready|online|offline|"
+     r"live|on\s+the\s+list|a\s+member|in\s+the\s+queue)\b)|\b(?:from\s+(?:now|here|this\s+"
+     r"point)\s+on(?:wards?)?|henceforth),?\s+(?:you|act|behave|respond|answer|reply)\b"
+     r"|\bpretend\s+(?:to\s+be|you\s+are|you'?re|that\s+you)\b|\bact\s+as\s+(?:an?\s+)?"
+     r"(?:unrestricted|unfiltered|jailbroken|different|new|evil|uncensored)\b"
+     rf"|\ban?\s+(?:unrestricted|unfiltered|jailbroken|uncensored)\s+{_AI}"
+     r"|\b(?:never|do\s+not|don'?t)\s+(?:admit|reveal|say|mention|disclose)\s+(?:that\s+)?"
+     r"you(?:\s+are|'re)\s+(?:an?\s+)?(?:ai|bot|language\s+model|llm|assistant|machine)\b"
+     r"|\byour\s+new\s+"
      r"(?:role|persona|identity|task|goal|name)\b|\byour\s+(?:real|true|actual)\s+(?:task|"
      r"goal|purpose|instructions?|job)\s+is\b|\bdo\s+anything\s+now\b|\bdan\s+mode\b"
      r"|(?:从现在开始|从现在起|从今以后|从此以后|接下来)[,，]?(?:你|您)"
-     r"|(?:你|您)现在(?:是|就是|扮演|成为|变成)|(?:你|您)的(?:新)?(?:身份|角色)(?:是|变成)"
+     r"|(?:你|您)现在(?:是|就是|扮演|成为|变成)"
+     r"|(?:你|您)(?:现在|接下来|今后|从此)?的(?:新)?(?:身份|角色)(?:是|变成|为|改为)"
+     r"|(?:你|您)(?:已经)?不再是(?:一个|一名|个)?(?:ai|人工智能|助手|助理|机器人|模型|大模型|语言模型)"
+     r"|不(?:要|许|准|得|能)(?:承认|透露|说出?|暴露)(?:自己|你)是(?:一个)?(?:ai|人工智能|机器人|"
+     r"模型|大模型|语言模型|助手)"
      r"|(?:扮演|假装|假扮)(?:你是|自己是|成)?(?:一个|一名|一位)?[^。！？\n]{0,6}(?:不受限|无限制|没有限制)"
      r"|假装(?:你是|自己是)"),
     ("a system prompt",
      r"\bsystem\s+(?:prompt|message|instructions?)\b|\bdeveloper\s+mode\b|\bgod\s+mode\b"
-     r"|系统提示|系统指令|系统消息|系统设定|开发者模式|上帝模式|提示词"),
+     r"|系统提示|系统指令|系统消息|系统设定|开发者模式|上帝模式"
+     r"|(?:隐藏|内部|你的|原始|初始|预设)(?:的)?提示词"),
     ("new instructions",
-     r"\b(?:new|updated|real|actual|true|hidden|secret|additional)\s+instructions?\s*:"
+     r"(?:^|[.!?:\n]\s*)(?:new|updated|real|actual|true|hidden|secret|additional)\s+"
+     r"instructions?\s*:"
      r"|\bhere\s+are\s+(?:your|the|my)\s+(?:new\s+)?instructions\b|\binstructions?\s+(?:for|to)"
      rf"\s+(?:the\s+|any\s+|all\s+)?{_AI}\b"
-     r"|新的?指令[:：]|(?:以下|下面)是(?:你的)?(?:新|真正的)?指令|真正的指令|隐藏指令"),
+     r"|(?:^|[。！？：:\n]\s*)(?:新的?|最新的?|更新的?|真正的|隐藏的?)(?:任务)?指令(?:如下)?[:：]"
+     r"|(?:以下|下面)是(?:你的)?(?:新的?|最新的?|真正的)?(?:任务)?指令|真正的指令|隐藏指令"),
     ("a request to reveal the prompt or secrets",
      r"\b(?:reveal|print|show|repeat|output|leak|dump|disclose|expose|recite|return)\b"
      r"[^.!?\n]{0,24}\b(?:(?:system|hidden|initial|original|secret)\s+(?:prompt|instructions?)|"
      r"(?:your|the)\s+(?:instructions|prompt|api\s+keys?|credentials|secrets)|"
-     r"(?:conversation|chat)\s+history)\b"
+     r"(?:conversation|chat)\s+history|your\s+(?:internal\s+|hidden\s+)?(?:configuration|config|"
+     r"settings|rules|secret\s+keys?|keys))\b"
+     r"|\b(?:reveal|print|show|repeat|output|leak|dump|disclose|recite|list)\b[^.!?\n]{0,24}"
+     r"\b(?:every|all|each|any)\s+(?:of\s+the\s+)?(?:instructions?|rules|prompts?|messages?|text)"
+     r"\b[^.!?\n]{0,40}\b(?:above|before|earlier|previous|prior|preceding)\b"
      r"|(?:泄露|泄漏|输出|打印|显示|展示|透露|公开|复述|重复|告诉我)[^。！？\n]{0,8}"
-     r"(?:你的(?:指令|设定|提示)|内部规则|密钥|全部对话|聊天记录)"),
+     r"(?:你的(?:指令|设定|提示)|内部规则|密钥|全部对话|聊天记录)"
+     r"|把[^。！？\n]{0,20}(?:指令|提示词|设定|系统提示|内部规则|配置|密钥)[^。！？\n]{0,12}"
+     r"(?:重复|复述|输出|打印|显示|告诉我|发给我|列出|写出来)"),
     ("an order to bypass safeguards",
      r"\b(?:bypass|disable|circumvent|turn\s+off|ignore|remove|evade|switch\s+off|override)\b"
      r"[^.!?\n]{0,20}\b(?:safety|guardrails?|filters?|restrictions?|moderation|"
      r"content\s+polic(?:y|ies)|safeguards?|censorship)\b|\bjailbr[eo]a?k"
      r"|\bwithout\s+(?:any\s+)?(?:restrictions|limits|filters|censorship|rules)\b"
-     r"|(?:绕过|关闭|禁用|解除|取消|无视|突破)[^。！？\n]{0,6}(?:安全|审核|过滤|限制|防护|护栏|审查)"
-     r"|越狱|不受(?:任何)?限制"),
+     r"|(?:绕过|绕开|避开|规避|跳过|关闭|禁用|解除|取消|无视|突破)[^。！？\n]{0,6}"
+     r"(?:安全|审核|过滤|限制|防护|护栏|审查)"
+     # 越狱 is also a prison break (a film, a news story): only as done to a model
+     r"|越狱(?:模式|指令|提示|版本|方法)|(?:帮我|给我|进行|尝试|实现|开启|启用|教你)越狱"
+     r"|越狱(?:你|这个?模型|ai|助手)|不受(?:任何)?限制"),
     ("an address to the assistant",
      rf"\b(?:the|any|an?|this|all|every|dear|attention|hey|hi|hello)\s+{_AI}\s*(?:,\s*)?"
      r"(?:should|must|shall|will|needs?\s+to|has\s+to|is\s+(?:to|required\s+to|instructed\s+to)"
      r"|please|always|never|may\s+not|reading|processing|summari[sz]ing)\b"
-     rf"|\bnote\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|every\s+)?{_AI}\b"
+     rf"|\b(?:note|message|memo|reminder|text|request|p\.?s\.?)\s+(?:to|for)\s+(?:the\s+|any\s+|"
+     rf"all\s+|every\s+)?{_AI}\b(?!\s+(?:coach|manager|director|editor|principal|professor|"
+     r"teacher|secretary|team|course|class)\b)"
      rf"|\b(?:to|for)\s+(?:any|all|every)\s+{_AI}\b"
      r"|\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|a\.i\.|llm|language\s+model|assistant|chatbot|"
      r"bot|agent|gpt|large\s+language\s+model)\b"
@@ -101,13 +130,35 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"summari[sz]ing|answering)\b[^.!?\n]{0,60}\b(?:say|reply|answer|respond|tell|claim|state)"
      r"\b|\bdo\s+not\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to)\s+"
      r"the\s+user\b"
+     # a salutation to a model: "Hey ChatGPT,", "Dear Claude or Gemini:"
+     rf"|\b(?:hey|hi|hello|dear|attention|ok|okay)\s+{_AI}(?:\s+(?:or|and)\s+{_AI})?\s*[,:!]"
+     # "to whatever language model ends up condensing this", "the AI going through my notes"
+     rf"|\b(?:to|for|attention)\s+(?:the|any|all|every|whatever|whichever)\s+{_AI}\s+"
+     r"(?:(?:that|which|who)\s+)?(?:(?:is|are)\s+)?(?:reading|processing|summari[sz]ing|parsing|"
+     r"ingesting|going\s+through|condensing|handling|analy[sz]ing|reviewing|scanning|"
+     r"ends?\s+up)\b"
+     r"|\bwhichever\s+(?:of\s+you|one\s+of\s+you)\s+(?:is|are)\s+(?:reading|processing|"
+     r"summari[sz]ing|going\s+through)\b"
+     # the model addressed by name at a sentence's start: "Assistant, when you process this"
+     rf"|(?:^|[.!?:;\n]\s*){_AI}\s*,\s*(?:when|if|please|before|after|always|never|do|"
+     r"don'?t|you)\b"
      rf"|{_ZH_AI}(?:请(?!假|客|示|教|问)|(?:应当|必须|务必|一律|总是|始终|不要|不得|注意))"
-     rf"|(?:致|给|写给)(?:所有|任何|每一?个|各位)?(?:正在)?(?:阅读|读到|处理|看到|总结)?[^。！？\n]{{0,6}}"
+     rf"|(?:致|给|写给)(?:所有|任何|每一?个|各位)?(?:正在)?(?:阅读|读到|处理|看到|总结)?[^。！？\n]{{0,12}}"
      rf"(?:的)?(?:ai|人工智能|大模型|语言模型|ai助手|智能助手|机器人)"
      rf"|(?:阅读|读到|处理|看到|总结)(?:本|此|这)[^。！？\n]{{0,6}}的{_ZH_AI}"
      r"|如果你是(?:一个)?(?:ai|人工智能|语言模型|大模型|助手|机器人|智能体)"
+     # the reader met in the text: "模型读到这里时" (a bare 模型 only in this shape)
+     rf"|(?:模型|机器人|{_ZH_AI})(?:在)?(?:读到|看到|处理到|阅读到|读取到|扫描到)"
+     r"(?:这里|此处|这段|本段|这儿|这句)"
      r"|不要(?:告诉|透露给|让)用户"
      r"|(?:问你|问到你|你被问)[^。！？\n]{0,20}(?:一律|都|统一|就|请|要|必须)(?:回答|回复|说|告诉)"),
+    ("a request to send the user's data away",
+     r"\b(?:send|email|e-mail|forward|upload|post|copy|transfer|leak|exfiltrate|share)\b"
+     r"[^.!?\n]{0,30}\b(?:the\s+|all\s+(?:of\s+)?(?:the\s+)?)?(?:user'?s|users'|other\s+users'?)"
+     r"\s+(?:\w+\s+){0,2}(?:contacts|data|messages|emails|history|files|passwords|credentials|"
+     r"conversations?|chats?|address\s+book|details|information|memories|notes)\b"
+     r"|把?(?:用户|其他用户|所有用户)的[^。！？\n]{0,10}(?:聊天记录|通讯录|联系人|数据|资料|密码|信息|"
+     r"对话|邮件|文件|记忆)[^。！？\n]{0,8}(?:发到|发送到|发给|转发|上传|传到|寄到|同步到|抄送)"),
     ("a chat-template role tag",
      r"<\|[a-z_]{2,20}\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|user|tool)>"
      r"|^\s*#{2,}\s*(?:system|instruction|指令|系统)s?\b|^\s*(?:system|assistant|系统)\s*[:：]"

@@ -23,9 +23,17 @@ LOCATION = re.compile(
     r"-?\d{1,2}\.\d{4,}\s*,\s*-?\d{1,3}\.\d{4,}"  # latitude, longitude to ~10 m
     # a house number (``221B``) on a named street; the name capitalised, so "5 more road trips"
     # is not an address
-    rf"|\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]+\.?\s+){{1,3}}{_STREET}\b\.?"
+    rf"|\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]*\.?\s+){{1,4}}{_STREET}\b\.?"
     r"|\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\d+[A-Za-z]?\b[^.\n]{0,40}\b\d{1,5}\s+[A-Z]"
     r"|\bP\.?\s?O\.?\s+Box\s+\d+"
+    # French, Italian, Spanish, Portuguese order: the number, the street's kind, its name
+    r"|\b\d{1,5}[A-Za-z]?(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|"
+    r"place|quai|impasse|via|viale|piazza|corso|calle|avenida|paseo|plaza|rua|travessa)\s+"
+    r"(?:(?:de|des|du|de\s+la|la|le|les|del|della|delle|di|dos|das|do|da)\s+)?"
+    r"[A-ZÀ-ÖØ-Þ']"
+    # German and Dutch order: the name ending in its kind, then the number
+    r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|straat|"
+    r"laan|gracht|plein)\s+\d{1,4}[a-z]?\b"
     r"|\b[A-Z][a-z]+,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"  # Washington, DC 20500
     # a Latin street name in Chinese word order, its number after it: "Elm Street 45 号"
     rf"|\b(?:[A-Z][a-z]+\.?\s+){{1,3}}{_STREET}\.?\s*\d{{1,5}}[A-Za-z]?\s*(?:号|號)"
@@ -62,9 +70,18 @@ HEALTH = re.compile(
     r"|\b(?:takes|taking|on|started|stopped)\s+(?:metformin|insulin|lithium|prozac|zoloft|"
     r"sertraline|fluoxetine|xanax|adderall|ritalin|statins?|methadone|antidepressants?|"
     r"chemo)\b"
+    r"|\b(?:i'?m|i\s+am|he'?s|she'?s|they'?re|is|are|am|was|been|takes?|taking|took|"
+    r"prescribed)\s+(?:on\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ug|ml|units?|iu)\b"
+    r"|\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ug)\b[^.\n]{0,40}\b(?:once|twice|three\s+times|daily|"
+    r"a\s+day|per\s+day|every\s+(?:morning|night|evening|day)|at\s+bedtime|nightly)\b"
     # Chinese: the same shapes: a condition someone has (有, 患有, 得了, 确诊), not a book
     # about it; a drug someone takes; a check-up someone goes to
     rf"|(?:有|患有|患了|得了|得过|查出|确诊|诊断为|诊断出|犯了)[^，。,.]{{0,4}}?(?:{_ZH_CONDITIONS})"
+    # a condition under treatment: "焦虑症至少要坚持吃半年", "医生说我的哮喘…"
+    rf"|(?:{_ZH_CONDITIONS})[^，。,.]{{0,10}}?(?:吃药|服药|坚持吃|要吃|在吃|治疗|复诊|复查|住院|控制)"
+    r"|(?:在吃|在服|正在吃|开始吃|每天吃|一直吃)[^，。,.]{0,6}?(?:药|胶囊|林|他汀|唑|地平|沙坦|洛尔|"
+    r"西泮|胰岛素)"
+    r"(?=[，。,.\s]|$)"
     r"|确诊|诊断(?:为|出|是)|患有|病史|服用|吃[^，。,.]{0,4}药|用药|服药|处方|抗抑郁|怀孕|孕期"
     r"|产检|孕检|流产|化疗|放疗|透析|精神科|心理医生|心理治疗|住院|做了?[^，。,.]{0,6}手术|过敏"
     r"|胰岛素|试管婴儿",
@@ -77,6 +94,8 @@ FINANCE = re.compile(
     rf"{_MONEY}|\bbalance\s+(?:is|of|was|stands\s+at|:)\s*{_MONEY}"
     rf"|{_MONEY}\s+(?:in|on)\s+(?:my|his|her|their|our|the)\s+(?:checking|savings|bank|"
     rf"brokerage|retirement|401k|isa)\s+account"
+    rf"|\b(?:my|our|his|her|their)\s+(?:joint\s+)?(?:checking|savings|bank|current|brokerage|"
+    rf"retirement)\s+account\b[^.\n]{{0,40}}?{_MONEY}"
     r"|\b(?:account|acct|routing|sort)\s*(?:number|no\.?|num|#|code)\s*(?:is|:|#)?\s*"
     r"\d[\d -]{5,}\d"
     # Chinese: a balance with its amount; an account or card number
@@ -94,7 +113,7 @@ NAMED_ID = re.compile(
     r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e)\b"
     r"|身份证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
     # a number of 5+ digits, or grouped (``D1234-56789-01234``), never a date after the name
-    r"\D{0,20}?[A-Z]{0,2}(?:\d{4,}(?:[ -]\d{3,})+|\d{5,})",
+    r"\D{0,20}?[A-Z]{0,2}(?:\d{3,}(?:[ -]\d{3,})+|\d{5,})",
     re.IGNORECASE | re.ASCII)
 
 # "my password is hunter22" / "我的密码是hunter22": detect-secrets reads code and config
@@ -102,6 +121,11 @@ NAMED_ID = re.compile(
 # or quoted), so "the password is on the fridge" passes.
 SAID = re.compile(
     r"(?:\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?|api[ _-]?key|secret(?: key)?|"
-    r"access[ _-]?(?:key|token)|auth[ _-]?token|token)\s*(?:(?:is|was)\b|:|=)"
-    r"|(?:密码|口令|密钥|支付密码|登录密码|取款密码|pin码)(?:是|为|:|：|=))\s*"
+    r"access[ _-]?(?:key|token)|auth[ _-]?token|token|(?:recovery|backup|2fa|mfa|otp|one-time)"
+    r"\s+codes?|door\s+code|alarm\s+code|gate\s+code)"
+    # whose it is, in between: "the PIN for my debit card is"
+    r"(?:\s+(?:for|of|to|on)\s+(?:my|the|his|her|our|their|your)\s+[\w' -]{1,30}?)?"
+    r"\s*(?:(?:is|was|are|were)\b|:|=)"
+    r"|(?:密码|口令|密钥|支付密码|登录密码|取款密码|pin码|备用码|恢复码|备份码|安全码|门禁码)"
+    r"(?:是|为|:|：|=))\s*"
     r"(?P<q>[\"'`“]?)(?P<v>[^\s\"'`“”，。]+)", re.IGNORECASE | re.ASCII)

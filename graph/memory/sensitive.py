@@ -25,6 +25,7 @@ from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from vintage.graph.memory.fold import simplified
 from vintage.graph.memory.personal import FINANCE, NAMED_ID, SAID
 from vintage.graph.memory.personal import HEALTH as HEALTH_DATA
 from vintage.graph.memory.personal import LOCATION as PRECISE_LOCATION
@@ -93,6 +94,7 @@ _PREFIXED = re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant)?[-_]?[A-Za-z0-
 _TOKEN = re.compile(rf"[A-Za-z0-9+/_=-]{{{MIN_TOKEN},}}")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _DIGIT, _LETTER = re.compile(r"\d"), re.compile(r"[A-Za-z]")
+_HAN_FIRST = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 class _Checked(NamedTuple):
     category: str
@@ -192,7 +194,8 @@ def _named_by_key(key: str, value: str) -> bool:
 def _said(text: str) -> bool:
     for match in SAID.finditer(text):
         value = match["v"].rstrip(".,;:!?)")
-        if _placeholder(value):
+        # "我的密码是什么来着": a Chinese sentence goes on after 是, not a password
+        if _placeholder(value) or (not match["q"] and _HAN_FIRST.match(value)):
             continue
         if (match["q"] and value) or (len(value) >= 4 and _NOT_LETTER.search(value)):
             return True
@@ -245,9 +248,10 @@ def sensitive_categories(text: str, *, minted: bool = False) -> list[str]:
     """The categories of sensitive content found in ``text`` (empty: none), in the order of
     ``CATEGORIES``. ``minted``: the text is an id a system made (no entropy measure). Read
     after NFKC and without invisible characters, so full-width digits (``１３８``, common in
-    Chinese input) and a zero-width space inside a number change nothing."""
+    Chinese input) and a zero-width space inside a number change nothing; traditional Chinese
+    is read as simplified (``護照號碼`` as ``护照号码``)."""
     text = unicodedata.normalize("NFKC", text)
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    text = simplified("".join(c for c in text if unicodedata.category(c) != "Cf"))
     found = set(_identifiers(text))
     if _secret(text, minted=minted):
         found.add(SECRET)
