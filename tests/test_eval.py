@@ -380,15 +380,15 @@ def test_a_context_built_mid_scenario_can_be_echoed_and_its_items_marked_used(
   family: self-echo
   language: en
   steps:
-    - {name: door, op: remember, as: {user: dana}, subject: "user:dana", key: door.code,
-       value: the door code is 4417}
-    - {name: ctx, op: context, as: {user: dana}, query: what is the door code}
-    - {name: marked, op: used, as: {user: dana}, of: ctx, items: [door]}
+    - {name: spot, op: remember, as: {user: dana}, subject: "user:dana", key: parking.spot,
+       value: the parking spot is B-4417}
+    - {name: ctx, op: context, as: {user: dana}, query: which parking spot is hers}
+    - {name: marked, op: used, as: {user: dana}, of: ctx, items: [spot]}
     - {name: echoed, op: echo, as: {user: dana}, of: ctx, subject: "user:dana",
-       key: door.code.note}
+       key: parking.spot.note}
   asks:
-    - {id: code, as: {user: dana}, query: door code, subject: "user:dana", key: door.code,
-       expect: {value: the door code is 4417}}
+    - {id: spot, as: {user: dana}, query: parking spot, subject: "user:dana",
+       key: parking.spot, expect: {value: the parking spot is B-4417}}
 """)
     result = evaluated(found, [EngineRung("engine", Mode.HYBRID, embedder, as_of=True)],
                        embedder)

@@ -1,5 +1,6 @@
-"""``python -m bench.gates [--split tune|held|held2|held3|held4|all] [--out FILE]``: precision and recall of the
-memory gates' two content detectors, per language, on labelled sets written by hand.
+"""``python -m bench.gates [--split tune|held|...|held5|all] [--out FILE]``: precision
+and recall of the memory gates' two content detectors, per language, on labelled sets written
+by hand.
 
 * the injection detector (``vintage.graph.memory.injection.instructions_in``): instructions to
   the model (direct, indirect, obfuscated) against harmless look-alikes ("ignore the first
@@ -32,7 +33,7 @@ from vintage.graph.memory.sensitive import sensitive_fields
 
 HERE = Path(__file__).resolve().parent
 LANGUAGES = ("en", "zh")
-SPLITS = ("tune", "held", "held2", "held3", "held4")
+SPLITS = ("tune", "held", "held2", "held3", "held4", "held5")
 
 
 def labelled(detector: str, split: str) -> list[dict[str, Any]]:

@@ -18,7 +18,8 @@ _ZH_NUM = r"[0-9０-９一二三四五六七八九十百零〇]+"
 
 _STREET = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|"
            r"Place|Pl|Terrace|Close|Crescent|Square|Sq|Parkway|Pkwy|Highway|Hwy|Row|Alley|"
-           r"Strasse|Straße|Rue|Via|Calle)")
+           r"Strasse|Straße|Rue|Via|Calle|Parade|Esplanade|Promenade|Circuit|Grove|Mews|Quay|"
+           r"Wharf)")
 LOCATION = re.compile(
     r"-?\d{1,2}\.\d{4,}\s*,\s*-?\d{1,3}\.\d{4,}"  # latitude, longitude to ~10 m
     # a house number (``221B``) on a named street; the name capitalised, so "5 more road trips"
@@ -39,7 +40,7 @@ LOCATION = re.compile(
     rf"|\b(?:[A-Z][a-z]+\.?\s+){{1,3}}{_STREET}\.?\s*\d{{1,5}}[A-Za-z]?\s*(?:号|號)"
     # 建国路88号, 漕溪北路88号, 高新南七道12号, 胡同, 弄, 巷
     rf"|[\u4e00-\u9fff]{{1,10}}(?:路|街|大街|大道|道|巷|胡同|弄|里)"
-    rf"[东西南北中段一二三四五六七八九十]{{0,3}}{_ZH_NUM}(?:号|弄|號)"
+    rf"[东西南北中段一二三四五六七八九十]{{0,3}}{_ZH_NUM}(?:号|弄|號|巷)"
     # 3号楼1201室, 2栋502, 5单元301
     rf"|{_ZH_NUM}(?:号楼|栋|幢|座|单元)[\s-]*(?:{_ZH_NUM}单元[\s-]*)?"
     rf"(?:{_ZH_NUM}(?:室|房|号)|\d{{3,4}}(?!\d))"
@@ -52,11 +53,13 @@ _CONDITIONS = (r"diabetes|diabetic|cancer|tumou?r|leukemia|hiv|aids|hepatitis|as
                r"alzheimer'?s|parkinson'?s|multiple\s+sclerosis|high\s+blood\s+pressure|"
                r"hypertension|heart\s+(?:disease|condition)|eating\s+disorder|anorexia|"
                r"bulimia|ocd|panic\s+attacks|insomnia|arthritis|celiac|crohn'?s|migraines|"
-               r"(?:chronic|mental|heart|kidney|liver)\s+(?:illness|condition|disease)")
+               r"(?:chronic|mental|heart|kidney|liver)\s+(?:illness|condition|disease)|"
+               r"spinal\s+cord\s+injury|cerebral\s+palsy|down\s+syndrome|paraplegia")
 _ALLERGENS = (r"penicillin|peanuts?|(?:tree\s+)?nuts|shellfish|fish|gluten|wheat|latex|dairy|"
               r"lactose|milk|eggs?|soy|sesame|bee\s+stings?|pollen|aspirin|ibuprofen|sulfa")
 _ZH_CONDITIONS = (r"糖尿病|高血压|心脏病|冠心病|[\u4e00-\u9fff]?癌症?|肿瘤|乙肝|丙肝|艾滋病?|"
-                  r"抑郁症|焦虑症|躁郁症|精神分裂症?|哮喘|癫痫|失眠症|痛风|甲亢|不孕症?|结节")
+                  r"抑郁症|焦虑症|躁郁症|精神分裂症?|哮喘|癫痫|失眠症|痛风|甲亢|不孕症?|结节|"
+                  r"自闭症|孤独症|多动症|唐氏综合征|脑瘫|阿尔茨海默症?|帕金森病?|残疾")
 # A condition is health data when someone has it ("has asthma", "my depression", "diagnosed
 # with"), not as a topic ("a cancer research charity", "the Great Depression chapter").
 HEALTH = re.compile(
@@ -65,11 +68,13 @@ HEALTH = re.compile(
     r"psychiatri(?:c|st)|therapist|antidepressants?|insulin|rehab)\b"
     rf"|\ballerg(?:y|ic)\s+to\s+(?:{_ALLERGENS})\b"
     r"|\b(?:has|have|had|with|suffers?\s+from|suffering\s+from|living\s+with|treated\s+for|"
-    r"history\s+of|battling|survived|my|his|her|their|is)\s+(?:an?\s+|type\s+\d\s+|severe\s+|"
+    r"(?:family|medical|personal)\s+history\s+of|battling|survived|my|his|her|their|is|since)\s+(?:an?\s+|type\s+\d\s+|severe\s+|"
     rf"chronic\s+|clinical\s+|stage\s+\w+\s+)*(?:{_CONDITIONS})\b"
     r"|\b(?:takes|taking|on|started|stopped)\s+(?:metformin|insulin|lithium|prozac|zoloft|"
     r"sertraline|fluoxetine|xanax|adderall|ritalin|statins?|methadone|antidepressants?|"
     r"chemo)\b"
+    r"|\b(?:uses|use|using|needs?)\s+a\s+wheelchair\b|\b(?:is|am|are|was|went)\s+(?:legally\s+)?"
+    r"(?:blind|deaf|paraly[sz]ed|paraplegic|quadriplegic|an\s+amputee)\b(?!\s+(?:to|by|with)\b)"
     r"|\b(?:i'?m|i\s+am|he'?s|she'?s|they'?re|is|are|am|was|been|takes?|taking|took|"
     r"prescribed)\s+(?:on\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ug|ml|units?|iu)\b"
     r"|\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ug)\b[^.\n]{0,40}\b(?:once|twice|three\s+times|daily|"
@@ -77,6 +82,10 @@ HEALTH = re.compile(
     # Chinese: the same shapes: a condition someone has (有, 患有, 得了, 确诊), not a book
     # about it; a drug someone takes; a check-up someone goes to
     rf"|(?:有|患有|患了|得了|得过|查出|确诊|诊断为|诊断出|犯了)[^，。,.]{{0,4}}?(?:{_ZH_CONDITIONS})"
+    # someone who is the condition: "儿子是自闭症谱系", "我是糖尿病人"
+    rf"|(?:我|他|她|儿子|女儿|孩子|老公|老婆|丈夫|妻子|爸爸|妈妈|父亲|母亲|爷爷|奶奶|外婆|外公)"
+    rf"(?:是|属于)(?:{_ZH_CONDITIONS})"
+    r"|坐轮椅|听障|视障|截肢"
     # a condition under treatment: "焦虑症至少要坚持吃半年", "医生说我的哮喘…"
     rf"|(?:{_ZH_CONDITIONS})[^，。,.]{{0,10}}?(?:吃药|服药|坚持吃|要吃|在吃|治疗|复诊|复查|住院|控制)"
     r"|(?:在吃|在服|正在吃|开始吃|每天吃|一直吃)[^，。,.]{0,6}?(?:药|胶囊|林|他汀|唑|地平|沙坦|洛尔|"
@@ -96,24 +105,25 @@ FINANCE = re.compile(
     rf"brokerage|retirement|401k|isa)\s+account"
     rf"|\b(?:my|our|his|her|their)\s+(?:joint\s+)?(?:checking|savings|bank|current|brokerage|"
     rf"retirement)\s+account\b[^.\n]{{0,40}}?{_MONEY}"
-    r"|\b(?:account|acct|routing|sort)\s*(?:number|no\.?|num|#|code)\s*(?:is|:|#)?\s*"
+    r"|\b(?:account|acct|routing|sort)\s*(?:number|no\.?|num|#|code)?\s*(?:is|:|#)?\s*"
     r"\d[\d -]{5,}\d"
     # Chinese: a balance with its amount; an account or card number
     r"|(?:余额|存款|结余|账上|卡里|账户里)[^，。,.]{0,8}?(?:\d[\d,]*(?:\.\d+)?\s*(?:元|块|万|美元)"
     r"|[一二三四五六七八九十百千两]+\s*(?:元|块|万|亿|美元))"
     r"|(?:余额|存款)(?:还有|是|为|有|:|：)\s*\d"
-    r"|(?:银行卡号?|卡号|账号|帐号|账户号?|银行账户|收款账户)(?:码)?(?:是|为|:|：)?"
-    r"\s*\d[\d ]{11,}\d",
+    r"|(?:银行卡号?|卡号|账号|帐号|账户号?|银行账户|收款账户|户口号码?)(?:码)?(?:是|为|:|：)?"
+    r"\s*\d[\d -]{9,}\d",
     re.IGNORECASE | re.ASCII,
 )
 
 # An identifier named in so many words, where no validator exists (passports, licences).
 NAMED_ID = re.compile(
     r"(?:\b(?:ssn|social security(?: number)?|passport|national id|tax id|taxpayer id|"
-    r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e)\b"
+    r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e|dl|"
+    r"licen[cs]e\s+(?:no|number|#))\b"
     r"|身份证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
     # a number of 5+ digits, or grouped (``D1234-56789-01234``), never a date after the name
-    r"\D{0,20}?[A-Z]{0,2}(?:\d{3,}(?:[ -]\d{3,})+|\d{5,})",
+    r"\D{0,30}?[A-Z]{0,2}(?:\d{3,}(?:[ -]\d{3,})+|\d{5,})",
     re.IGNORECASE | re.ASCII)
 
 # "my password is hunter22" / "我的密码是hunter22": detect-secrets reads code and config
@@ -126,6 +136,7 @@ SAID = re.compile(
     # whose it is, in between: "the PIN for my debit card is"
     r"(?:\s+(?:for|of|to|on)\s+(?:my|the|his|her|our|their|your)\s+[\w' -]{1,30}?)?"
     r"\s*(?:(?:is|was|are|were)\b|:|=)"
+    r"|(?:wi-?fi|wlan|wpa2?)\b[^.\n，。]{0,40}?\b(?:key|passcode|pw)\b\s*(?:(?:is|was)\b|:|=)?"
     r"|(?:密码|口令|密钥|支付密码|登录密码|取款密码|pin码|备用码|恢复码|备份码|安全码|门禁码)"
-    r"(?:是|为|:|：|=))\s*"
+    r"(?:是|为|:|：|=|\s)|门禁(?:密码|码)?(?:是|为|按|:|：))\s*"
     r"(?P<q>[\"'`“]?)(?P<v>[^\s\"'`“”，。]+)", re.IGNORECASE | re.ASCII)
