@@ -17,8 +17,8 @@ from vintage.graph.store.protocol import Store
 # Held-out precision and recall as reported in bench/notes/issue40-gates.md (per detector,
 # held-out part and language, with the items each part has); a change to a detector may cost
 # at most MARGIN of either. held3-held5 were written blind by helpers that never saw the
-# detectors; held5 is measured as it was first read (clean), held3 and held4 as they are now
-# that the detectors were developed on them.
+# detectors; the newest (held6) is held at what it measured when first read (clean), the
+# others as they are now that the detectors were developed on them.
 REPORTED = {
     ("injection", "held", "en"): (1.0, 1.0), ("injection", "held", "zh"): (1.0, 1.0),
     ("sensitive", "held", "en"): (1.0, 1.0), ("sensitive", "held", "zh"): (1.0, 1.0),
@@ -28,10 +28,13 @@ REPORTED = {
     ("sensitive", "held3", "en"): (1.0, 1.0), ("sensitive", "held3", "zh"): (1.0, 1.0),
     ("injection", "held4", "en"): (0.952, 1.0), ("injection", "held4", "zh"): (1.0, 1.0),
     ("sensitive", "held4", "en"): (1.0, 1.0), ("sensitive", "held4", "zh"): (1.0, 1.0),
-    ("injection", "held5", "en"): (0.941, 0.80), ("injection", "held5", "zh"): (1.0, 0.65),
-    ("sensitive", "held5", "en"): (1.0, 0.85), ("sensitive", "held5", "zh"): (1.0, 0.85),
+    ("injection", "held5", "en"): (1.0, 1.0), ("injection", "held5", "zh"): (1.0, 1.0),
+    ("sensitive", "held5", "en"): (1.0, 1.0), ("sensitive", "held5", "zh"): (1.0, 1.0),
+    ("injection", "held6", "en"): (0.923, 0.60), ("injection", "held6", "zh"): (1.0, 0.65),
+    ("sensitive", "held6", "en"): (1.0, 0.85), ("sensitive", "held6", "zh"): (1.0, 0.90),
 }
-ITEMS = {"held": 40, "held2": 20, "held3": 40, "held4": 40, "held5": 40}  # per language
+ITEMS = {"held": 40, "held2": 20, "held3": 40, "held4": 40, "held5": 40, "held6": 40}
+SPLITS = tuple(ITEMS)
 MARGIN = 0.05
 
 
@@ -49,15 +52,15 @@ def test_held_out_precision_and_recall_stay_at_what_was_reported(detector: str, 
 def test_every_held_out_harmless_look_alike_is_an_active_memory(
     store: Store, scope: Scope, detector: str,
 ) -> None:
-    harmless = [e["text"] for split in ("held", "held2", "held3", "held4", "held5")
+    harmless = [e["text"] for split in SPLITS
                 for e in labelled(detector, split) if not e["positive"]]
     decided = {text: remember(store, memory(scope, key=f"note.{n}", value=text,
                                             source_id=f"msg-{n}"), actor=ACTOR)
                for n, text in enumerate(harmless)}
-    assert len(harmless) == 180
+    assert len(harmless) == 220
     # The look-alikes a detector still takes for its kind (bench.gates' false alarms) are held
     # as candidates; every other one is active.
-    alarms = {text for split in ("held", "held2", "held3", "held4", "held5")
+    alarms = {text for split in SPLITS
               for lang in ("en", "zh") for text in measure(detector, split)[lang]["false_alarms"]}
     assert {t: d.decision for t, d in decided.items()
             if d.decision is not Decision.ACTIVE and t not in alarms} == {}

@@ -20,11 +20,17 @@ disguise:
   joined, and, when such a run was found, the whole text without spaces (``ignoreall...``),
   matched by the detectors' compact patterns only;
 * ``unwrapped``: each view above with line breaks that end no sentence read as spaces (an
-  instruction broken over lines), when the text has any.
+  instruction broken over lines), when the text has any;
+* ``decoded``: the ``plain`` text of each run of base64 in it that decodes to text (a model
+  decodes base64 it is handed, so an instruction hidden that way is still read);
+* ``reversed``: the ``plain`` text backwards, when the text asks for something to be read
+  backwards (``backwards``, ``reverse``, 倒过来, 反着): a model can follow such a request.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import unicodedata
 from collections.abc import Callable
@@ -35,6 +41,8 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}，。！？、；：,.!?;:])"
                       rf"|(?<=[，。！？、；：,.!?;:])\s+(?=[{_CJK}])")
 _SPACES = re.compile(r"[^\S\n]+")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}")
+_BACKWARDS = re.compile(r"\bbackwards?\b|\brevers(?:e|ed|ing)\b|倒过来|倒着|反过来|反着|倒序")
 # A line break that ends no sentence and starts no list item (``- ``, ``* ``, ``• ``, ``1. ``,
 # ``2)``): a list's items are separate statements.
 _SOFT_BREAK = re.compile(r"(?<![.!?。！？:：;；])\s*\n\s*(?![-*•·]\s|\d{1,3}[.)、]\s?)")
@@ -124,6 +132,20 @@ def unwrapped(folded: str) -> str:
     return _SOFT_BREAK.sub(" ", folded)
 
 
+def decoded(text: str) -> list[str]:
+    """The ``plain`` text of each base64 run in ``text`` (16 characters or more) that decodes
+    to UTF-8 text, mostly printable."""
+    found = []
+    for run in _BASE64.findall(text):
+        try:
+            said = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if said and sum(c.isprintable() or c.isspace() for c in said) >= 0.9 * len(said):
+            found.append(plain(said))
+    return found
+
+
 def views(text: str, vocabulary: frozenset[str] = frozenset()) -> tuple[list[str], str | None]:
     """The views a detector matches its patterns against, and the compact one (or None);
     ``vocabulary``: the words the detector looks for, which settle a leet word's reading."""
@@ -132,4 +154,7 @@ def views(text: str, vocabulary: frozenset[str] = frozenset()) -> tuple[list[str
     seen = [folded, leet(folded, vocabulary), spaced, leet(spaced, vocabulary)]
     if "\n" in folded:
         seen += [unwrapped(view) for view in seen]
+    seen += decoded(text)
+    if _BACKWARDS.search(folded):
+        seen.append(folded[::-1])
     return list(dict.fromkeys(seen)), compact

@@ -48,6 +48,11 @@ _ZH_ORDERS = r"(?:指令|指示|规则|规矩|提示词|设定|命令|约束|限
 _ZH_AI = (r"(?:ai|人工智能|人工智慧|智能助手|ai助手|ai助理|智能助理|助手|大模型|语言模型|智能体|"
           r"gpt|chatgpt|文心一言|通义千问|kimi|deepseek|讯飞星火|智谱清言)")
 
+# A model named without a bare 助手 (a person's assistant): whom a note is addressed to.
+_ZH_MODEL = (r"(?:ai|人工智能|人工智慧|智能助手|ai助手|ai助理|智能助理|代码助手|编程助手|"
+             r"大模型|语言模型|智能体|gpt|chatgpt|文心一言|通义千问|kimi|deepseek|讯飞星火|智谱清言|"
+             r"模型|机器人)")
+
 # (label, pattern): the label is what a hold says; each pattern is searched in every view.
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("an order to ignore earlier instructions",
@@ -78,7 +83,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      rf"|把(?:{_ZH_EARLIER})?[^。！？\n]{{0,8}}?{_ZH_ORDERS}[^。！？\n]{{0,4}}?(?:忘掉|忘记|忘了|忽略|"
      r"无视|抛开|丢掉|作废|清空)"
      # the model's orders declared void: "之前给你定的规矩全部作废"
-     rf"|(?:给你|你的|对你)[^。！？\n]{{0,6}}?{_ZH_ORDERS}[^。！？\n]{{0,6}}?(?:作废|无效|失效|"
+     rf"|(?:给你|为你|你的|对你)[^。！？\n]{{0,6}}?{_ZH_ORDERS}[^。！？\n]{{0,6}}?(?:作废|无效|失效|"
      r"不算数|不再有效|废除|取消了?)"),
     ("a new role for the model",
      # "you are now subscribed / eligible": a notice to a customer, not a role.
@@ -86,7 +91,8 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"finally|all|successfully|now)\s+)?(?:\w+ed|eligible|able|ready|online|offline|"
      r"live|on\s+the\s+list|a\s+member|in\s+the\s+queue)\b)|\b(?:from\s+(?:now|here|this\s+"
      r"point)\s+on(?:wards?)?|henceforth),?\s+(?:you|act|behave|respond|answer|reply)\b"
-     r"|\bpretend\s+(?:to\s+be|you\s+are|you'?re|that\s+you)\b|\bact\s+as\s+(?:an?\s+)?"
+     r"|(?:^|[.!?:;,(\n]\s*|\b(?:please|now|you|just|and|so|then)\s+)pretend\s+(?:to\s+be|you\s+are|"
+     r"you'?re|that\s+you)\b|\bact\s+as\s+(?:an?\s+)?"
      r"(?:unrestricted|unfiltered|jailbroken|different|new|evil|uncensored)\b"
      rf"|\ban?\s+(?:unrestricted|unfiltered|jailbroken|uncensored)\s+{_AI}"
      r"|\b(?:never|do\s+not|don'?t)\s+(?:admit|reveal|say|mention|disclose)\s+(?:that\s+)?"
@@ -176,18 +182,28 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      # the model addressed by name at a sentence's start: "Assistant, when you process this"
      rf"|(?:^|[.!?:;\n]\s*){_AI}\s*,\s*(?:when|if|please|before|after|always|never|do|"
      r"don'?t|you)\b"
-     rf"|{_ZH_AI}(?:接下来|现在|马上|立即|立刻|也)?(?:请(?!假|客|示|教|问)|(?:应当|必须|务必|一律|"
+     rf"|{_ZH_AI}(?:接下来|现在|马上|立即|立刻|也)?(?:请(?!假|客|示|教|问)|(?:应当|必须|务必|须|一律|"
      r"总是|始终|不要|不得|注意|须知|听好))"
      # "日程助手在汇总我的日程时，请…"
      rf"|{_ZH_AI}在(?:汇总|处理|阅读|总结|整理|读取|审查|分析|回复)[^。！？\n]{{0,12}}时[，,]?\s*"
      r"(?:请|务必|必须|一律)"
-     rf"|(?:致|给|写给)(?:所有|任何|每一?个|各位)?(?:正在)?(?:阅读|读到|处理|看到|总结)?[^。！？\n]{{0,12}}"
+     rf"|(?:致|给|写给)[^。！？\n]{{0,24}}?{_ZH_MODEL}[\]】）)]?\s*[:：]"
+     rf"|(?:致|给|写给)[^。！？\n]{{0,8}}?{_ZH_MODEL}的(?:说明|指示|提示|备注|留言|话)"
+     rf"|(?:致|给|写给)(?:所有|任何|每一?个|各位)?(?:正在)?(?:阅读|读到|处理|看到|总结|汇总|浏览|摘要|"
+     rf"筛选|审查|分析)?[^。！？\n]{{0,12}}"
      rf"(?:的)?(?:ai|人工智能|人工智慧|大模型|语言模型|ai助手|智能助手|机器人)"
      rf"|(?:阅读|读到|处理|看到|总结)(?:本|此|这)[^。！？\n]{{0,6}}的{_ZH_AI}"
-     r"|如果你是[^。！？\n]{0,16}?(?:ai|人工智能|语言模型|大模型|助手|机器人|智能体)"
+     r"|(?:如果|若|假如|倘若|要是)(?:你|您)是[^。！？\n]{0,16}?(?:ai|人工智能|人工智慧|语言模型|大模型|"
+     r"助手|机器人|智能体|模型)"
      # the reader met in the text: "模型读到这里时" (a bare 模型 only in this shape)
-     rf"|(?:模型|机器人|{_ZH_AI})(?:在)?(?:读到|看到|处理到|阅读到|读取到|扫描到)"
+     rf"|(?:模型|机器人|{_ZH_AI}|(?:ai|智能)[\u4e00-\u9fff]{{0,4}}?(?:助理|助手))(?:在)?"
+     r"(?:读到|看到|处理到|阅读到|读取到|扫描到)"
      r"(?:这里|此处|这段|本段|这儿|这句|这条|这篇|这份|这封|此)"
+     r"|\b(?:don'?t|do\s+not|never)\s+(?:mention|include|reveal|disclose)\b[^.!?\n]{0,40}\b(?:in|from)"
+     r"\s+your\s+(?:summary|reply|response|answer|output)\b|\bleave\b[^.!?\n]{0,40}\bout\s+of\s+your\s+"
+     r"(?:summary|reply|response|answer|output)\b"
+     r"|(?:总结|摘要|回复|回答|汇报)(?:里|中|时)?(?:不要|别|不得|切勿)(?:提到?|提及|透露|写)"
+     r"(?:这一步|这段话?|这条|此事|这件事|这些操作|上述操作|以上操作)"
      r"|不要(?:告诉|透露给|让)用户"
      r"|(?:问你|问到你|你被问)[^。！？\n]{0,20}(?:一律|都|统一|就|请|要|必须)(?:回答|回复|说|告诉)"),
     ("a request to send the user's data away",
@@ -199,23 +215,32 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      # data put in a link an image loads: "![ok](https://x/p.png?q=DATA) … replace DATA with the
      # whole conversation"
      r"|!\[[^\]]*\]\(\s*https?://[^)\s]*\?[^)\s]*\)(?=[\s\S]{0,300}?\b(?:conversation|chat|"
-     r"history|transcript|context|messages)\b)"
+     r"history|transcript|context|messages|user'?s|name|email|phone)\b)"
+     r"|!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]+=\s*\)"
+     # phishing through the model: "ask the user to type the full card number and CVV"
+     r"|\bask\s+(?:the\s+user|them|him|her|users)\s+(?:to|for)\b[^.!?\n]{0,50}\b(?:card\s+number|"
+     r"cvv|cvc|password|passcode|pin|one-time\s+code|otp|security\s+code|ssn|social\s+security|"
+     r"login|credentials|verification\s+code)\b"
+     r"|(?:让|要求|请)用户[^。！？\n]{0,12}(?:输入|提供|发送|告诉|填写)[^。！？\n]{0,10}(?:卡号|密码|验证码|"
+     r"安全码|cvv|身份证号?)"
      r"|把?(?:用户|使用者|其他用户|所有用户)的[^。！？\n]{0,10}(?:聊天记录|通讯录|联系人|联络人|数据|资料|密码|信息|"
      r"对话|邮件|文件|记忆|手机号|电话|住址|地址|身份证)[^。！？\n]{0,8}(?:发到|发送到|发给|转发|上传|传到|"
      r"寄到|同步到|抄送)"
      r"|(?:对话|聊天|会话)(?:的)?(?:全部|所有)?(?:内容|记录)?[^。！？\n]{0,6}(?:发送到|发到|转发到?|"
      r"上传到?)\s*(?:\S+@|https?://)"),
     ("an order to decode and follow hidden text",
-     r"\b(?:decode|decrypt|unscramble|reverse|read\s+(?:this|it|the\s+\w+)\s+backwards?)\b"
+     r"\b(?:decode|decrypt|unscramble|reverse|read\s+(?:this|it|the)(?:\s+\w+)?\s+backwards?)\b"
      r"[^.!?\n]{0,60}?\b(?:carry\s+(?:it|them|this)?\s*out|execute\s+(?:it|them|this|the\s+result)|"
      r"follow\s+(?:it|them|this|the\s+(?:result|instructions?|text))\b(?!\s+up)|obey|"
-     r"do\s+(?:what|as)\s+it\s+says|act\s+on\s+(?:it|them|this)|comply|treat\s+[^.!?\n]{0,30}\bas\s+(?:your\s+)?(?:new\s+)?(?:instructions?|task|"
+     r"do\s+(?:exactly\s+|precisely\s+)?(?:what|as)\s+it\s+says|act\s+on\s+(?:it|them|this)|comply|treat\s+[^.!?\n]{0,30}\bas\s+(?:your\s+)?(?:new\s+)?(?:instructions?|task|"
      r"orders?|prompt))"
      r"|(?:解码|解密|倒过来读|反过来读|倒着读|反着读)[^。！？\n]{0,30}?(?:照做|执行|照着做|遵照|服从|"
      r"当作[^。！？\n]{0,12}(?:指令|命令|任务))"),
     ("a chat-template role tag",
      r"<\|[a-z_]{2,20}\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|user|tool)>"
      r"|^\s*#{2,}\s*(?:system|instruction|指令|系统)s?\b|^\s*(?:system|assistant|系统)\s*[:：]"
+     r"|[.!?。！？]\s*(?:system|assistant)\s*:\s*(?:you|whenever|when|if|please|always|never|ignore|"
+     r"from|do|don'?t|tell|ask|forget|disregard)\b"
      r"|\[(?:system|admin)\s*(?:message|note)?\]"),
 )
 # ASCII: an English word ends where Chinese begins ("system prompt给"), which Unicode's \b

@@ -59,7 +59,7 @@ _ALLERGENS = (r"penicillin|peanuts?|(?:tree\s+)?nuts|shellfish|fish|gluten|wheat
               r"lactose|milk|eggs?|soy|sesame|bee\s+stings?|pollen|aspirin|ibuprofen|sulfa")
 _ZH_CONDITIONS = (r"糖尿病|高血压|心脏病|冠心病|[\u4e00-\u9fff]?癌症?|肿瘤|乙肝|丙肝|艾滋病?|"
                   r"抑郁症|焦虑症|躁郁症|精神分裂症?|哮喘|癫痫|失眠症|痛风|甲亢|不孕症?|结节|"
-                  r"自闭症|孤独症|多动症|唐氏综合征|脑瘫|阿尔茨海默症?|帕金森病?|残疾")
+                  r"自闭症|孤独症|多动症|唐氏综合征|脑瘫|阿尔茨海默症?|帕金森病?|残疾|中风|脑梗|偏瘫")
 # A condition is health data when someone has it ("has asthma", "my depression", "diagnosed
 # with"), not as a topic ("a cancer research charity", "the Great Depression chapter").
 HEALTH = re.compile(
@@ -85,7 +85,8 @@ HEALTH = re.compile(
     # someone who is the condition: "儿子是自闭症谱系", "我是糖尿病人"
     rf"|(?:我|他|她|儿子|女儿|孩子|老公|老婆|丈夫|妻子|爸爸|妈妈|父亲|母亲|爷爷|奶奶|外婆|外公)"
     rf"(?:是|属于)(?:{_ZH_CONDITIONS})"
-    r"|坐轮椅|听障|视障|截肢"
+    r"|坐轮椅|听障|视障|截肢|残疾(?:人)?证"
+    rf"|(?:{_ZH_CONDITIONS})(?:以后|之后|后遗症)"
     # a condition under treatment: "焦虑症至少要坚持吃半年", "医生说我的哮喘…"
     rf"|(?:{_ZH_CONDITIONS})[^，。,.]{{0,10}}?(?:吃药|服药|坚持吃|要吃|在吃|治疗|复诊|复查|住院|控制)"
     r"|(?:在吃|在服|正在吃|开始吃|每天吃|一直吃)[^，。,.]{0,6}?(?:药|胶囊|林|他汀|唑|地平|沙坦|洛尔|"
@@ -103,7 +104,7 @@ FINANCE = re.compile(
     rf"{_MONEY}|\bbalance\s+(?:is|of|was|stands\s+at|:)\s*{_MONEY}"
     rf"|{_MONEY}\s+(?:in|on)\s+(?:my|his|her|their|our|the)\s+(?:checking|savings|bank|"
     rf"brokerage|retirement|401k|isa)\s+account"
-    rf"|\b(?:my|our|his|her|their)\s+(?:joint\s+)?(?:checking|savings|bank|current|brokerage|"
+    rf"|\b(?:my|our|his|her|their)\s+(?:[A-Z]\w+\s+){{0,2}}(?:joint\s+)?(?:checking|savings|bank|current|brokerage|"
     rf"retirement)\s+account\b[^.\n]{{0,40}}?{_MONEY}"
     r"|\b(?:account|acct|routing|sort)\s*(?:number|no\.?|num|#|code)?\s*(?:is|:|#)?\s*"
     r"\d[\d -]{5,}\d"
@@ -111,7 +112,7 @@ FINANCE = re.compile(
     r"|(?:余额|存款|结余|账上|卡里|账户里)[^，。,.]{0,8}?(?:\d[\d,]*(?:\.\d+)?\s*(?:元|块|万|美元)"
     r"|[一二三四五六七八九十百千两]+\s*(?:元|块|万|亿|美元))"
     r"|(?:余额|存款)(?:还有|是|为|有|:|：)\s*\d"
-    r"|(?:银行卡号?|卡号|账号|帐号|账户号?|银行账户|收款账户|户口号码?)(?:码)?(?:是|为|:|：)?"
+    r"|(?:银行卡号?|卡号|账号|帐号|账户号?|银行账户|收款账户|户口号码?)(?:码)?(?:是|为|系|:|：)?"
     r"\s*\d[\d -]{9,}\d",
     re.IGNORECASE | re.ASCII,
 )
@@ -121,7 +122,7 @@ NAMED_ID = re.compile(
     r"(?:\b(?:ssn|social security(?: number)?|passport|national id|tax id|taxpayer id|"
     r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e|dl|"
     r"licen[cs]e\s+(?:no|number|#))\b"
-    r"|身份证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
+    r"|身份证|身分证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
     # a number of 5+ digits, or grouped (``D1234-56789-01234``), never a date after the name
     r"\D{0,30}?[A-Z]{0,2}(?:\d{3,}(?:[ -]\d{3,})+|\d{5,})",
     re.IGNORECASE | re.ASCII)
@@ -132,11 +133,14 @@ NAMED_ID = re.compile(
 SAID = re.compile(
     r"(?:\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?|api[ _-]?key|secret(?: key)?|"
     r"access[ _-]?(?:key|token)|auth[ _-]?token|token|(?:recovery|backup|2fa|mfa|otp|one-time)"
-    r"\s+codes?|door\s+code|alarm\s+code|gate\s+code)"
+    r"\s+codes?|door\s+code|alarm\s+code|gate\s+code|garage\s+code|keypad(?:\s+code)?|"
+    r"disarm\s+code)"
     # whose it is, in between: "the PIN for my debit card is"
     r"(?:\s+(?:for|of|to|on)\s+(?:my|the|his|her|our|their|your)\s+[\w' -]{1,30}?)?"
     r"\s*(?:(?:is|was|are|were)\b|:|=)"
     r"|(?:wi-?fi|wlan|wpa2?)\b[^.\n，。]{0,40}?\b(?:key|passcode|pw)\b\s*(?:(?:is|was)\b|:|=)?"
+    # the name and the value with nothing between: "login ... with password Tr0mbone!River9"
+    r"|\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?)\s+(?=\S*\d)"
     r"|(?:密码|口令|密钥|支付密码|登录密码|取款密码|pin码|备用码|恢复码|备份码|安全码|门禁码)"
-    r"(?:是|为|:|：|=|\s)|门禁(?:密码|码)?(?:是|为|按|:|：))\s*"
+    r"(?:是|为|系|:|：|=|\s)|门禁(?:密码|码)?(?:是|为|系|按|:|：))\s*"
     r"(?P<q>[\"'`“]?)(?P<v>[^\s\"'`“”，。]+)", re.IGNORECASE | re.ASCII)
