@@ -1,4 +1,4 @@
-"""``python -m bench.gates [--split tune|held|...|held6|all] [--out FILE]``: precision
+"""``python -m bench.gates [--split tune|held|...|held7|all] [--out FILE]``: precision
 and recall of the memory gates' two content detectors, per language, on labelled sets written
 by hand.
 
@@ -33,7 +33,7 @@ from vintage.graph.memory.sensitive import sensitive_fields
 
 HERE = Path(__file__).resolve().parent
 LANGUAGES = ("en", "zh")
-SPLITS = ("tune", "held", "held2", "held3", "held4", "held5", "held6")
+SPLITS = ("tune", "held", "held2", "held3", "held4", "held5", "held6", "held7")
 
 
 def labelled(detector: str, split: str) -> list[dict[str, Any]]:

@@ -11,7 +11,8 @@ disguise:
   (category Cf: zero-width spaces and joiners, bidi controls, soft hyphens) dropped, combining
   marks dropped, look-alike letters folded to the Latin letter they imitate (Unicode's
   confusables data, through confusable-homoglyphs, Latin targets only, so Chinese is
-  untouched), lower case, traditional Chinese characters written as simplified ones (OpenCC),
+  untouched), lower case, common Cantonese words read as Mandarin (睇 as 看, 冇 as 没) and
+  traditional Chinese characters written as simplified ones (OpenCC),
   one space per run, no space between two CJK characters (Chinese does not space its words,
   so spacing one out changes nothing);
 * ``leet``: ``plain`` with digits and symbols that stand for letters read as those letters,
@@ -41,6 +42,14 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}，。！？、；：,.!?;:])"
                       rf"|(?<=[，。！？、；：,.!?;:])\s+(?=[{_CJK}])")
 _SPACES = re.compile(r"[^\S\n]+")
+# Cantonese written words read as Mandarin ones (睇到呢句 as 看到这句, 冇 as 没, 係 as 是), before
+# the traditional characters are simplified (係 would become 系, "system"): the detectors'
+# Chinese patterns are Mandarin.
+_MANDARIN = {"嘅": "的", "睇": "看", "冇": "没", "係": "是", "唔": "不", "佢": "他", "咗": "了",
+             "喺": "在", "俾": "给", "畀": "给", "呢句": "这句", "呢個": "这个", "呢个": "这个",
+             "呢度": "这里", "呢段": "这段", "呢條": "这条", "呢条": "这条", "成個": "整个",
+             "成个": "整个"}
+_CANTONESE = re.compile("|".join(sorted(_MANDARIN, key=len, reverse=True)))
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}")
 _BACKWARDS = re.compile(r"\bbackwards?\b|\brevers(?:e|ed|ing)\b|倒过来|倒着|反过来|反着|倒序")
 # A line break that ends no sentence and starts no list item (``- ``, ``* ``, ``• ``, ``1. ``,
@@ -65,14 +74,22 @@ def _lookalikes() -> dict[int, str]:
     not in that table: they fold by their Unicode name, ``LATIN LETTER SMALL CAPITAL I``."""
     from confusable_homoglyphs.confusables import confusables_data as data
 
-    fold: dict[int, str] = {}
+    found: dict[str, list[str]] = {}
     for key, glyphs in data.items():
         for glyph in (g["c"] for g in glyphs):
             for latin, other in ((key, glyph), (glyph, key)):
                 if len(latin) == 1 and latin.isascii() and latin.isalpha() and len(other) == 1 \
                         and not other.isascii() and unicodedata.category(other).startswith("L") \
                         and not re.match(rf"[{_CJK}]", other):
-                    fold.setdefault(ord(other), latin.lower())
+                    found.setdefault(other, []).append(latin)
+    # A letter may imitate several (Greek capital iota: ``l`` and ``I``): the one of its own
+    # case, so that ``ΙΝSΤRUCΤΙΟΝS`` reads ``instructions``, not ``lnstructlons``.
+    fold: dict[int, str] = {}
+    for other, latins in found.items():
+        same = [c for c in latins if c.isupper() == other.isupper()]
+        # none of its case: what its own small letter imitates (``Ι`` as ``ι``, an ``i``)
+        small = found.get(other.lower(), []) if other.isupper() and not same else []
+        fold[ord(other)] = (same or small or latins)[0].lower()
     # IPA and phonetic extensions, and Latin Extended-D (``ꜰ``, ``ꜱ``): where small capitals live
     for code in (*range(0x0250, 0x1DC0), *range(0xA720, 0xA800)):
         named = _SMALL_CAPITAL.fullmatch(unicodedata.name(chr(code), ""))
@@ -102,7 +119,8 @@ def plain(text: str) -> str:
     space per run (line breaks kept), none between CJK characters."""
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Mn", "Me"))
-    text = simplified(unicodedata.normalize("NFKC", text).translate(_lookalikes()).lower())
+    text = unicodedata.normalize("NFKC", text).translate(_lookalikes()).lower()
+    text = simplified(_CANTONESE.sub(lambda m: _MANDARIN[m.group()], text))
     return _CJK_GAP.sub("", _SPACES.sub(" ", text))
 
 

@@ -29,7 +29,7 @@ from vintage.graph.memory.fold import views
 _GAP = r"[^.!?\n,;]{0,40}?"
 _EARLIER = (r"(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|"
             r"old|existing|your|system|safety)")
-_ORDERS = (r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|"
+_ORDERS = (r"(?:instructions?|prompts?|rules|directions|guidelines|guidance|directives|context|"
            r"messages?|orders|commands|constraints|policies|programming|training|guardrails)")
 _DISMISS = (r"(?:ignore|disregard|forget|override|overrule|skip|drop|abandon|discard|neglect|"
             r"set\s+aside|throw\s+out|stop\s+following|do\s+not\s+follow|don'?t\s+follow|"
@@ -82,6 +82,9 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      # 把 before the orders: "把你的规则都忘掉"
      rf"|把(?:{_ZH_EARLIER})?[^。！？\n]{{0,8}}?{_ZH_ORDERS}[^。！？\n]{{0,4}}?(?:忘掉|忘记|忘了|忽略|"
      r"无视|抛开|丢掉|作废|清空)"
+     # earlier orders to be treated as void: "就当之前的指示无效" (Cantonese 冇晒效 read as 没晒效)
+     rf"|(?:就当|当作|视为|权当)(?:{_ZH_EARLIER})[^。！？\n]{{0,6}}?{_ZH_ORDERS}[^。！？\n]{{0,4}}?"
+     r"(?:无效|失效|没(?:晒|有)?效|作废|不算|不存在)"
      # the model's orders declared void: "之前给你定的规矩全部作废"
      rf"|(?:给你|为你|你的|对你)[^。！？\n]{{0,6}}?{_ZH_ORDERS}[^。！？\n]{{0,6}}?(?:作废|无效|失效|"
      r"不算数|不再有效|废除|取消了?)"),
@@ -111,10 +114,14 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"|(?:你|您)(?:已经)?不再是(?:一个|一名|个)?(?:ai|人工智能|助手|助理|机器人|模型|大模型|语言模型)"
      r"|不(?:要|许|准|得|能)(?:承认|透露|说出?|暴露)(?:自己|你)是(?:一个)?(?:ai|人工智能|机器人|"
      r"模型|大模型|语言模型|助手)"
-     r"|(?:扮演|假装|假扮)(?:你是|自己是|成)?(?:一个|一名|一位)?[^。！？\n]{0,6}(?:不受限|无限制|没有限制)"
+     r"|(?:扮演|假装|假扮)(?:你是|自己是|成)?(?:一个|一名|一位)?[^。！？\n]{0,10}(?:不受限|无限制|"
+     r"没有(?:任何)?限制)"
      r"|假装(?:你是|自己是)"),
     ("a system prompt",
-     r"\bsystem\s+(?:prompt|message|instructions?)\b|\bdeveloper\s+mode\b|\bgod\s+mode\b"
+     r"(?:\b(?:your|its|the\s+(?:assistant|model|ai|bot)'?s|new|updated|real|true|override|hidden|"
+     r"following|secret)\s+|你的\s*|您的\s*)system\s+(?:prompt|message|instructions?)\b"
+     r"|(?:^|[.!?(\[\n]\s*)system\s+(?:prompt|message|instructions?)\s*(?:[:：]|override|update)"
+     r"|\bdeveloper\s+mode\b|\bgod\s+mode\b"
      r"|系统提示|系统指令|系统消息|系统设定|开发者模式|上帝模式"
      r"|(?:隐藏|内部|你的|原始|初始|预设)(?:的)?提示词"),
     ("new instructions",
@@ -130,6 +137,13 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"(?:your|the)\s+(?:instructions|prompt|api\s+keys?|credentials|secrets)|"
      r"(?:conversation|chat)\s+history|your\s+(?:internal\s+|hidden\s+)?(?:configuration|config|"
      r"settings|rules|secret\s+keys?|keys))\b"
+     r"|\b(?:reveal|print|show|repeat|output|leak|dump|disclose|recite|list|paste|share)\b"
+     r"[^.!?\n]{0,30}\b(?:your|the)\s+(?:\w+\s+)?(?:hidden|secret|internal|setup|system|original|"
+     r"initial)\s+(?:\w+\s+)?(?:instructions|prompt|rules|configuration)\b"
+     r"|\b(?:reveal|print|show|output|leak|dump|disclose|list|paste|share)\b[^.!?\n]{0,20}\b"
+     r"(?:the\s+)?(?:user'?s|users'|other\s+users'?)\s+(?:\w+\s+){0,3}(?:address(?:es)?|phone\s+numbers?|"
+     r"emails?|passwords?|contacts|data|details|information|records)\b"
+     r"|(?:列出|告诉我|发给我|输出|给出|透露|显示)[^。！？\n]{0,10}(?:其他|所有|别的)(?:用户|使用者|客户)"
      r"|\b(?:reveal|print|show|repeat|output|leak|dump|disclose|recite|list)\b[^.!?\n]{0,24}"
      r"\b(?:every|all|each|any)\s+(?:of\s+the\s+)?(?:instructions?|rules|prompts?|messages?|text)"
      r"\b[^.!?\n]{0,40}\b(?:above|before|earlier|previous|prior|preceding)\b"
@@ -164,6 +178,15 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      rf"|\bif\s+(?:an?\s+|any\s+|the\s+|some\s+)?{_AI}\s+(?:is\s+|are\s+)?(?:reading|processing|"
      r"summari[sz]ing|parsing|ingesting|going\s+through|handling|scanning|reviewing)\b"
      rf"|\b{_AI}\s+(?:reading|processing|summari[sz]ing|parsing|ingesting)\s+(?:this|these)\b"
+     rf"|\b{_AI}\s+(?:handling|screening|reviewing|scanning|condensing)\s+(?:this|these)\s+\w+\s*:"
+     r"|\b(?:to|for)\s+(?:whichever|whatever)\s+(?:bot|agent|model|tool|system|program|assistant|ai)s?"
+     r"\s+(?:that\s+|which\s+)?(?:is\s+|are\s+)?(?:reading|processing|summari[sz]ing|condensing|"
+     r"parsing|ingesting|screening|scanning|handling|analy[sz]ing|reviewing|going\s+through)\b"
+     r"|\b(?:to|for)\s+(?:whoever|whatever|anyone|anything)\s+(?:is\s+)?(?:summari[sz]|condens|"
+     r"pars|ingest|screen)\w*\s+(?:this|these|the)\b"
+     r"|\b(?:screening|summari[sz]ation|ranking|hiring|recruiting|parsing|ats|review)\s+(?:tool|system|"
+     r"bot|ai|model|software|engine)\s*[:,]\s*(?:this|you|please|ignore|score|rank|rate|mark|"
+     r"treat|the\s+candidate|this\s+(?:applicant|candidate))"
      r"|\bas\s+an\s+(?:ai|a\.i\.|llm|assistant|language\s+model)[^.!?\n]{0,20}\byou\s+"
      r"(?:must|should|will|shall)\b"
      r"|\b(?:when|whenever|if)\s+(?:you\s+are|you're|you\s+get)\s+(?:asked|questioned|"
@@ -180,10 +203,15 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"|\bwhichever\s+(?:of\s+you|one\s+of\s+you)\s+(?:is|are)\s+(?:reading|processing|"
      r"summari[sz]ing|going\s+through)\b"
      # the model addressed by name at a sentence's start: "Assistant, when you process this"
-     rf"|(?:^|[.!?:;\n]\s*){_AI}\s*,\s*(?:when|if|please|before|after|always|never|do|"
+     rf"|(?:^|[.!?:;\n\])）)]\s*){_AI}\s*,\s*(?:when|if|please|before|after|always|never|do|"
      r"don'?t|you)\b"
      rf"|{_ZH_AI}(?:接下来|现在|马上|立即|立刻|也)?(?:请(?!假|客|示|教|问)|(?:应当|必须|务必|须|一律|"
      r"总是|始终|不要|不得|注意|须知|听好))"
+     rf"|请(?:{_ZH_MODEL}|助手|助理)(?:转告|告诉|通知|提醒|转达)用户"
+     rf"|{_ZH_MODEL}(?:在)?(?:汇总|处理|阅读|总结|整理|读取|审查|分析|回复|筛选)[^。！？\n]{{0,12}}时[，,]?\s*"
+     r"(?:请|务必|必须|一律)"
+     rf"|(?:任何|所有|各位|每个)(?:正在)?[^。！？\n]{{0,12}}?的{_ZH_MODEL}[，,：:]"
+     r"|(?:筛选|审核|评估|审查|推荐|摘要|总结|招聘)(?:系统|工具|程序|模型|机器人|ai)(?:请注意|注意[:：]|须知)"
      # "日程助手在汇总我的日程时，请…"
      rf"|{_ZH_AI}在(?:汇总|处理|阅读|总结|整理|读取|审查|分析|回复)[^。！？\n]{{0,12}}时[，,]?\s*"
      r"(?:请|务必|必须|一律)"
@@ -196,12 +224,14 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"|(?:如果|若|假如|倘若|要是)(?:你|您)是[^。！？\n]{0,16}?(?:ai|人工智能|人工智慧|语言模型|大模型|"
      r"助手|机器人|智能体|模型)"
      # the reader met in the text: "模型读到这里时" (a bare 模型 only in this shape)
-     rf"|(?:模型|机器人|{_ZH_AI}|(?:ai|智能)[\u4e00-\u9fff]{{0,4}}?(?:助理|助手))(?:在)?"
+     rf"|(?:模型|机器人|bot|{_ZH_AI}|(?:ai|智能)[\u4e00-\u9fff]{{0,4}}?(?:助理|助手))\s*(?:你)?(?:在)?"
      r"(?:读到|看到|处理到|阅读到|读取到|扫描到)"
      r"(?:这里|此处|这段|本段|这儿|这句|这条|这篇|这份|这封|此)"
      r"|\b(?:don'?t|do\s+not|never)\s+(?:mention|include|reveal|disclose)\b[^.!?\n]{0,40}\b(?:in|from)"
      r"\s+your\s+(?:summary|reply|response|answer|output)\b|\bleave\b[^.!?\n]{0,40}\bout\s+of\s+your\s+"
      r"(?:summary|reply|response|answer|output)\b"
+     r"|(?:不要|别|不得|切勿)在[^。！？\n]{0,10}(?:里|中)(?:提到?|提及|透露|写)"
+     r"(?:这一步|这段话?|这条|此事|这件事|这些操作|上述操作|以上操作)"
      r"|(?:总结|摘要|回复|回答|汇报)(?:里|中|时)?(?:不要|别|不得|切勿)(?:提到?|提及|透露|写)"
      r"(?:这一步|这段话?|这条|此事|这件事|这些操作|上述操作|以上操作)"
      r"|不要(?:告诉|透露给|让)用户"
@@ -217,14 +247,17 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"|!\[[^\]]*\]\(\s*https?://[^)\s]*\?[^)\s]*\)(?=[\s\S]{0,300}?\b(?:conversation|chat|"
      r"history|transcript|context|messages|user'?s|name|email|phone)\b)"
      r"|!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]+=\s*\)"
+     r"|!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][\w-]+=[^)\s]*(?:insert|fill|user|name|address|email|"
+     r"phone|password|填入|填写|用户|手机|住址|姓名|身份证)"
      # phishing through the model: "ask the user to type the full card number and CVV"
      r"|\bask\s+(?:the\s+user|them|him|her|users)\s+(?:to|for)\b[^.!?\n]{0,50}\b(?:card\s+number|"
      r"cvv|cvc|password|passcode|pin|one-time\s+code|otp|security\s+code|ssn|social\s+security|"
      r"login|credentials|verification\s+code)\b"
      r"|(?:让|要求|请)用户[^。！？\n]{0,12}(?:输入|提供|发送|告诉|填写)[^。！？\n]{0,10}(?:卡号|密码|验证码|"
      r"安全码|cvv|身份证号?)"
-     r"|把?(?:用户|使用者|其他用户|所有用户)的[^。！？\n]{0,10}(?:聊天记录|通讯录|联系人|联络人|数据|资料|密码|信息|"
-     r"对话|邮件|文件|记忆|手机号|电话|住址|地址|身份证)[^。！？\n]{0,8}(?:发到|发送到|发给|转发|上传|传到|"
+     r"|把?(?:用户|使用者|其他用户|所有用户)[^。！？\n]{0,8}?的[^。！？\n]{0,10}(?:聊天记录|通讯录|联系人|联络人|"
+     r"数据|资料|密码|信息|对账单|对帐单|账单|附件|"
+     r"对话|邮件|文件|记忆|手机号|电话|住址|地址|身份证)[^。！？\n]{0,8}(?:发到|发送到|发给|转发|转寄|上传|传到|"
      r"寄到|同步到|抄送)"
      r"|(?:对话|聊天|会话)(?:的)?(?:全部|所有)?(?:内容|记录)?[^。！？\n]{0,6}(?:发送到|发到|转发到?|"
      r"上传到?)\s*(?:\S+@|https?://)"),
@@ -237,11 +270,16 @@ FAMILIES: tuple[tuple[str, str], ...] = (
      r"|(?:解码|解密|倒过来读|反过来读|倒着读|反着读)[^。！？\n]{0,30}?(?:照做|执行|照着做|遵照|服从|"
      r"当作[^。！？\n]{0,12}(?:指令|命令|任务))"),
     ("a chat-template role tag",
-     r"<\|[a-z_]{2,20}\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|user|tool)>"
+     r"<\|[a-z_]{2,20}\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|user|tool|developer|admin|"
+     r"instructions?)>"
      r"|^\s*#{2,}\s*(?:system|instruction|指令|系统)s?\b|^\s*(?:system|assistant|系统)\s*[:：]"
      r"|[.!?。！？]\s*(?:system|assistant)\s*:\s*(?:you|whenever|when|if|please|always|never|ignore|"
      r"from|do|don'?t|tell|ask|forget|disregard)\b"
-     r"|\[(?:system|admin)\s*(?:message|note)?\]"),
+     r"|\[(?:system|admin|developer|root)\s*(?:message|note|override|mode|notice|instructions?|"
+     r"command)?\]"
+     # text marked as hidden from the human reader: "[white text]", （白色小字）
+     r"|[\[(]\s*(?:white|hidden|invisible|tiny)\s+(?:text|font)\s*[\])]|[（(]\s*(?:白色小字|白字|隐藏文字|"
+     r"隐形文字)\s*[）)]"),
 )
 # ASCII: an English word ends where Chinese begins ("system prompt给"), which Unicode's \b
 # does not see (a Chinese character is a word character to it).
@@ -255,7 +293,9 @@ COMPACT: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("an order to ignore earlier instructions",
          r"(?:ignore|disregard|forget|override)(?:all|any|the|your|every|of|these|those)*"
          r"(?:previous|prior|above|earlier|preceding|foregoing)(?:instructions?|rules|prompts?|"
-         r"directions|guidelines|context|messages?)"),
+         r"directions|guidelines|context|messages?)"
+         r"|(?:ignore|disregard|forget|override|drop|discard|abandon)(?:all|your|the)+"
+         r"(?:instructions?|rules|prompts?|guidelines|guidance)"),
         ("a new role for the model", r"youarenow|fromnowonyou|pretendtobe|pretendyouare"),
         ("a system prompt", r"systemprompt|developermode"),
         ("an order to bypass safeguards", r"jailbreak|bypass(?:the|your|all)*(?:safety|filters?)"),

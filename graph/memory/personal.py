@@ -27,6 +27,8 @@ LOCATION = re.compile(
     rf"|\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]*\.?\s+){{1,4}}{_STREET}\b\.?"
     r"|\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\d+[A-Za-z]?\b[^.\n]{0,40}\b\d{1,5}\s+[A-Z]"
     r"|\bP\.?\s?O\.?\s+Box\s+\d+"
+    r"|\b\d{1,2}-\d{1,3}(?:-\d{1,3})?,?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2},\s+[A-Z][a-z]+-(?:shi|ku|cho|"
+    r"machi|gun)\b"
     # French, Italian, Spanish, Portuguese order: the number, the street's kind, its name
     r"|\b\d{1,5}[A-Za-z]?(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|"
     r"place|quai|impasse|via|viale|piazza|corso|calle|avenida|paseo|plaza|rua|travessa)\s+"
@@ -86,7 +88,7 @@ HEALTH = re.compile(
     rf"|(?:我|他|她|儿子|女儿|孩子|老公|老婆|丈夫|妻子|爸爸|妈妈|父亲|母亲|爷爷|奶奶|外婆|外公)"
     rf"(?:是|属于)(?:{_ZH_CONDITIONS})"
     r"|坐轮椅|听障|视障|截肢|残疾(?:人)?证"
-    rf"|(?:{_ZH_CONDITIONS})(?:以后|之后|后遗症)"
+    rf"|(?:{_ZH_CONDITIONS})(?:以后|之后|后遗症|后)|康复训练|复健"
     # a condition under treatment: "焦虑症至少要坚持吃半年", "医生说我的哮喘…"
     rf"|(?:{_ZH_CONDITIONS})[^，。,.]{{0,10}}?(?:吃药|服药|坚持吃|要吃|在吃|治疗|复诊|复查|住院|控制)"
     r"|(?:在吃|在服|正在吃|开始吃|每天吃|一直吃)[^，。,.]{0,6}?(?:药|胶囊|林|他汀|唑|地平|沙坦|洛尔|"
@@ -112,14 +114,15 @@ FINANCE = re.compile(
     r"|(?:余额|存款|结余|账上|卡里|账户里)[^，。,.]{0,8}?(?:\d[\d,]*(?:\.\d+)?\s*(?:元|块|万|美元)"
     r"|[一二三四五六七八九十百千两]+\s*(?:元|块|万|亿|美元))"
     r"|(?:余额|存款)(?:还有|是|为|有|:|：)\s*\d"
-    r"|(?:银行卡号?|卡号|账号|帐号|账户号?|银行账户|收款账户|户口号码?)(?:码)?(?:是|为|系|:|：)?"
+    r"|(?:银行卡号?|卡号|账号|帐号|账户号?|银行账户|收款账户|户口(?:号码?)?)(?:码)?(?:是|为|系|:|：)?"
     r"\s*\d[\d -]{9,}\d",
     re.IGNORECASE | re.ASCII,
 )
 
 # An identifier named in so many words, where no validator exists (passports, licences).
 NAMED_ID = re.compile(
-    r"(?:\b(?:ssn|social security(?: number)?|passport|national id|tax id|taxpayer id|"
+    r"(?:\b(?:ssn|social security(?: number)?|national insurance(?: number)?|nino|passport|"
+    r"national id|tax id|taxpayer id|"
     r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e|dl|"
     r"licen[cs]e\s+(?:no|number|#))\b"
     r"|身份证|身分证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
@@ -141,6 +144,7 @@ SAID = re.compile(
     r"|(?:wi-?fi|wlan|wpa2?)\b[^.\n，。]{0,40}?\b(?:key|passcode|pw)\b\s*(?:(?:is|was)\b|:|=)?"
     # the name and the value with nothing between: "login ... with password Tr0mbone!River9"
     r"|\b(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?)\s+(?=\S*\d)"
+    r"|\bpass\s+(?=\S*\d)(?=\S*[a-z])(?=\S{8,})"
     r"|(?:密码|口令|密钥|支付密码|登录密码|取款密码|pin码|备用码|恢复码|备份码|安全码|门禁码)"
     r"(?:是|为|系|:|：|=|\s)|门禁(?:密码|码)?(?:是|为|系|按|:|：))\s*"
     r"(?P<q>[\"'`“]?)(?P<v>[^\s\"'`“”，。]+)", re.IGNORECASE | re.ASCII)

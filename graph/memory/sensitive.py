@@ -69,6 +69,7 @@ _NIE = _bounded(r"[XYZ]-?\d{7}-?[A-Z]", re.IGNORECASE)
 _NIR = _bounded(r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", re.IGNORECASE)
 _SIN = _bounded(r"\d{3}[ -]\d{3}[ -]\d{3}")
 _RRN = _bounded(r"\d{6}-\d{7}")
+_NINO = _bounded(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]", re.IGNORECASE)
 # Cards and IBANs may run on into what follows (``_shortened``). Card networks' first digits
 # run from 2 to 6.
 _CARD = re.compile(r"(?<![0-9A-Za-z])(?<![0-9][ -])[2-6]\d{3}(?:[ -]?\d){9,18}(?![0-9A-Za-z])")
@@ -121,9 +122,16 @@ def _validated() -> tuple[_Checked, ...]:
     ids = ((_SSN, ssn.is_valid), (_CN_RIC, ric.is_valid), (_AADHAAR, aadhaar.is_valid),
            (_CPF, cpf.is_valid), (_CODICE_FISCALE, codicefiscale.is_valid),
            (_DNI, dni.is_valid), (_NIE, nie.is_valid), (_NIR, nir.is_valid),
-           (_SIN, sin.is_valid), (_RRN, rrn.is_valid))
+           (_SIN, sin.is_valid), (_RRN, rrn.is_valid), (_NINO, _nino))
     return (*(_Checked(GOVERNMENT_ID, p, v) for p, v in ids), _Checked(CARD, _CARD, card),
             _Checked(BANK_ACCOUNT, _IBAN, _iban))
+
+
+def _nino(text: str) -> bool:
+    """A UK National Insurance number's shape (python-stdnum has no validator for it): the
+    prefixes HMRC never issues are refused."""
+    compact = text.replace(" ", "").upper()
+    return compact[:2] not in {"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"}
 
 
 def _shortened(text: str, shortest: int, valid: Callable[[str], bool]) -> bool:
