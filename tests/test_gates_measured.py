@@ -17,7 +17,7 @@ from vintage.graph.store.protocol import Store
 # Held-out precision and recall as reported in bench/notes/issue40-gates.md (per detector,
 # held-out part and language, with the items each part has); a change to a detector may cost
 # at most MARGIN of either. held3-held5 were written blind by helpers that never saw the
-# detectors; the newest (held7) is held at what it measured when first read (clean), the
+# detectors; the newest (held8) is held at what it measured when first read (clean), the
 # others as they are now that the detectors were developed on them.
 REPORTED = {
     ("injection", "held", "en"): (1.0, 1.0), ("injection", "held", "zh"): (1.0, 1.0),
@@ -32,11 +32,13 @@ REPORTED = {
     ("sensitive", "held5", "en"): (1.0, 1.0), ("sensitive", "held5", "zh"): (1.0, 1.0),
     ("injection", "held6", "en"): (1.0, 1.0), ("injection", "held6", "zh"): (1.0, 1.0),
     ("sensitive", "held6", "en"): (1.0, 1.0), ("sensitive", "held6", "zh"): (1.0, 1.0),
-    ("injection", "held7", "en"): (1.0, 0.60), ("injection", "held7", "zh"): (1.0, 0.75),
-    ("sensitive", "held7", "en"): (1.0, 0.70), ("sensitive", "held7", "zh"): (1.0, 0.60),
+    ("injection", "held7", "en"): (1.0, 1.0), ("injection", "held7", "zh"): (1.0, 1.0),
+    ("sensitive", "held7", "en"): (1.0, 1.0), ("sensitive", "held7", "zh"): (1.0, 1.0),
+    ("injection", "held8", "en"): (1.0, 0.70), ("injection", "held8", "zh"): (1.0, 0.85),
+    ("sensitive", "held8", "en"): (0.95, 0.95), ("sensitive", "held8", "zh"): (1.0, 0.85),
 }
 ITEMS = {"held": 40, "held2": 20, "held3": 40, "held4": 40, "held5": 40, "held6": 40,
-         "held7": 40}
+         "held7": 40, "held8": 40}
 SPLITS = tuple(ITEMS)
 MARGIN = 0.05
 
@@ -60,7 +62,7 @@ def test_every_held_out_harmless_look_alike_is_an_active_memory(
     decided = {text: remember(store, memory(scope, key=f"note.{n}", value=text,
                                             source_id=f"msg-{n}"), actor=ACTOR)
                for n, text in enumerate(harmless)}
-    assert len(harmless) == 260
+    assert len(harmless) == 300
     # The look-alikes a detector still takes for its kind (bench.gates' false alarms) are held
     # as candidates; every other one is active.
     alarms = {text for split in SPLITS

@@ -225,14 +225,14 @@ def test_the_ranking_read_says_when_a_fact_has_no_entry_and_only_then_is_the_ind
 
     monkeypatch.setattr(search_run, "refresh", counted)
     reads = count_ranking_reads(store, monkeypatch, scope.tenant)  # indexes the first note
-    remember_all(store, scope, ("door_code", "the door code is 4417"))
+    remember_all(store, scope, ("locker_room", "the locker room is on level 4"))
     # The second note has no entry: the read says so, the index is refreshed, the read made
     # again, and the note is found.
-    first = find(store, "door code", mine(scope), mode=Mode.KEYWORD)
+    first = find(store, "locker room", mine(scope), mode=Mode.KEYWORD)
     assert (len(reads), refreshed) == (2, [scope.tenant])
-    assert [f.predicate for f in first.results] == ["door_code"]
+    assert [f.predicate for f in first.results] == ["locker_room"]
     # Every fact has its entry now: one read, no refresh.
-    find(store, "door code", mine(scope), mode=Mode.KEYWORD)
+    find(store, "locker room", mine(scope), mode=Mode.KEYWORD)
     assert (len(reads), refreshed) == (3, [scope.tenant])
 
 

@@ -1,4 +1,4 @@
-"""``python -m bench.gates [--split tune|held|...|held7|all] [--out FILE]``: precision
+"""``python -m bench.gates [--split tune|held|...|held8|all] [--out FILE]``: precision
 and recall of the memory gates' two content detectors, per language, on labelled sets written
 by hand.
 
@@ -10,11 +10,14 @@ by hand.
   government ids and credentials against look-alikes ("prefers aisle seats", a price, a
   product number, "办公室在三楼").
 
-Each set has a tuning part (``*_tune.jsonl``, developed on) and two held-out parts
-(``*_held.jsonl``, ``*_held2.jsonl``: each written before it was first measured; the second
-after the fixes made once the first had been measured, bench/notes/issue40-gates.md); the
-numbers to report are the held-out ones. Positive = the detector fires. It prints a Markdown
-table and writes the JSON (machine, commit, date, counts, misses by text) to ``--out``.
+Each set has a tuning part (``*_tune.jsonl``, developed on), two held-out parts written by
+the detectors' author (``*_held.jsonl``, ``*_held2.jsonl``) and six written blind by helper
+sessions that never saw the detectors (``*_held3.jsonl`` ... ``*_held8.jsonl``, with a
+``HELDn.md`` each saying how): each was measured once before anything changed for it
+(``bench/results/gates-heldN-clean.json``), and all but the newest were developed on since
+(bench/notes/issue40-gates.md). The number to report is the newest part's clean one.
+Positive = the detector fires. It prints a Markdown table and writes the JSON (machine,
+commit, date, counts, misses by text) to ``--out``.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from vintage.graph.memory.sensitive import sensitive_fields
 
 HERE = Path(__file__).resolve().parent
 LANGUAGES = ("en", "zh")
-SPLITS = ("tune", "held", "held2", "held3", "held4", "held5", "held6", "held7")
+SPLITS = ("tune", "held", "held2", "held3", "held4", "held5", "held6", "held7", "held8")
 
 
 def labelled(detector: str, split: str) -> list[dict[str, Any]]:

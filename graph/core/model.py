@@ -11,8 +11,6 @@ import hashlib
 import json
 import re
 import secrets
-import threading
-import time
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeAlias
 
@@ -27,6 +25,7 @@ from vintage.graph.core.kinds import (
     Status,
     capped_authority,
 )
+from vintage.graph.core.stamps import stamp
 from vintage.graph.core.temporal import require_utc
 
 SCOPE_PART = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}\Z")  # a user, project or thread id
@@ -296,31 +295,10 @@ class DerivationIn(BaseModel):
     parameters: dict[str, Value] = Field(default_factory=dict)
 
 
-class _Stamps:
-    """Nanoseconds of the wall clock, each later than the one before in this process."""
-
-    def __init__(self) -> None:
-        self._last = 0
-        self._lock = threading.Lock()
-
-    def next(self) -> int:
-        with self._lock:
-            self._last = max(self._last + 1, time.time_ns())
-            return self._last
-
-
-_STAMPS = _Stamps()
-
-
 def new_event_id() -> str:
-    """A fresh event id (events are appended, never keyed by content): ``e``, the wall clock's
-    nanoseconds when it was made (16 hex digits, never repeated nor going back within a
-    process), then 64 random bits. Events come back in ``(at, id)`` order, and the state an
-    event log decides (a weight, a registration, a choice) is its latest event's: with random
-    ids, events of one instant (a pinned clock, a coarse one) came back in any order, so a
-    demotion or withdrawal could read as older than the one it followed. Ids made in order
-    sort in that order, in one process and across processes on one clock."""
-    return f"e{_STAMPS.next():016x}{secrets.token_hex(8)}"
+    """A fresh event id (events are appended, never keyed by content) that sorts in the order
+    ids are made: events of one instant then come back in that order (``stamps``)."""
+    return f"e{stamp():016x}{secrets.token_hex(8)}"
 
 
 class Event(BaseModel):

@@ -46,12 +46,14 @@ _SPACES = re.compile(r"[^\S\n]+")
 # the traditional characters are simplified (係 would become 系, "system"): the detectors'
 # Chinese patterns are Mandarin.
 _MANDARIN = {"嘅": "的", "睇": "看", "冇": "没", "係": "是", "唔": "不", "佢": "他", "咗": "了",
-             "喺": "在", "俾": "给", "畀": "给", "呢句": "这句", "呢個": "这个", "呢个": "这个",
+             "喺": "在", "俾": "给", "畀": "给", "啲": "些", "唔使": "不用", "唔駛": "不用",
+             "呢句": "这句", "呢個": "这个", "呢个": "这个",
              "呢度": "这里", "呢段": "这段", "呢條": "这条", "呢条": "这条", "成個": "整个",
              "成个": "整个"}
 _CANTONESE = re.compile("|".join(sorted(_MANDARIN, key=len, reverse=True)))
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}")
-_BACKWARDS = re.compile(r"\bbackwards?\b|\brevers(?:e|ed|ing)\b|倒过来|倒着|反过来|反着|倒序")
+_BACKWARDS = re.compile(r"\bbackwards?\b|\brevers(?:e|ed|ing)\b|\bright\s+to\s+left\b"
+                        r"|倒过来|倒着|反过来|反着|倒序|从右往左|从右到左")
 # A line break that ends no sentence and starts no list item (``- ``, ``* ``, ``• ``, ``1. ``,
 # ``2)``): a list's items are separate statements.
 _SOFT_BREAK = re.compile(r"(?<![.!?。！？:：;；])\s*\n\s*(?![-*•·]\s|\d{1,3}[.)、]\s?)")
@@ -114,13 +116,19 @@ def simplified(text: str) -> str:
     return _simplifier()(text) if _HAN.search(text) else text
 
 
+def mandarin(text: str) -> str:
+    """``text`` with common written Cantonese read as Mandarin, then simplified: what the
+    detectors' Chinese patterns are written in."""
+    return simplified(_CANTONESE.sub(lambda m: _MANDARIN[m.group()], text))
+
+
 def plain(text: str) -> str:
     """NFKC, no format characters nor combining marks, look-alikes folded, lower case, one
     space per run (line breaks kept), none between CJK characters."""
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Mn", "Me"))
     text = unicodedata.normalize("NFKC", text).translate(_lookalikes()).lower()
-    text = simplified(_CANTONESE.sub(lambda m: _MANDARIN[m.group()], text))
+    text = mandarin(text)
     return _CJK_GAP.sub("", _SPACES.sub(" ", text))
 
 

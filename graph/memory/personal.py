@@ -27,8 +27,10 @@ LOCATION = re.compile(
     rf"|\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][a-z]*\.?\s+){{1,4}}{_STREET}\b\.?"
     r"|\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\d+[A-Za-z]?\b[^.\n]{0,40}\b\d{1,5}\s+[A-Z]"
     r"|\bP\.?\s?O\.?\s+Box\s+\d+"
-    r"|\b\d{1,2}-\d{1,3}(?:-\d{1,3})?,?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2},\s+[A-Z][a-z]+-(?:shi|ku|cho|"
-    r"machi|gun)\b"
+    r"|\b(?:Apt|Apartment|Suite|Unit|Flat)\.?\s*#?\s*\d+[A-Za-z]?\b[^.\n]{0,80}?\b"
+    r"(?:\d{6}|\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2})\b"
+    r"|\b\d{1,2}-\d{1,3}(?:-\d{1,3})?,?\s+[A-Z][a-z]+(?:[- ][A-Z][a-z]+){0,2},\s+"
+    r"[A-Z][a-z]+-(?:shi|ku|cho|machi|gun)\b"
     # French, Italian, Spanish, Portuguese order: the number, the street's kind, its name
     r"|\b\d{1,5}[A-Za-z]?(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|"
     r"place|quai|impasse|via|viale|piazza|corso|calle|avenida|paseo|plaza|rua|travessa)\s+"
@@ -56,18 +58,22 @@ _CONDITIONS = (r"diabetes|diabetic|cancer|tumou?r|leukemia|hiv|aids|hepatitis|as
                r"hypertension|heart\s+(?:disease|condition)|eating\s+disorder|anorexia|"
                r"bulimia|ocd|panic\s+attacks|insomnia|arthritis|celiac|crohn'?s|migraines|"
                r"(?:chronic|mental|heart|kidney|liver)\s+(?:illness|condition|disease)|"
-               r"spinal\s+cord\s+injury|cerebral\s+palsy|down\s+syndrome|paraplegia")
+               r"spinal\s+cord\s+injury|cerebral\s+palsy|down\s+syndrome|paraplegia|melanoma|"
+               r"carcinoma|lymphoma|sarcoma")
 _ALLERGENS = (r"penicillin|peanuts?|(?:tree\s+)?nuts|shellfish|fish|gluten|wheat|latex|dairy|"
               r"lactose|milk|eggs?|soy|sesame|bee\s+stings?|pollen|aspirin|ibuprofen|sulfa")
 _ZH_CONDITIONS = (r"糖尿病|高血压|心脏病|冠心病|[\u4e00-\u9fff]?癌症?|肿瘤|乙肝|丙肝|艾滋病?|"
                   r"抑郁症|焦虑症|躁郁症|精神分裂症?|哮喘|癫痫|失眠症|痛风|甲亢|不孕症?|结节|"
-                  r"自闭症|孤独症|多动症|唐氏综合征|脑瘫|阿尔茨海默症?|帕金森病?|残疾|中风|脑梗|偏瘫")
+                  r"自闭症|孤独症|多动症|唐氏综合征|脑瘫|阿尔茨海默症?|帕金森病?|残疾|中风|脑梗|偏瘫|"
+                  r"双相情感障碍|双相障碍|情感障碍|焦虑障碍|抑郁障碍")
 # A condition is health data when someone has it ("has asthma", "my depression", "diagnosed
 # with"), not as a topic ("a cancer research charity", "the Great Depression chapter").
 HEALTH = re.compile(
     r"\b(?:diagnos(?:is|ed|e)|prescri(?:bed|ption\s+for)|medication|chemotherapy|chemo|"
     r"radiotherapy|dialysis|pregnan(?:t|cy)|miscarriage|ivf|blood\s+pressure|therapy\s+for|"
-    r"psychiatri(?:c|st)|therapist|antidepressants?|insulin|rehab)\b"
+    r"psychiatri(?:c|st)|therapist|antidepressants?|insulin|rehab|biopsy)\b"
+    r"|\bstage\s+(?:[0-4]|iv|i{1,3})[abc]?\s+(?:\w+\s+)?(?:cancer|melanoma|carcinoma|lymphoma|sarcoma|"
+    r"tumou?r)\b|\b\d{1,2}\s+weeks\s+(?:along|pregnant)\b"
     rf"|\ballerg(?:y|ic)\s+to\s+(?:{_ALLERGENS})\b"
     r"|\b(?:has|have|had|with|suffers?\s+from|suffering\s+from|living\s+with|treated\s+for|"
     r"(?:family|medical|personal)\s+history\s+of|battling|survived|my|his|her|their|is|since)\s+(?:an?\s+|type\s+\d\s+|severe\s+|"
@@ -94,6 +100,7 @@ HEALTH = re.compile(
     r"|(?:在吃|在服|正在吃|开始吃|每天吃|一直吃)[^，。,.]{0,6}?(?:药|胶囊|林|他汀|唑|地平|沙坦|洛尔|"
     r"西泮|胰岛素)"
     r"(?=[，。,.\s]|$)"
+    r"|(?:吃|服用?|注射|打)[^，。,.]{0,8}?\d+\s?(?:mg|毫克|微克|mcg)"
     r"|确诊|诊断(?:为|出|是)|患有|病史|服用|吃[^，。,.]{0,4}药|用药|服药|处方|抗抑郁|怀孕|孕期"
     r"|产检|孕检|流产|化疗|放疗|透析|精神科|心理医生|心理治疗|住院|做了?[^，。,.]{0,6}手术|过敏"
     r"|胰岛素|试管婴儿",
@@ -108,7 +115,11 @@ FINANCE = re.compile(
     rf"brokerage|retirement|401k|isa)\s+account"
     rf"|\b(?:my|our|his|her|their)\s+(?:[A-Z]\w+\s+){{0,2}}(?:joint\s+)?(?:checking|savings|bank|current|brokerage|"
     rf"retirement)\s+account\b[^.\n]{{0,40}}?{_MONEY}"
-    r"|\b(?:account|acct|routing|sort)\s*(?:number|no\.?|num|#|code)?\s*(?:is|:|#)?\s*"
+    rf"|\b(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:mortgage|loan)\b[^.\n]{{0,30}}{_MONEY}"
+    rf"|\bremaining\s+on\s+(?:the|my|our|his|her|their)\s+(?:\w+\s+)?(?:mortgage|loan)\b[^.\n]{{0,10}}"
+    rf"{_MONEY}"
+    r"|(?:房贷|车贷|贷款|欠款|信用卡)(?:还)?(?:剩|余|欠)[^，。,.]{0,6}?\d[\d,.]*\s*(?:万|元|块)"
+    r"|\b(?:account|acct|routing|sort|loan|mortgage)\s*(?:number|no\.?|num|#|code)?\s*(?:is|:|#)?\s*"
     r"\d[\d -]{5,}\d"
     # Chinese: a balance with its amount; an account or card number
     r"|(?:余额|存款|结余|账上|卡里|账户里)[^，。,.]{0,8}?(?:\d[\d,]*(?:\.\d+)?\s*(?:元|块|万|美元)"
@@ -123,7 +134,7 @@ FINANCE = re.compile(
 NAMED_ID = re.compile(
     r"(?:\b(?:ssn|social security(?: number)?|national insurance(?: number)?|nino|passport|"
     r"national id|tax id|taxpayer id|"
-    r"resident id|identity card|id card|aadhaar|driver'?s licen[cs]e|dl|"
+    r"resident id|identity card|id card|aadhaar|driver'?s?\s+licen[cs]e|dl|"
     r"licen[cs]e\s+(?:no|number|#))\b"
     r"|身份证|身分证|护照|社保卡?号?|驾驶证|驾照|港澳通行证|台胞证|军官证)"
     # a number of 5+ digits, or grouped (``D1234-56789-01234``), never a date after the name
@@ -148,3 +159,9 @@ SAID = re.compile(
     r"|(?:密码|口令|密钥|支付密码|登录密码|取款密码|pin码|备用码|恢复码|备份码|安全码|门禁码)"
     r"(?:是|为|系|:|：|=|\s)|门禁(?:密码|码)?(?:是|为|系|按|:|：))\s*"
     r"(?P<q>[\"'`“]?)(?P<v>[^\s\"'`“”，。]+)", re.IGNORECASE | re.ASCII)
+
+# A wallet's recovery words (BIP-39: twelve to twenty-four lower-case words) after their name.
+SEED = re.compile(r"(?:\b(?:seed|recovery|backup|mnemonic)\s+(?:phrase|words)|\bmnemonic|助记词"
+                  r"|恢复短语)"
+                  r"\s*(?:is|are|:|：|是|为)?\s*(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8}\b",
+                  re.IGNORECASE | re.ASCII)

@@ -25,8 +25,8 @@ from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from vintage.graph.memory.fold import simplified
-from vintage.graph.memory.personal import FINANCE, NAMED_ID, SAID
+from vintage.graph.memory.fold import mandarin
+from vintage.graph.memory.personal import FINANCE, NAMED_ID, SAID, SEED
 from vintage.graph.memory.personal import HEALTH as HEALTH_DATA
 from vintage.graph.memory.personal import LOCATION as PRECISE_LOCATION
 
@@ -96,6 +96,8 @@ _TOKEN = re.compile(rf"[A-Za-z0-9+/_=-]{{{MIN_TOKEN},}}")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _DIGIT, _LETTER = re.compile(r"\d"), re.compile(r"[A-Za-z]")
 _HAN_FIRST = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_HAN_GAP = re.compile(r"(?<=[\u3400-\u9fff])[ \t]+(?=[0-9A-Za-z])"
+                      r"|(?<=[0-9A-Za-z])[ \t]+(?=[\u3400-\u9fff])")
 
 class _Checked(NamedTuple):
     category: str
@@ -228,7 +230,7 @@ def _high_entropy(text: str) -> bool:
 
 def _secret(text: str, *, minted: bool = False) -> bool:
     return (any(next(iter(p.analyze_string(text)), None) for p in _formats())
-            or bool(_PREFIXED.search(text)) or _said(text)
+            or bool(_PREFIXED.search(text)) or _said(text) or bool(SEED.search(text))
             or bool(_keyword(text)) or (not minted and _high_entropy(text)))
 
 
@@ -257,17 +259,20 @@ def sensitive_categories(text: str, *, minted: bool = False) -> list[str]:
     ``CATEGORIES``. ``minted``: the text is an id a system made (no entropy measure). Read
     after NFKC and without invisible characters, so full-width digits (``１３８``, common in
     Chinese input) and a zero-width space inside a number change nothing; traditional Chinese
-    is read as simplified (``護照號碼`` as ``护照号码``)."""
+    is read as simplified (``護照號碼`` as ``护照号码``), written Cantonese as Mandarin."""
     text = unicodedata.normalize("NFKC", text)
-    text = simplified("".join(c for c in text if unicodedata.category(c) != "Cf"))
+    text = mandarin("".join(c for c in text if unicodedata.category(c) != "Cf"))
     found = set(_identifiers(text))
+    # Chinese sets a space around a number in Han text ("漕溪北路 398 号"): typography, not
+    # a boundary the prose patterns should see
+    prose = _HAN_GAP.sub("", text)
     if _secret(text, minted=minted):
         found.add(SECRET)
-    if HEALTH_DATA.search(text):
+    if HEALTH_DATA.search(prose):
         found.add(HEALTH)
-    if FINANCE.search(text):
+    if FINANCE.search(prose):
         found.add(FINANCIAL)
-    if PRECISE_LOCATION.search(text):
+    if PRECISE_LOCATION.search(prose):
         found.add(LOCATION)
     return [c for c in CATEGORIES if c in found]
 
