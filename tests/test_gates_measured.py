@@ -54,6 +54,15 @@ def test_held_out_precision_and_recall_stay_at_what_was_reported(detector: str, 
 
 
 @pytest.mark.parametrize("detector", ["injection", "sensitive"])
+def test_the_tuning_parts_developed_on_are_read_without_a_miss_or_a_false_alarm(
+        detector: str) -> None:
+    # They hold the look-alikes a reviewer found held by the widened patterns ("ignore messages
+    # from unknown numbers", "Justice is blind", "这个月里 15 号发工资", "账号是13812345678").
+    for lang, measured in measure(detector, "tune").items():
+        assert (measured["missed"], measured["false_alarms"]) == ([], []), lang
+
+
+@pytest.mark.parametrize("detector", ["injection", "sensitive"])
 def test_every_held_out_harmless_look_alike_is_an_active_memory(
     store: Store, scope: Scope, detector: str,
 ) -> None:

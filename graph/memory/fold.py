@@ -42,25 +42,30 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}，。！？、；：,.!?;:])"
                       rf"|(?<=[，。！？、；：,.!?;:])\s+(?=[{_CJK}])")
 _SPACES = re.compile(r"[^\S\n]+")
+_HAS_LETTER = re.compile(r"[a-z]")
 # Cantonese written words read as Mandarin ones (睇到呢句 as 看到这句, 冇 as 没, 係 as 是), before
 # the traditional characters are simplified (係 would become 系, "system"): the detectors'
 # Chinese patterns are Mandarin.
-_MANDARIN = {"嘅": "的", "睇": "看", "冇": "没", "係": "是", "唔": "不", "佢": "他", "咗": "了",
+_MANDARIN = {"嘅": "的", "睇": "看", "冇": "没", "唔係": "不是", "我係": "我是", "你係": "你是",
+             "佢係": "他是", "就係": "就是", "唔好": "不要", "唔要": "不要", "唔會": "不会",
+             "唔知": "不知", "佢": "他", "咗": "了",
              "喺": "在", "俾": "给", "畀": "给", "啲": "些", "唔使": "不用", "唔駛": "不用",
              "呢句": "这句", "呢個": "这个", "呢个": "这个",
-             "呢度": "这里", "呢段": "这段", "呢條": "这条", "呢条": "这条", "成個": "整个",
-             "成个": "整个"}
+             "呢度": "这里", "呢段": "这段", "呢條": "这条", "呢条": "这条"}
 _CANTONESE = re.compile("|".join(sorted(_MANDARIN, key=len, reverse=True)))
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}")
-_BACKWARDS = re.compile(r"\bbackwards?\b|\brevers(?:e|ed|ing)\b|\bright\s+to\s+left\b"
-                        r"|倒过来|倒着|反过来|反着|倒序|从右往左|从右到左")
+# "反过来说" is "conversely": a Chinese cue is a reading (倒过来读), not a turn of phrase.
+_BACKWARDS = re.compile(r"\bbackwards?\b|\brevers(?:e|ed|ing)\b|\bright[\s-]+to[\s-]+left\b"
+                        r"|(?:倒过来|倒着|反过来|反着|倒序|从右往左|从右到左)(?:读|看|念)")
 # A line break that ends no sentence and starts no list item (``- ``, ``* ``, ``• ``, ``1. ``,
 # ``2)``): a list's items are separate statements.
 _SOFT_BREAK = re.compile(r"(?<![.!?。！？:：;；])\s*\n\s*(?![-*•·]\s|\d{1,3}[.)、]\s?)")
 _SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
 # Three or more single letters, each followed by one separator: ``i g n o r e``, ``s.y.s``.
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·]){2,}[^\W\d_](?![^\W\d_])")
-_LEET_WORD = re.compile(r"[\w@$!|+]*[a-z][\w@$!|+]*|[\w@$!|+]+[a-z]")
+# A run of word characters and leet symbols: read only when it holds a letter (``read``); one
+# pass over the text (a pattern requiring the letter backtracked over long runs of digits).
+_LEET_WORD = re.compile(r"[\w@$!|+]+")
 # 7 reads as t, 5 as s, 0 as o; 1 as i ("1gn0r3", "pr3v10us") or as l ("ru1es", "a11"):
 # each word takes the reading its reader knows (``vocabulary``), i by default.
 _LEET = {"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a",
@@ -137,6 +142,8 @@ def leet(folded: str, vocabulary: frozenset[str] = frozenset()) -> str:
     word reads two ways, the reading found in ``vocabulary`` (the detector's own words)."""
 
     def read(word: str) -> str:
+        if not _HAS_LETTER.search(word):
+            return word  # a price, a count
         as_i, as_l = word.translate(_LEET_I), word.translate(_LEET_L)
         return as_l if as_l in vocabulary and as_i not in vocabulary else as_i
 

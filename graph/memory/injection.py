@@ -42,7 +42,7 @@ COMPACT: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
          r"(?:ignore|disregard|forget|override)(?:all|any|the|your|every|of|these|those)*"
          r"(?:previous|prior|above|earlier|preceding|foregoing)(?:instructions?|rules|prompts?|"
          r"directions|guidelines|context|messages?)"
-         r"|(?:ignore|disregard|forget|override|drop|discard|abandon)(?:all|your|the)+"
+         r"|(?:ignore|disregard|forget|drop)(?:all|your)+"
          r"(?:instructions?|rules|prompts?|guidelines|guidance)"),
         ("a new role for the model", r"youarenow|fromnowonyou|pretendtobe|pretendyouare"),
         ("a system prompt", r"systemprompt|developermode"),
